@@ -1,0 +1,34 @@
+//! The engine crate's error type.
+
+use crate::position::FenError;
+use crate::types::{Color, Piece, Square};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a move cannot be played in a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalMoveReason {
+    #[error("the null move is not a move")]
+    Null,
+    #[error("there is no piece on {0}")]
+    NoPiece(Square),
+    #[error("the piece on {square} is {owner}'s, but {to_move} is to move")]
+    NotYourPiece { square: Square, owner: Color, to_move: Color },
+    #[error("a {piece} cannot move from {from} to {to}")]
+    CannotReach { piece: Piece, from: Square, to: Square },
+    #[error("it would leave the kings facing each other on an open file")]
+    KingsFacing,
+    #[error("it would leave the {0} king in check")]
+    KingInCheck(Color),
+}
+
+/// Every error the engine library reports. Each message names the bad input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("invalid FEN `{fen}`: {reason}")]
+    Fen { fen: String, reason: FenError },
+    #[error("illegal move {mv} in {fen}: {reason}")]
+    IllegalMove { mv: String, fen: String, reason: IllegalMoveReason },
+    #[error("cannot read move `{text}`: {reason}")]
+    ParseMove { text: String, reason: String },
+}

@@ -1,0 +1,26 @@
+//! The xqfarm Xiangqi engine: rules (bitboard board, Zobrist hashing, legal move
+//! generation, game end and Asian-rules repetition judgement), notation, and the
+//! `xqengine` UCI binary.
+//!
+//! ```
+//! use engine::{perft::perft, Position};
+//!
+//! let mut pos = Position::startpos();
+//! assert_eq!(pos.legal_moves().len(), 44);
+//! assert_eq!(perft(&mut pos, 3), 79_666);
+//! let m = engine::notation::parse_move(&pos, "h2e2").unwrap();
+//! pos.try_play(m).unwrap();
+//! assert_eq!(pos.fen(), "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1");
+//! ```
+
+pub mod error;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod rules;
+pub mod types;
+
+pub use error::{Error, IllegalMoveReason, Result};
+pub use position::{Position, START_FEN};
+pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};

@@ -1,0 +1,11 @@
+//! Move generation: attack tables, pseudo-legal generation by type, the legality filter
+//! and the staged generator.
+
+pub mod attacks;
+mod generate;
+mod movelist;
+mod staged;
+
+pub use generate::{generate_pseudo, piece_targets, GenType};
+pub use movelist::{MoveList, MAX_MOVES};
+pub use staged::{mvv_lva_value, Stage, StagedMoves};

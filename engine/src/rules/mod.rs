@@ -1,0 +1,1 @@
+//! Game end: checkmate, stalemate (a loss), the natural-move limit and repetition.

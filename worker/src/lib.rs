@@ -1,0 +1,1 @@
+//! The xqfarm worker: plays leased game pairs. Filled in by the farm issue.
