@@ -20,6 +20,7 @@ pub mod perft;
 pub mod position;
 pub mod rules;
 pub mod types;
+pub mod uci;
 
 pub use error::{Error, IllegalMoveReason, Result};
 pub use position::{Position, START_FEN};

@@ -1,6 +1,6 @@
 //! Perft: counts the leaf nodes of the legal move tree, the proof of move generation.
 
-use crate::movegen::StagedMoves;
+use crate::movegen::{count_legal, StagedMoves};
 use crate::position::Position;
 use crate::types::Move;
 
@@ -9,10 +9,10 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let moves = pos.legal_moves();
     if depth == 1 {
-        return moves.len() as u64;
+        return count_legal(pos) as u64;
     }
+    let moves = pos.legal_moves();
     let mut nodes = 0;
     for &m in moves.iter() {
         pos.play_unchecked(m);

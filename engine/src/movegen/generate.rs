@@ -23,9 +23,10 @@ fn push_targets(list: &mut MoveList, from: Square, targets: Bitboard) {
     }
 }
 
-/// Appends the pseudo-legal moves of the side to move (piece rules obeyed; the own king
-/// may be left attacked) of the given type.
-pub fn generate_pseudo(pos: &Position, kind: GenType, list: &mut MoveList) {
+/// Calls `visit(from, targets)` for every piece of the side to move with its pseudo-legal
+/// targets of the given type (piece rules obeyed; the own king may be left attacked).
+#[inline]
+fn for_each_piece_targets(pos: &Position, kind: GenType, mut visit: impl FnMut(Square, Bitboard)) {
     let us = pos.side_to_move();
     let occ = pos.occupied();
     let ours = pos.by_color(us);
@@ -38,30 +39,62 @@ pub fn generate_pseudo(pos: &Position, kind: GenType, list: &mut MoveList) {
     let mine = |k: PieceKind| ours & pos.by_kind(k);
 
     for from in mine(PieceKind::Rook) {
-        push_targets(list, from, attacks::rook_attacks(from, occ) & target);
+        visit(from, attacks::rook_attacks(from, occ) & target);
     }
     for from in mine(PieceKind::Cannon) {
+        let mut t = Bitboard::EMPTY;
         if kind != GenType::Captures {
-            push_targets(list, from, attacks::rook_attacks(from, occ) & !occ);
+            t |= attacks::rook_attacks(from, occ) & !occ;
         }
         if kind != GenType::Quiets {
-            push_targets(list, from, attacks::cannon_attacks(from, occ) & theirs);
+            t |= attacks::cannon_attacks(from, occ) & theirs;
         }
+        visit(from, t);
     }
     for from in mine(PieceKind::Knight) {
-        push_targets(list, from, attacks::knight_attacks(from, occ) & target);
+        visit(from, attacks::knight_attacks(from, occ) & target);
     }
     for from in mine(PieceKind::Pawn) {
-        push_targets(list, from, PAWN_STEPS[us.index()][from.index()] & target);
+        visit(from, PAWN_STEPS[us.index()][from.index()] & target);
     }
     for from in mine(PieceKind::Bishop) {
-        push_targets(list, from, attacks::bishop_attacks(from, occ) & target);
+        visit(from, attacks::bishop_attacks(from, occ) & target);
     }
     for from in mine(PieceKind::Advisor) {
-        push_targets(list, from, ADVISOR_STEPS[from.index()] & target);
+        visit(from, ADVISOR_STEPS[from.index()] & target);
     }
     let king = pos.king(us);
-    push_targets(list, king, KING_STEPS[king.index()] & target);
+    visit(king, KING_STEPS[king.index()] & target);
+}
+
+/// Appends the pseudo-legal moves of the side to move of the given type.
+pub fn generate_pseudo(pos: &Position, kind: GenType, list: &mut MoveList) {
+    for_each_piece_targets(pos, kind, |from, targets| push_targets(list, from, targets));
+}
+
+/// The number of legal moves, without building a list (perft's bulk count at the last
+/// ply): see `KingSafety` for why most moves need no attack test.
+pub fn count_legal(pos: &Position) -> usize {
+    let ks = pos.king_safety();
+    let mut count = 0;
+    if ks.in_check() {
+        for_each_piece_targets(pos, GenType::All, |from, targets| {
+            for to in targets {
+                count += usize::from(pos.is_legal_full(Move::new(from, to), ks.king));
+            }
+        });
+        return count;
+    }
+    for_each_piece_targets(pos, GenType::All, |from, targets| {
+        if from == ks.king || ks.blockers.contains(from) {
+            for to in targets {
+                count += usize::from(pos.is_legal_full(Move::new(from, to), ks.king));
+            }
+        } else {
+            count += (targets & !ks.screen_squares).count() as usize;
+        }
+    });
+    count
 }
 
 /// The pseudo-legal targets of the piece on `from` (empty if there is none of the side to
@@ -89,30 +122,7 @@ impl Position {
     /// general included.
     #[inline]
     pub fn is_legal(&self, m: Move) -> bool {
-        let us = self.side_to_move();
-        self.is_legal_fast(m, self.king(us), self.in_check())
-    }
-
-    /// `is_legal` with the king square and check status computed once per node. Most moves
-    /// are decided without computing attacks: when not in check, a non-king move can only
-    /// expose the king if it leaves the king's rank or file (opening a rook or king line, or
-    /// removing a cannon screen's partner), lands on it (a new cannon screen), or leaves a
-    /// square diagonally next to the king (a knight's leg).
-    #[inline]
-    pub fn is_legal_fast(&self, m: Move, king: Square, in_check: bool) -> bool {
-        let (from, to) = (m.from(), m.to());
-        if !in_check && from != king {
-            let (kf, kr) = (king.file(), king.rank());
-            let on_line = |s: Square| s.file() == kf || s.rank() == kr;
-            let leg = (from.file() - kf).abs() == 1 && (from.rank() - kr).abs() == 1;
-            if !on_line(from) && !on_line(to) && !leg {
-                return true;
-            }
-        }
-        let us = self.side_to_move();
-        let occ = (self.occupied() & !Bitboard::from_square(from)) | Bitboard::from_square(to);
-        let ksq = if from == king { to } else { king };
-        !self.attackers_to_king(ksq, !us, occ, !Bitboard::from_square(to)).any()
+        self.is_legal_with(m, &self.king_safety())
     }
 
     /// Whether `m` is pseudo-legal for the side to move here (for moves from outside the
@@ -131,9 +141,8 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
         generate_pseudo(self, GenType::All, &mut list);
-        let king = self.king(self.side_to_move());
-        let in_check = self.in_check();
-        list.retain(|m| self.is_legal_fast(m, king, in_check));
+        let ks = self.king_safety();
+        list.retain(|m| self.is_legal_with(m, &ks));
         list
     }
 
@@ -141,9 +150,8 @@ impl Position {
     pub fn legal_moves_of(&self, kind: GenType) -> MoveList {
         let mut list = MoveList::new();
         generate_pseudo(self, kind, &mut list);
-        let king = self.king(self.side_to_move());
-        let in_check = self.in_check();
-        list.retain(|m| self.is_legal_fast(m, king, in_check));
+        let ks = self.king_safety();
+        list.retain(|m| self.is_legal_with(m, &ks));
         list
     }
 
@@ -151,8 +159,7 @@ impl Position {
     pub fn has_legal_move(&self) -> bool {
         let mut list = MoveList::new();
         generate_pseudo(self, GenType::All, &mut list);
-        let king = self.king(self.side_to_move());
-        let in_check = self.in_check();
-        list.iter().any(|&m| self.is_legal_fast(m, king, in_check))
+        let ks = self.king_safety();
+        list.iter().any(|&m| self.is_legal_with(m, &ks))
     }
 }

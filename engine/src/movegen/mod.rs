@@ -4,8 +4,10 @@
 pub mod attacks;
 mod generate;
 mod movelist;
+mod pins;
 mod staged;
 
-pub use generate::{generate_pseudo, piece_targets, GenType};
+pub use generate::{count_legal, generate_pseudo, piece_targets, GenType};
 pub use movelist::{MoveList, MAX_MOVES};
+pub use pins::KingSafety;
 pub use staged::{mvv_lva_value, Stage, StagedMoves};

@@ -6,7 +6,8 @@
 use super::generate::{generate_pseudo, GenType};
 use super::MoveList;
 use crate::position::Position;
-use crate::types::{Move, PieceKind, Square};
+use super::KingSafety;
+use crate::types::{Move, PieceKind};
 
 /// Where the generator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -34,8 +35,7 @@ pub struct StagedMoves {
     stage: Stage,
     list: MoveList,
     next: usize,
-    king: Square,
-    in_check: bool,
+    safety: KingSafety,
     captures_only: bool,
 }
 
@@ -51,13 +51,13 @@ impl StagedMoves {
     }
 
     fn with_options(pos: &Position, captures_only: bool) -> StagedMoves {
-        let in_check = pos.in_check();
+        let safety = pos.king_safety();
+        let in_check = safety.in_check();
         let mut s = StagedMoves {
             stage: if in_check { Stage::Evasions } else { Stage::Captures },
             list: MoveList::new(),
             next: 0,
-            king: pos.king(pos.side_to_move()),
-            in_check,
+            safety,
             captures_only,
         };
         s.fill(pos);
@@ -93,7 +93,7 @@ impl StagedMoves {
             while self.next < self.list.len() {
                 let m = self.list[self.next];
                 self.next += 1;
-                if pos.is_legal_fast(m, self.king, self.in_check) {
+                if pos.is_legal_with(m, &self.safety) {
                     return Some((m, self.stage));
                 }
             }

@@ -319,8 +319,7 @@ impl Position {
     /// Enemy pieces giving check to the side to move (flying general included).
     #[inline]
     pub fn checkers(&self) -> Bitboard {
-        let us = self.side_to_move;
-        self.attackers_to_king(self.king(us), !us, self.occupied, Bitboard::FULL)
+        self.king_safety().checkers
     }
 
     /// Whether the side to move is in check.

@@ -75,7 +75,13 @@ impl Bitboard {
     }
 }
 
-impl Iterator for Bitboard {
+/// The squares of a bitboard, lowest first. (A separate type rather than `Iterator` on
+/// `Bitboard` itself, so that `first`/`last`/`count` on a `&mut Bitboard` can never resolve
+/// to the draining iterator methods.)
+#[derive(Clone, Debug)]
+pub struct Squares(u128);
+
+impl Iterator for Squares {
     type Item = Square;
     #[inline]
     fn next(&mut self) -> Option<Square> {
@@ -93,7 +99,16 @@ impl Iterator for Bitboard {
     }
 }
 
-impl ExactSizeIterator for Bitboard {}
+impl ExactSizeIterator for Squares {}
+
+impl IntoIterator for Bitboard {
+    type Item = Square;
+    type IntoIter = Squares;
+    #[inline]
+    fn into_iter(self) -> Squares {
+        Squares(self.0)
+    }
+}
 
 impl From<Square> for Bitboard {
     fn from(sq: Square) -> Bitboard {

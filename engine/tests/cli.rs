@@ -1,0 +1,87 @@
+//! Black-box tests of the `xqengine` binary: the exact command forms other tools call.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn xqengine(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xqengine"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn xqengine");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("xqengine runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+#[test]
+fn uci_loop_survives_bad_input() {
+    let o = xqengine(
+        &[],
+        "uci\nisready\nposition fen 9/9 w\nbogus\nposition startpos moves h2e2 a0a5\n\
+         position startpos moves h2e2\ngo perft 2\nd\nquit\n",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success());
+    assert!(out.contains("id name xqengine") && out.contains("uciok") && out.contains("readyok"));
+    assert_eq!(out.matches("info string error:").count(), 3, "{out}");
+    assert!(out.contains("Nodes searched: "));
+    // The diagram of `d` carries the FEN after h2e2.
+    assert!(out.contains("Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"), "{out}");
+}
+
+#[test]
+fn perft_subcommand_matches_go_perft() {
+    let fen = "4k4/9/9/9/9/9/5p3/4B4/3N5/4K4 w - - 0 1";
+    let sub = xqengine(&["perft", "--fen", fen, "--depth", "3"], "");
+    let via_loop = xqengine(&[], &format!("position fen {fen}\ngo perft 3\nquit\n"));
+    assert!(sub.status.success());
+    assert_eq!(stdout(&sub), stdout(&via_loop));
+    assert!(stdout(&sub).trim_end().ends_with("Nodes searched: 467"));
+    assert_eq!(stdout(&sub).lines().filter(|l| l.contains(": ") && !l.starts_with("Nodes")).count(), 9);
+}
+
+#[test]
+fn judge_prints_json_and_rejects_illegal_moves() {
+    let o = xqengine(&["judge", "--fen", "startpos", "--moves", "h2e2", "h9g7"], "");
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    assert_eq!(v["result"], "*");
+    assert_eq!(v["reason"], "ongoing");
+    assert_eq!(v["fen"], "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
+
+    let bad = xqengine(&["judge", "--moves", "h2e2", "h9g7", "e2e9"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("move 2") && err.contains("e2e9"), "{err}");
+
+    // Checkmate: the rook mates on the back rank next to the facing-king file.
+    let mate = xqengine(&["judge", "--fen", "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1", "--moves", "e1d1"], "");
+    let v: serde_json::Value = serde_json::from_str(stdout(&mate).trim()).expect("JSON");
+    assert_eq!(v["result"], "1-0", "{v}");
+    assert_eq!(v["reason"], "checkmate");
+}
+
+#[test]
+fn notation_translates_between_forms() {
+    let cases = [
+        ("h2e2", "wxf", "C2.5"),
+        ("C2.5", "uci", "h2e2"),
+        ("H2-E2", "chinese", "炮二平五"),
+        ("炮二平五", "iccs", "H2-E2"),
+        ("b0c2", "wxf", "H8+7"),
+    ];
+    for (mv, to, want) in cases {
+        let o = xqengine(&["notation", "--fen", "startpos", "--move", mv, "--to", to], "");
+        assert!(o.status.success(), "{mv} -> {to}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(stdout(&o).trim(), want, "{mv} -> {to}");
+    }
+    let bad = xqengine(&["notation", "--move", "h2h9", "--to", "wxf"], "");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("h2h9"));
+}
