@@ -3,6 +3,7 @@
 //! from the mover's right); parsing returns only moves legal in the position.
 
 mod chinese;
+mod describe;
 mod iccs;
 mod uci;
 mod wxf;
