@@ -31,4 +31,6 @@ pub enum Error {
     IllegalMove { mv: String, fen: String, reason: IllegalMoveReason },
     #[error("cannot read move `{text}`: {reason}")]
     ParseMove { text: String, reason: String },
+    #[error("evaluation parameter `{key}`: {reason}")]
+    Params { key: String, reason: String },
 }

@@ -13,15 +13,22 @@
 //! assert_eq!(pos.fen(), "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1");
 //! ```
 
+pub mod bench;
+pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod rules;
+pub mod search;
 pub mod types;
 pub mod uci;
+pub mod ucci;
 
 pub use error::{Error, IllegalMoveReason, Result};
+pub use engine::Engine;
 pub use position::{Position, START_FEN};
+pub use search::{Limits, SearchResult};
 pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};

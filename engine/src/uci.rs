@@ -1,19 +1,33 @@
-//! The UCI text loop: a thin layer that parses commands and calls the library.
-//! Every bad command, FEN or move answers `info string error: <why>` and the loop goes on.
+//! The text protocols: UCI (Pikafish dialect) and UCCI (ElephantEye's), over the library
+//! API. Parsing lives here and in `ucci.rs`; searching runs on a thread of its own so that
+//! `stop` and `isready` are answered during a search. Every bad command, FEN, move or
+//! option answers `info string error: <why>` and the loop goes on.
 
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
+use crate::engine::Engine;
+use crate::eval::Params;
 use crate::notation::parse_uci;
 use crate::perft;
 use crate::position::Position;
+use crate::search::{Info, Limits, Score, SearchResult};
+use crate::types::Move;
+use crate::ucci;
 
-/// Engine name and version as `id name` prints it.
-pub const ENGINE_NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"));
+/// Engine name, version and commit as `id name` prints it.
+pub const ENGINE_NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
 
-/// State of one UCI session.
-#[derive(Debug, Default)]
-pub struct UciSession {
-    pos: Position,
+/// Where protocol output goes; shared with the search thread.
+pub type SharedOut = Arc<Mutex<dyn Write + Send>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Uci,
+    Ucci,
 }
 
 /// What the loop should do after a command.
@@ -23,88 +37,407 @@ pub enum Flow {
     Quit,
 }
 
+/// One protocol session.
+pub struct UciSession {
+    engine: Option<Engine>,
+    search: Option<JoinHandle<Engine>>,
+    stop: Arc<AtomicBool>,
+    out: SharedOut,
+    protocol: Protocol,
+    /// UCCI `usemillisec`: times in `go` are milliseconds rather than seconds.
+    pub(crate) ucci_millis: bool,
+    /// The running search waits for `stop` (`go infinite`).
+    search_infinite: bool,
+}
+
+impl std::fmt::Debug for UciSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UciSession").field("protocol", &self.protocol).finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn say(out: &SharedOut, line: &str) {
+    // A closed output (the GUI went away) is not an error worth stopping for: `quit` or end
+    // of input follows.
+    if let Ok(mut w) = out.lock() {
+        let _ = writeln!(w, "{line}");
+        let _ = w.flush();
+    }
+}
+
 impl UciSession {
-    pub fn new() -> UciSession {
-        UciSession::default()
+    pub fn new(out: SharedOut) -> UciSession {
+        let engine = Engine::new();
+        let stop = engine.stop_handle();
+        UciSession { engine: Some(engine), search: None, stop, out, protocol: Protocol::Uci, ucci_millis: false, search_infinite: false }
     }
 
-    /// The current position.
-    pub fn position(&self) -> &Position {
-        &self.pos
+    /// A session writing to stdout.
+    pub fn stdout() -> UciSession {
+        UciSession::new(Arc::new(Mutex::new(io::stdout())))
     }
 
-    /// Reads commands until `quit` or end of input.
-    pub fn run(&mut self, input: impl BufRead, mut out: impl Write) -> io::Result<()> {
+    /// Reads commands until `quit` or end of input, then waits for a running search.
+    pub fn run(&mut self, input: impl BufRead) -> io::Result<()> {
         for line in input.lines() {
-            let line = line?;
-            if self.handle(&line, &mut out)? == Flow::Quit {
-                break;
+            if self.handle(&line?) == Flow::Quit {
+                return Ok(());
             }
-            out.flush()?;
         }
-        out.flush()
+        // End of input: let a bounded search finish (its bestmove is expected), stop an
+        // infinite one.
+        self.finish_search();
+        Ok(())
+    }
+
+    pub(crate) fn say(&self, line: &str) {
+        say(&self.out, line);
+    }
+
+    /// The engine, once any running search has finished.
+    pub(crate) fn engine(&mut self) -> &mut Engine {
+        if let Some(handle) = self.search.take() {
+            match handle.join() {
+                Ok(engine) => self.engine = Some(engine),
+                Err(_) => {
+                    self.say("info string error: the search thread failed; the engine was reset");
+                    let engine = Engine::new();
+                    self.stop = engine.stop_handle();
+                    self.engine = Some(engine);
+                }
+            }
+        }
+        self.engine.get_or_insert_with(Engine::new)
+    }
+
+    fn finish_search(&mut self) {
+        if self.search_infinite {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.engine();
+    }
+
+    fn stop_search(&mut self) {
+        if self.search.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+            self.engine();
+        }
     }
 
     /// Handles one command line.
-    pub fn handle(&mut self, line: &str, out: &mut impl Write) -> io::Result<Flow> {
-        let mut words = line.split_ascii_whitespace();
-        let Some(cmd) = words.next() else { return Ok(Flow::Continue) };
-        let rest: Vec<&str> = words.collect();
+    pub fn handle(&mut self, line: &str) -> Flow {
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        let Some((&cmd, rest)) = words.split_first() else { return Flow::Continue };
         let result = match cmd {
             "uci" => {
-                writeln!(out, "id name {ENGINE_NAME}")?;
-                writeln!(out, "id author the xqfarm developers")?;
-                writeln!(out, "uciok")?;
+                self.protocol = Protocol::Uci;
+                self.cmd_uci();
+                Ok(())
+            }
+            "ucci" => {
+                self.protocol = Protocol::Ucci;
+                ucci::handshake(self);
                 Ok(())
             }
             "isready" => {
-                writeln!(out, "readyok")?;
+                self.say("readyok");
                 Ok(())
             }
             "ucinewgame" => {
-                self.pos = Position::startpos();
+                let engine = self.engine();
+                engine.new_game();
+                engine.set_position(Position::startpos());
                 Ok(())
             }
-            "position" => self.cmd_position(&rest),
-            "go" => self.cmd_go(&rest, out),
+            "position" => self.cmd_position(rest),
+            "banmoves" => self.cmd_banmoves(rest),
+            "go" => self.cmd_go(rest),
+            "stop" => {
+                self.stop_search();
+                Ok(())
+            }
+            "setoption" => match self.protocol {
+                Protocol::Uci => self.cmd_setoption_uci(rest),
+                Protocol::Ucci => ucci::setoption(self, rest),
+            },
             "d" => {
-                writeln!(out, "{}", self.pos)?;
+                let text = self.engine().position().to_string();
+                self.say(&text);
                 Ok(())
             }
-            "quit" => return Ok(Flow::Quit),
+            "eval" => {
+                let engine = self.engine();
+                let v = crate::eval::evaluate(engine.position(), engine.params());
+                self.say(&format!("info string static eval {v} cp (side to move)"));
+                Ok(())
+            }
+            "quit" => {
+                self.stop_search();
+                if self.protocol == Protocol::Ucci {
+                    self.say("bye");
+                }
+                return Flow::Quit;
+            }
             other => Err(format!("unknown command `{other}`")),
         };
         if let Err(why) = result {
-            writeln!(out, "info string error: {why}")?;
+            self.say(&format!("info string error: {why}"));
         }
-        Ok(Flow::Continue)
+        Flow::Continue
+    }
+
+    fn cmd_uci(&mut self) {
+        self.say(&format!("id name {ENGINE_NAME}"));
+        self.say("id author the xqfarm developers");
+        let engine = self.engine();
+        let hash = engine.hash_mib();
+        let overhead = engine.move_overhead().as_millis();
+        let params = engine.params().clone();
+        self.say(&format!("option name Hash type spin default {hash} min 1 max 65536"));
+        self.say("option name Clear Hash type button");
+        self.say("option name Threads type spin default 1 min 1 max 1");
+        self.say(&format!("option name Move Overhead type spin default {overhead} min 0 max 5000"));
+        self.say("option name ParamsFile type string default <empty>");
+        for i in 0..params.len() {
+            let spec = Params::spec(i);
+            self.say(&format!(
+                "option name {} type spin default {} min {} max {}",
+                spec.name, params.get(i), spec.min, spec.max
+            ));
+        }
+        self.say("uciok");
     }
 
     /// `position startpos|fen FEN [moves m1 m2 ...]`; on any error the position is unchanged.
     fn cmd_position(&mut self, args: &[&str]) -> Result<(), String> {
-        let moves_at = args.iter().position(|&w| w == "moves").unwrap_or(args.len());
-        let (setup, moves) = (&args[..moves_at], args.get(moves_at + 1..).unwrap_or(&[]));
-        let mut pos = match setup.first() {
-            Some(&"startpos") if setup.len() == 1 => Position::startpos(),
-            Some(&"fen") if setup.len() > 1 => {
-                let fen = setup[1..].join(" ");
-                Position::from_fen(&fen).map_err(|e| format!("invalid FEN `{fen}`: {e}"))?
-            }
-            _ => return Err("expected `position startpos|fen FEN [moves ...]`".to_owned()),
-        };
-        play_moves(&mut pos, moves)?;
-        self.pos = pos;
+        let pos = parse_position_command(args)?;
+        self.engine().set_position(pos);
         Ok(())
     }
 
-    fn cmd_go(&mut self, args: &[&str], out: &mut impl Write) -> Result<(), String> {
-        match args {
-            ["perft", depth] => {
-                let depth: u32 = depth.parse().map_err(|_| format!("perft depth `{depth}` is not a number"))?;
-                write_divide(&mut self.pos, depth, out).map(|_| ()).map_err(|e| e.to_string())
+    fn cmd_banmoves(&mut self, args: &[&str]) -> Result<(), String> {
+        let engine = self.engine();
+        let mut banned = Vec::with_capacity(args.len());
+        for (i, text) in args.iter().enumerate() {
+            let m = parse_uci(text).map_err(|e| format!("banmoves {i} `{text}`: {e}"))?;
+            if !engine.position().is_legal_move(m) {
+                return Err(format!("banmoves {i} `{text}` is not a legal move here"));
             }
-            _ => Err(format!("unsupported go command `go {}`", args.join(" "))),
+            banned.push(m);
         }
+        engine.set_banmoves(banned);
+        Ok(())
+    }
+
+    fn cmd_setoption_uci(&mut self, args: &[&str]) -> Result<(), String> {
+        let value_at = args.iter().position(|&w| w.eq_ignore_ascii_case("value"));
+        let (name_words, value) = match (args.first(), value_at) {
+            (Some(n), Some(v)) if n.eq_ignore_ascii_case("name") => (&args[1..v], Some(args[v + 1..].join(" "))),
+            (Some(n), None) if n.eq_ignore_ascii_case("name") => (&args[1..], None),
+            _ => return Err("expected `setoption name <name> [value <value>]`".to_owned()),
+        };
+        let name = name_words.join(" ");
+        self.set_option(&name, value.as_deref())
+    }
+
+    /// Sets an option by name (shared by UCI and UCCI spellings).
+    pub(crate) fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        fn need<'v>(name: &str, v: Option<&'v str>) -> Result<&'v str, String> {
+            v.filter(|s| !s.is_empty()).ok_or_else(|| format!("option `{name}` needs a value"))
+        }
+        let int = |v: Option<&str>, min: i64, max: i64| -> Result<i64, String> {
+            let text = need(name, v)?;
+            let n: i64 = text.parse().map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
+            if !(min..=max).contains(&n) {
+                return Err(format!("option `{name}`: {n} is outside {min}..={max}"));
+            }
+            Ok(n)
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "hash" | "hashsize" => {
+                let mib = int(value, 1, 65536)?;
+                self.engine().set_hash(mib as usize);
+            }
+            "clear hash" | "clearhash" => self.engine().clear_hash(),
+            "threads" => {
+                int(value, 1, 1)?;
+            }
+            "move overhead" | "moveoverhead" => {
+                let ms = int(value, 0, 5000)?;
+                self.engine().set_move_overhead(Duration::from_millis(ms as u64));
+            }
+            "paramsfile" => {
+                let path = need(name, value)?;
+                let params = Params::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+                self.engine().set_params(params);
+            }
+            "usemillisec" => {
+                self.ucci_millis = match need(name, value)? {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    other => return Err(format!("option `{name}`: `{other}` is not true or false")),
+                };
+            }
+            _ => {
+                let text = need(name, value)?;
+                let Some(idx) = Params::index_of(name) else {
+                    return Err(format!("unknown option `{name}`"));
+                };
+                let v: i32 = text.parse().map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
+                self.engine().params_mut().set_by_name(Params::spec(idx).name, v).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) -> Result<(), String> {
+        if let ["perft", depth] = args {
+            let depth: u32 = depth.parse().map_err(|_| format!("perft depth `{depth}` is not a number"))?;
+            let mut pos = self.engine().position().clone();
+            let mut buf = Vec::new();
+            write_divide(&mut pos, depth, &mut buf).map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&buf);
+            self.say(text.trim_end_matches('\n'));
+            return Ok(());
+        }
+        let (limits, searchmoves) = match self.protocol {
+            Protocol::Uci => parse_go_uci(args, self.engine().position())?,
+            Protocol::Ucci => (ucci::parse_go(args, self.engine().position().side_to_move(), self.ucci_millis)?, Vec::new()),
+        };
+        self.start_search(limits, searchmoves);
+        Ok(())
+    }
+
+    fn start_search(&mut self, limits: Limits, searchmoves: Vec<Move>) {
+        let mut engine = match self.engine.take() {
+            Some(e) => e,
+            None => {
+                self.engine();
+                match self.engine.take() {
+                    Some(e) => e,
+                    None => return,
+                }
+            }
+        };
+        if !searchmoves.is_empty() {
+            let pos = engine.position();
+            let banned = pos.legal_moves().iter().copied().filter(|m| !searchmoves.contains(m)).collect();
+            engine.set_banmoves(banned);
+        }
+        let out = Arc::clone(&self.out);
+        let protocol = self.protocol;
+        self.search_infinite = limits.infinite;
+        self.search = Some(std::thread::spawn(move || {
+            let result = engine.go(&limits, |info| say(&out, &format_info(info, protocol)));
+            say(&out, &format_bestmove(&result, protocol));
+            engine
+        }));
+    }
+}
+
+/// Parses `startpos|fen FEN [moves ...]` into a position with the moves played.
+pub fn parse_position_command(args: &[&str]) -> Result<Position, String> {
+    let moves_at = args.iter().position(|&w| w == "moves").unwrap_or(args.len());
+    let (setup, moves) = (&args[..moves_at], args.get(moves_at + 1..).unwrap_or(&[]));
+    let mut pos = match setup.first() {
+        Some(&"startpos") if setup.len() == 1 => Position::startpos(),
+        Some(&"fen") if setup.len() > 1 => {
+            let fen = setup[1..].join(" ");
+            Position::from_fen(&fen).map_err(|e| format!("invalid FEN `{fen}`: {e}"))?
+        }
+        _ => return Err("expected `position startpos|fen FEN [moves ...]`".to_owned()),
+    };
+    play_moves(&mut pos, moves)?;
+    Ok(pos)
+}
+
+fn parse_go_uci(args: &[&str], pos: &Position) -> Result<(Limits, Vec<Move>), String> {
+    let mut limits = Limits::default();
+    let mut searchmoves = Vec::new();
+    let mut i = 0;
+    let number = |i: usize, what: &str| -> Result<u64, String> {
+        let text = args.get(i + 1).ok_or_else(|| format!("`go {what}` needs a number"))?;
+        text.parse().map_err(|_| format!("`go {what} {text}`: not a non-negative integer"))
+    };
+    while i < args.len() {
+        let word = args[i];
+        match word {
+            "infinite" => limits.infinite = true,
+            "ponder" => {}
+            "searchmoves" => {
+                i += 1;
+                while i < args.len() {
+                    let Ok(m) = parse_uci(args[i]) else { break };
+                    if !pos.is_legal_move(m) {
+                        return Err(format!("searchmoves `{}` is not a legal move here", args[i]));
+                    }
+                    searchmoves.push(m);
+                    i += 1;
+                }
+                continue;
+            }
+            "depth" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo" | "mate" => {
+                let n = number(i, word)?;
+                let ms = Duration::from_millis(n);
+                match word {
+                    "depth" => limits.depth = Some(n.min(1000) as u32),
+                    "nodes" => limits.nodes = Some(n),
+                    "movetime" => limits.movetime = Some(ms),
+                    "wtime" => limits.time[0] = Some(ms),
+                    "btime" => limits.time[1] = Some(ms),
+                    "winc" => limits.inc[0] = ms,
+                    "binc" => limits.inc[1] = ms,
+                    "movestogo" => limits.movestogo = Some(n.min(10_000) as u32),
+                    _ => limits.depth = Some((2 * n).min(1000) as u32),
+                }
+                i += 1;
+            }
+            other => return Err(format!("unknown `go` parameter `{other}`")),
+        }
+        i += 1;
+    }
+    Ok((limits, searchmoves))
+}
+
+/// Formats an iteration's progress line.
+pub fn format_info(info: &Info, protocol: Protocol) -> String {
+    let pv: Vec<String> = info.pv.iter().map(Move::to_string).collect();
+    match protocol {
+        Protocol::Uci => {
+            let score = match info.score {
+                Score::Cp(cp) => format!("cp {cp}"),
+                Score::Mate(n) => format!("mate {n}"),
+            };
+            format!(
+                "info depth {} seldepth {} score {score} nodes {} nps {} time {} hashfull {} pv {}",
+                info.depth,
+                info.seldepth,
+                info.nodes,
+                info.nps,
+                info.time.as_millis(),
+                info.hashfull,
+                pv.join(" ")
+            )
+        }
+        Protocol::Ucci => format!(
+            "info depth {} score {} time {} nodes {} pv {}",
+            info.depth,
+            ucci::score(info.score),
+            info.time.as_millis(),
+            info.nodes,
+            pv.join(" ")
+        ),
+    }
+}
+
+pub fn format_bestmove(result: &SearchResult, protocol: Protocol) -> String {
+    match (result.best_move, protocol) {
+        (Some(m), _) => match result.ponder {
+            Some(p) => format!("bestmove {m} ponder {p}"),
+            None => format!("bestmove {m}"),
+        },
+        (None, Protocol::Uci) => "bestmove (none)".to_owned(),
+        (None, Protocol::Ucci) => "nobestmove".to_owned(),
     }
 }
 
@@ -133,14 +466,35 @@ pub fn write_divide(pos: &mut Position, depth: u32, out: &mut impl Write) -> io:
     Ok(total)
 }
 
+/// An in-memory output for tests and embedding.
+#[derive(Clone, Debug, Default)]
+pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().map_err(|_| io::Error::other("poisoned"))?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    pub fn text(&self) -> String {
+        self.0.lock().map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn run(input: &str) -> String {
-        let mut out = Vec::new();
-        UciSession::new().run(input.as_bytes(), &mut out).expect("in-memory io");
-        String::from_utf8(out).expect("utf-8")
+        let captured = Captured::default();
+        let out: SharedOut = Arc::new(Mutex::new(captured.clone()));
+        UciSession::new(out).run(input.as_bytes()).expect("in-memory io");
+        captured.text()
     }
 
     #[test]
@@ -148,7 +502,7 @@ mod tests {
         let out = run("uci\nisready\nposition startpos moves h2e2\ngo perft 1\nquit\n");
         assert!(out.contains("uciok") && out.contains("readyok"));
         assert!(out.contains("h9g7: 1"));
-        assert!(out.trim_end().ends_with("Nodes searched: 44"));
+        assert!(out.contains("Nodes searched: 45"), "{out}");
     }
 
     #[test]
@@ -157,5 +511,22 @@ mod tests {
         assert_eq!(out.matches("info string error:").count(), 4, "{out}");
         assert!(out.contains("move 1 `h2e2`"), "{out}");
         assert!(out.contains("1C2C4"), "position after h2e2 kept: {out}");
+    }
+
+    #[test]
+    fn go_depth_prints_info_and_bestmove() {
+        let out = run("position startpos\ngo depth 4\n");
+        assert!(out.contains("info depth 4 "), "{out}");
+        let best = out.lines().find(|l| l.starts_with("bestmove ")).expect("a bestmove line");
+        let m = best.split_whitespace().nth(1).expect("a move");
+        let pos = Position::startpos();
+        assert!(pos.is_legal_move(parse_uci(m).expect("uci move")), "{best}");
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let out = run("setoption name Hash value 0\nsetoption name Nope value 3\nsetoption name Hash value 8\nsetoption name material.rook.mg value abc\nisready\n");
+        assert_eq!(out.matches("info string error:").count(), 3, "{out}");
+        assert!(out.contains("readyok"));
     }
 }

@@ -81,7 +81,7 @@ fn notation_translates_between_forms() {
         assert!(o.status.success(), "{mv} -> {to}: {}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(stdout(&o).trim(), want, "{mv} -> {to}");
     }
-    let bad = xqengine(&["notation", "--move", "h2h9", "--to", "wxf"], "");
+    let bad = xqengine(&["notation", "--move", "h2h8", "--to", "wxf"], "");
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("h2h9"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("h2h8"));
 }

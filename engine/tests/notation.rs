@@ -128,7 +128,7 @@ fn every_legal_move_round_trips_in_every_notation() {
     for form in forms {
         assert!(texts.iter().any(|t| t.contains(form)), "no move was written with `{form}`");
     }
-    for known in ["C2.5", "N8+7", "R1+1", "炮二平五", "马８进７", "马二进三"] {
+    for known in ["C2.5", "H8+7", "R1+1", "炮二平五", "马８进７", "马二进三"] {
         assert!(texts.iter().any(|t| t == known), "`{known}` was never written");
     }
 }

@@ -1,23 +1,41 @@
 //! `xqengine`: with no arguments a UCI loop on stdin/stdout; with arguments, subcommands.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use engine::notation::{Notation, parse_move, write_move};
+use engine::eval::Params;
+use engine::rules::judge;
 use engine::uci::{UciSession, play_moves, write_divide};
 use engine::{Position, START_FEN};
 
 #[derive(Parser, Debug)]
 #[command(name = "xqengine", version, about = "Xiangqi engine: UCI loop without arguments, tools with them")]
 struct Cli {
+    /// Evaluation parameters (TOML, as `params --dump` writes) for the UCI loop and bench.
+    #[arg(long, global = true)]
+    params: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Search the fixed bench positions; the last line is `N nodes M nps`.
+    Bench {
+        /// Search depth.
+        #[arg(default_value_t = engine::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+    /// Evaluation parameters.
+    Params {
+        /// Print the parameters (defaults, or `--params FILE`) as TOML.
+        #[arg(long)]
+        dump: bool,
+    },
     /// Count leaf nodes of the legal move tree, per root move.
     Perft {
         /// Position to count from (`startpos` or a FEN).
@@ -67,11 +85,34 @@ fn main() -> ExitCode {
 
 fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
+    let params = match &cli.params {
+        Some(path) => Params::from_toml_file(path).with_context(|| format!("loading parameters from {}", path.display()))?,
+        None => Params::default(),
+    };
+    if cli.command.is_none() {
+        let mut session = UciSession::stdout();
+        if let Some(path) = &cli.params {
+            session.handle(&format!("setoption name ParamsFile value {}", path.display()));
+        }
+        session.run(io::stdin().lock())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        None => {
-            UciSession::new().run(io::stdin().lock(), &mut out)?;
+        None => {}
+        Some(Command::Bench { depth }) => {
+            let result = engine::bench::run(depth, &params, |i, fen, nodes| {
+                eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
+            });
+            writeln!(out, "{} nodes {} nps", result.nodes, result.nps())?;
+        }
+        Some(Command::Params { dump }) => {
+            if dump {
+                write!(out, "{}", params.to_toml())?;
+            } else {
+                bail!("nothing to do: pass --dump");
+            }
         }
         Some(Command::Perft { fen, depth }) => {
             let mut pos = parse_position(&fen)?;
@@ -87,9 +128,10 @@ fn run() -> Result<ExitCode> {
                 eprintln!("error: illegal move list: {why}");
                 return Ok(ExitCode::from(2));
             }
+            let outcome = judge(&pos);
             let line = serde_json::json!({
-                "result": "*", // JUDGE-PENDING: wired to engine::rules::judge once rules land
-                "reason": "ongoing",
+                "result": outcome.result.as_str(),
+                "reason": outcome.reason.as_str(),
                 "fen": pos.fen(),
             });
             writeln!(out, "{line}")?;

@@ -137,6 +137,11 @@ impl Position {
         }
     }
 
+    /// Whether `m` is a legal move here (for moves from outside the generator).
+    pub fn is_legal_move(&self, m: Move) -> bool {
+        self.is_pseudo_legal(m) && self.is_legal(m)
+    }
+
     /// All legal moves of the side to move.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();

@@ -1,8 +1,8 @@
 //! WXF notation: piece letter, the piece's file, direction, then the destination file or the
-//! number of ranks: `C2.5`, `N8+7`, `R1+1`. Files count 1-9 from the mover's right.
+//! number of ranks: `C2.5`, `H8+7`, `R1+1`. Files count 1-9 from the mover's right.
 //!
 //! Written (one canonical form per move):
-//! - letters `K A B N R C P`; `+` forward, `-` backward, `.` sideways;
+//! - letters `K A E H R C P` (the WXF's elephant and horse); `+` forward, `-` backward, `.` sideways;
 //! - two like pieces on one file: `+` (front) or `-` (rear) replaces the file, for every kind
 //!   (advisors and bishops too): `R+.3`, `C--1`;
 //! - three pawns on a file: `P+` (front), `P3` (the middle one, by its file), `P-` (rear);
@@ -11,7 +11,7 @@
 //! - four or five pawns on a file, front to rear: `++ P+ P3 P- --` (four: `++ P+ P- --`),
 //!   as in `++.4` or `--+1`.
 //!
-//! Read, besides the above: letters in either case, `E` for bishop and `H` for knight, `=`
+//! Read, besides the above: letters in either case, `B` for bishop and `N` for knight (FEN letters), `=`
 //! for sideways, the sign before the letter (`+R.3`), the letter with the tandem form
 //! (`P3+.4`, `R9+.3`) and with `++`/`--` (`P++.4`), pawns without their letter (`3+1`), and
 //! the plain file form where a sign would be written (`A6+5`, `R9.3`) when only one of the
@@ -75,8 +75,13 @@ pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
     describe::find(pos, &Pattern { kind, selector, direction, arg })
 }
 
+/// The WXF letters: E (elephant) and H (horse) as the WXF writes them, the rest as FEN.
 fn letter(kind: PieceKind) -> char {
-    kind.char().to_ascii_uppercase()
+    match kind {
+        PieceKind::Bishop => 'E',
+        PieceKind::Knight => 'H',
+        _ => kind.char().to_ascii_uppercase(),
+    }
 }
 
 fn digit(c: u8) -> Option<u8> {
@@ -162,15 +167,15 @@ mod tests {
     fn known_moves_of_both_sides() {
         let start = crate::START_FEN;
         check(start, "h2e2", "C2.5");
-        check(start, "b0c2", "N8+7");
+        check(start, "b0c2", "H8+7");
         check(start, "i0i1", "R1+1");
         check(start, "e3e4", "P5+1");
         check(start, "f0e1", "A4+5");
-        check(start, "g0e2", "B3+5");
+        check(start, "g0e2", "E3+5");
         check(start, "e0e1", "K5+1");
         // Black counts from its own right: file a is 1, so h9 is on file 8.
-        check(START_AFTER_C2_5, "h9g7", "N8+7");
-        check(START_AFTER_C2_5, "b9c7", "N2+3");
+        check(START_AFTER_C2_5, "h9g7", "H8+7");
+        check(START_AFTER_C2_5, "b9c7", "H2+3");
         check(START_AFTER_C2_5, "b7e7", "C2.5");
         check(START_AFTER_C2_5, "a9a8", "R1+1");
         let p = pos(start);

@@ -118,6 +118,9 @@ impl Setup {
     }
 }
 
+/// The largest FEN move number accepted (2^30).
+const MAX_FULLMOVE: u32 = 1 << 30;
+
 fn parse_counter(field: Option<&str>, name: &'static str, default: u32) -> Result<u32, FenError> {
     match field {
         None | Some("-") => Ok(default),
@@ -148,6 +151,12 @@ impl Position {
 
     /// Validates a setup into a position (see `validate.rs` for the checks).
     pub fn from_setup(setup: &Setup) -> Result<Position, FenError> {
+        // Twice the move number must fit the ply counter with room for play to go on
+        // (a huge number read from a FEN would otherwise overflow it).
+        if setup.fullmove > MAX_FULLMOVE {
+            let value = setup.fullmove.to_string();
+            return Err(FenError::Counter { field: "the move number (at most 2^30)", value });
+        }
         super::validate::check_placement(setup)?;
         let mut pos = Position::empty(setup.side_to_move);
         for sq in Square::all() {

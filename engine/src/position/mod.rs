@@ -3,7 +3,7 @@
 
 mod fen;
 mod play;
-mod validate;
+pub(crate) mod validate;
 pub mod zobrist;
 
 pub use fen::{FenError, Setup};

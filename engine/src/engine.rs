@@ -1,0 +1,156 @@
+//! The library API beneath the text protocols: the farm's workers play games in-process
+//! through it, with no text parsing.
+//!
+//! ```
+//! use engine::{Engine, Limits, Position};
+//!
+//! let mut engine = Engine::new();
+//! engine.set_position(Position::startpos());
+//! let result = engine.go(&Limits::nodes(20_000), |_info| {});
+//! assert!(result.best_move.is_some());
+//! ```
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::eval::Params;
+use crate::position::Position;
+use crate::search::{self, History, Info, Limits, SearchContext, SearchResult, TranspositionTable};
+use crate::types::Move;
+
+/// Default transposition table size in MiB (the `Hash` option).
+pub const DEFAULT_HASH_MIB: usize = 16;
+
+/// A single-threaded engine: a position, parameters and the search state that persists
+/// between moves of one game (hash table, history) until `new_game`.
+#[derive(Debug)]
+pub struct Engine {
+    pos: Position,
+    params: Params,
+    tt: TranspositionTable,
+    history: History,
+    stop: Arc<AtomicBool>,
+    hash_mib: usize,
+    move_overhead: Duration,
+    banmoves: Vec<Move>,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// Default parameters, default hash size, the start position.
+    pub fn new() -> Engine {
+        Engine::with_params(Params::default())
+    }
+
+    pub fn with_params(params: Params) -> Engine {
+        Engine {
+            pos: Position::startpos(),
+            params,
+            tt: TranspositionTable::new(DEFAULT_HASH_MIB),
+            history: History::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            hash_mib: DEFAULT_HASH_MIB,
+            move_overhead: search::DEFAULT_MOVE_OVERHEAD,
+            banmoves: Vec::new(),
+        }
+    }
+
+    /// The position to search next (its move history is used for repetitions).
+    pub fn set_position(&mut self, pos: Position) {
+        self.pos = pos;
+        self.banmoves.clear();
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// New evaluation parameters; the hash table is cleared since it stores evaluations.
+    pub fn set_params(&mut self, params: Params) {
+        self.params = params;
+        self.tt.clear();
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Mutable parameters (for `setoption`); clears the hash table.
+    pub fn params_mut(&mut self) -> &mut Params {
+        self.tt.clear();
+        &mut self.params
+    }
+
+    /// Resizes (and clears) the hash table.
+    pub fn set_hash(&mut self, mib: usize) {
+        self.hash_mib = mib.max(1);
+        self.tt.resize(self.hash_mib);
+    }
+
+    pub fn hash_mib(&self) -> usize {
+        self.hash_mib
+    }
+
+    pub fn clear_hash(&mut self) {
+        self.tt.clear();
+    }
+
+    pub fn set_move_overhead(&mut self, overhead: Duration) {
+        self.move_overhead = overhead;
+    }
+
+    pub fn move_overhead(&self) -> Duration {
+        self.move_overhead
+    }
+
+    /// Moves the next search must not play (UCCI's `banmoves`); reset by `set_position`.
+    pub fn set_banmoves(&mut self, moves: Vec<Move>) {
+        self.banmoves = moves;
+    }
+
+    /// Forgets everything learnt in the previous game: after this, a search with a node
+    /// limit gives the same result as in a fresh engine.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+        self.stop.store(false, Ordering::Relaxed);
+    }
+
+    /// A handle that stops a running `go` from another thread.
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Searches the current position. A stop requested before or during the search ends
+    /// it; the stop flag is cleared when `go` returns.
+    pub fn go(&mut self, limits: &Limits, on_info: impl FnMut(&Info)) -> SearchResult {
+        let legal = self.pos.legal_moves();
+        let root_moves: Vec<Move> = if self.banmoves.is_empty() {
+            Vec::new()
+        } else {
+            let allowed: Vec<Move> = legal.iter().copied().filter(|m| !self.banmoves.contains(m)).collect();
+            // Banning every move leaves nothing to do: ignore the ban rather than resign.
+            if allowed.is_empty() { Vec::new() } else { allowed }
+        };
+        let ctx = SearchContext {
+            params: &self.params,
+            tt: &mut self.tt,
+            history: &mut self.history,
+            stop: &self.stop,
+            move_overhead: self.move_overhead,
+        };
+        let result = search::think(&self.pos, limits, &root_moves, ctx, on_info);
+        self.stop.store(false, Ordering::Relaxed);
+        result
+    }
+}

@@ -1,0 +1,399 @@
+//! The recursive search: principal variation search with a transposition table, null-move
+//! pruning (with verification at high depth), reverse futility pruning, late-move
+//! reductions and pruning, check extension, mate-distance pruning, and quiescence on
+//! captures (all evasions in check). The rules score inside the tree: repetitions by the
+//! Asian-rules verdict, the 120-ply natural limit, and no legal move = a loss.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::history::History;
+use super::limits::Limits;
+use super::movepick::MovePicker;
+use super::score::*;
+use super::timeman::TimeManager;
+use super::tt::{Bound, TranspositionTable};
+use crate::eval::{evaluate, Params};
+use crate::movegen::MoveList;
+use crate::position::Position;
+use crate::rules::{repetition_verdict, RepetitionVerdict};
+use crate::types::{Move, PieceKind};
+
+/// Plies without a capture after which the game is drawn.
+const NATURAL_LIMIT: u32 = 120;
+
+/// `LMR[depth][moves]`, log-log reductions as in most modern engines.
+static LMR: std::sync::LazyLock<[[i32; 64]; 64]> = std::sync::LazyLock::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+});
+
+pub(crate) struct Searcher<'a> {
+    pub pos: Position,
+    pub params: &'a Params,
+    pub tt: &'a mut TranspositionTable,
+    pub history: &'a mut History,
+    pub stop: &'a AtomicBool,
+    pub limits: &'a Limits,
+    pub tm: TimeManager,
+    pub nodes: u64,
+    pub seldepth: usize,
+    pub stopped: bool,
+    pub root_moves: Vec<Move>,
+    pub pv: Vec<[Move; MAX_PLY + 1]>,
+    pub pv_len: [usize; MAX_PLY + 1],
+    eval_stack: [i32; MAX_PLY + 2],
+}
+
+impl<'a> Searcher<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        pos: Position,
+        params: &'a Params,
+        tt: &'a mut TranspositionTable,
+        history: &'a mut History,
+        stop: &'a AtomicBool,
+        limits: &'a Limits,
+        tm: TimeManager,
+        root_moves: Vec<Move>,
+    ) -> Searcher<'a> {
+        Searcher {
+            pos,
+            params,
+            tt,
+            history,
+            stop,
+            limits,
+            tm,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            root_moves,
+            pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            eval_stack: [0; MAX_PLY + 2],
+        }
+    }
+
+    /// The principal variation found by the last completed root search.
+    pub fn root_pv(&self) -> Vec<Move> {
+        self.pv[0][..self.pv_len[0]].to_vec()
+    }
+
+    #[inline]
+    fn check_stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+        } else if self.nodes & 1023 == 0 && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time()) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    #[inline]
+    fn play(&mut self, m: Move) {
+        self.pos.play_unchecked(m);
+        self.nodes += 1;
+    }
+
+    #[inline]
+    fn eval(&self) -> i32 {
+        evaluate(&self.pos, self.params)
+    }
+
+    /// A quick look for an earlier occurrence of this position on the path (even distance
+    /// of at least 4 plies, within the plies since the last capture, no null move between).
+    fn repeats(&self) -> bool {
+        let hist = self.pos.history();
+        let key = self.pos.key();
+        let window = (self.pos.rule60() as usize).min(hist.len());
+        let mut back = 1;
+        while back <= window {
+            let st = &hist[hist.len() - back];
+            if st.mv.is_null() {
+                return false;
+            }
+            if back >= 4 && back % 2 == 0 && st.key == key {
+                return true;
+            }
+            back += 1;
+        }
+        false
+    }
+
+    /// The score the rules give this node before any search, if they decide it.
+    fn rule_score(&self, ply: usize) -> Option<i32> {
+        if self.repeats() {
+            return Some(match repetition_verdict(&self.pos, 2) {
+                Some(RepetitionVerdict::Loses(c)) if c == self.pos.side_to_move() => rep_lost_in(ply),
+                Some(RepetitionVerdict::Loses(_)) => -rep_lost_in(ply),
+                Some(RepetitionVerdict::Draw) | None => DRAW,
+            });
+        }
+        if self.pos.rule60() >= NATURAL_LIMIT {
+            return Some(if self.pos.has_legal_move() { DRAW } else { mated_in(ply) });
+        }
+        None
+    }
+
+    fn has_pieces(&self) -> bool {
+        let us = self.pos.side_to_move();
+        (self.pos.pieces(us, PieceKind::Rook) | self.pos.pieces(us, PieceKind::Knight) | self.pos.pieces(us, PieceKind::Cannon))
+            .any()
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        self.pv[ply][ply] = m;
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    pub fn search(&mut self, mut alpha: i32, mut beta: i32, depth: i32, ply: usize, pv_node: bool, null_ok: bool) -> i32 {
+        let root = ply == 0;
+        self.pv_len[ply] = ply;
+        if depth <= 0 {
+            return self.qsearch(alpha, beta, ply);
+        }
+        if self.check_stop() {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if !root {
+            if let Some(v) = self.rule_score(ply) {
+                return v;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if self.pos.in_check() { DRAW } else { self.eval() };
+            }
+            // Mate-distance pruning (the repetition band lies beyond the mate band).
+            alpha = alpha.max(rep_lost_in(ply));
+            beta = beta.min(-rep_lost_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let key = self.pos.key();
+        let hit = self.tt.probe(key);
+        let tt_move = hit.map_or(Move::NULL, |h| h.mv);
+        if let Some(h) = hit
+            && !pv_node
+            && h.depth >= depth
+        {
+            let v = from_tt(h.value, ply);
+            let usable = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+                Bound::None => false,
+            };
+            if usable {
+                return v;
+            }
+        }
+
+        let in_check = self.pos.in_check();
+        let static_eval = if in_check { -INFINITE } else { hit.map_or_else(|| self.eval(), |h| h.eval) };
+        self.eval_stack[ply] = static_eval;
+        let improving = ply >= 2 && !in_check && static_eval > self.eval_stack[ply - 2];
+
+        if !pv_node && !in_check && beta.abs() < DECISIVE {
+            // Reverse futility: far above beta with little depth left.
+            let margin = 90 * depth - if improving { 40 } else { 0 };
+            if depth <= 6 && static_eval - margin >= beta {
+                return static_eval;
+            }
+            // Null move: give the opponent a free move; if we still beat beta, cut.
+            if null_ok && depth >= 3 && static_eval >= beta && self.has_pieces() {
+                let r = 3 + depth / 4;
+                self.pos.play_null();
+                self.nodes += 1;
+                let v = -self.search(-beta, -beta + 1, depth - r - 1, ply + 1, false, false);
+                self.pos.undo();
+                if self.stopped {
+                    return DRAW;
+                }
+                if v >= beta {
+                    let v = if v >= DECISIVE { beta } else { v };
+                    if depth < 10 {
+                        return v;
+                    }
+                    // Verification against zugzwang-like positions: the same reduced
+                    // search without the null move.
+                    let verified = self.search(beta - 1, beta, depth - r - 1, ply, false, false);
+                    if verified >= beta {
+                        return v;
+                    }
+                }
+            }
+        }
+
+        let side = self.pos.side_to_move();
+        let mut picker = MovePicker::new(&self.pos, tt_move, self.history.killers(ply));
+        let mut best = -INFINITE;
+        let mut best_move = Move::NULL;
+        let mut moves_tried = 0usize;
+        let mut quiets_tried = MoveList::new();
+        let killers = self.history.killers(ply);
+
+        while let Some(m) = picker.next(&self.pos, self.history) {
+            if root && !self.root_moves.contains(&m) {
+                continue;
+            }
+            moves_tried += 1;
+            let capture = self.pos.is_capture(m);
+            self.play(m);
+            let gives_check = self.pos.in_check();
+
+            // Late-move pruning of quiet moves near the leaves.
+            if !root
+                && !pv_node
+                && !in_check
+                && !capture
+                && !gives_check
+                && best > -DECISIVE
+                && depth <= 4
+                && moves_tried > (4 + depth * depth * 2) as usize
+            {
+                self.pos.undo();
+                continue;
+            }
+
+            let extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
+            let new_depth = depth - 1 + extension;
+            let v = if moves_tried == 1 {
+                -self.search(-beta, -alpha, new_depth, ply + 1, pv_node, true)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && !capture && !in_check && !gives_check {
+                    r = LMR[depth.min(63) as usize][moves_tried.min(63)];
+                    r -= i32::from(pv_node);
+                    r += i32::from(!improving);
+                    r -= i32::from(killers.contains(&m));
+                    r -= self.history.score(side, m) / 6000;
+                    r = r.clamp(0, (new_depth - 1).max(0));
+                }
+                let mut v = -self.search(-alpha - 1, -alpha, new_depth - r, ply + 1, false, true);
+                if v > alpha && r > 0 {
+                    v = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, false, true);
+                }
+                if v > alpha && v < beta && pv_node {
+                    v = -self.search(-beta, -alpha, new_depth, ply + 1, true, true);
+                }
+                v
+            };
+            self.pos.undo();
+            if self.stopped {
+                return DRAW;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = m;
+                    alpha = v;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if v >= beta {
+                        if !capture {
+                            self.history.reward(side, ply, m, &quiets_tried, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !capture {
+                quiets_tried.push(m);
+            }
+        }
+
+        if moves_tried == 0 {
+            // Checkmate and stalemate both lose in Xiangqi.
+            return mated_in(ply);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if !best_move.is_null() && pv_node {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, best_move, to_tt(best, ply), static_eval, depth, bound);
+        best
+    }
+
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv_len[ply] = ply;
+        if self.check_stop() {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return self.eval();
+        }
+        let key = self.pos.key();
+        let hit = self.tt.probe(key);
+        if let Some(h) = hit {
+            let v = from_tt(h.value, ply);
+            let usable = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+                Bound::None => false,
+            };
+            if usable {
+                return v;
+            }
+        }
+        let mut picker = MovePicker::quiescence(&self.pos, hit.map_or(Move::NULL, |h| h.mv));
+        let in_check = picker.in_check();
+        let static_eval;
+        let mut best;
+        if in_check {
+            static_eval = -INFINITE;
+            best = -INFINITE;
+        } else {
+            static_eval = hit.map_or_else(|| self.eval(), |h| h.eval);
+            if static_eval >= beta {
+                return static_eval;
+            }
+            alpha = alpha.max(static_eval);
+            best = static_eval;
+        }
+        let mut best_move = Move::NULL;
+        while let Some(m) = picker.next(&self.pos, self.history) {
+            self.play(m);
+            let v = -self.qsearch(-beta, -alpha, ply + 1);
+            self.pos.undo();
+            if self.stopped {
+                return DRAW;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    best_move = m;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && best == -INFINITE {
+            return mated_in(ply);
+        }
+        let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
+        self.tt.store(key, best_move, to_tt(best, ply), static_eval, 0, bound);
+        best
+    }
+}

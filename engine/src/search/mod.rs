@@ -1,0 +1,163 @@
+//! The search: iterative deepening with aspiration windows over a principal variation
+//! search (see `alphabeta.rs`), with its transposition table, move ordering memory and
+//! time manager in files of their own.
+
+mod alphabeta;
+pub mod history;
+pub mod limits;
+pub mod movepick;
+pub mod score;
+pub mod timeman;
+pub mod tt;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use alphabeta::Searcher;
+pub use history::History;
+pub use limits::{Info, Limits, Score, SearchResult};
+use score::{to_uci, DECISIVE, INFINITE, MAX_PLY};
+
+pub use timeman::{TimeManager, DEFAULT_MOVE_OVERHEAD};
+pub use tt::TranspositionTable;
+
+use crate::eval::Params;
+use crate::position::Position;
+use crate::types::Move;
+
+/// Everything one search needs besides the position.
+#[derive(Debug)]
+pub struct SearchContext<'a> {
+    pub params: &'a Params,
+    pub tt: &'a mut TranspositionTable,
+    pub history: &'a mut History,
+    pub stop: &'a AtomicBool,
+    pub move_overhead: Duration,
+}
+
+/// Searches `pos` within `limits`, calling `on_info` after every completed iteration.
+/// `root_moves` restricts the moves considered at the root (empty: all legal moves).
+pub fn think(
+    pos: &Position,
+    limits: &Limits,
+    root_moves: &[Move],
+    ctx: SearchContext<'_>,
+    mut on_info: impl FnMut(&Info),
+) -> SearchResult {
+    let start = Instant::now();
+    let tm = TimeManager::new(limits, pos.side_to_move(), ctx.move_overhead, start);
+    let legal = pos.legal_moves();
+    let moves: Vec<Move> = if root_moves.is_empty() {
+        legal.to_vec()
+    } else {
+        legal.iter().copied().filter(|m| root_moves.contains(m)).collect()
+    };
+    ctx.tt.new_search();
+    ctx.history.new_search();
+    let mut result = SearchResult {
+        best_move: moves.first().copied(),
+        ponder: None,
+        score: to_uci(if moves.is_empty() { score::mated_in(0) } else { 0 }),
+        value: if moves.is_empty() { score::mated_in(0) } else { 0 },
+        depth: 0,
+        seldepth: 0,
+        nodes: 0,
+        time: Duration::ZERO,
+        pv: moves.first().copied().into_iter().collect(),
+    };
+    if moves.is_empty() {
+        wait_if_infinite(limits, ctx.stop);
+        return result;
+    }
+
+    let mut s = Searcher::new(pos.clone(), ctx.params, ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
+    let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
+    let mut prev: i32 = 0;
+    for depth in 1..=max_depth {
+        s.seldepth = 0;
+        let mut delta = 30;
+        let (mut alpha, mut beta) =
+            if depth >= 5 && prev.abs() < DECISIVE { (prev - delta, prev + delta) } else { (-INFINITE, INFINITE) };
+        let value = loop {
+            let v = s.search(alpha, beta, depth, 0, true, true);
+            if s.stopped {
+                break v;
+            }
+            if v <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (v - delta).max(-INFINITE);
+            } else if v >= beta {
+                beta = (v + delta).min(INFINITE);
+            } else {
+                break v;
+            }
+            delta += delta / 2;
+            if delta > 600 {
+                alpha = -INFINITE;
+                beta = INFINITE;
+            }
+        };
+        // An interrupted iteration is trusted only for its best move, and only if the
+        // search got that far (its PV starts with a fully searched root move).
+        if s.stopped && (depth > 1 || s.pv_len[0] == 0) {
+            break;
+        }
+        prev = value;
+        let pv = s.root_pv();
+        let elapsed = start.elapsed();
+        result = SearchResult {
+            best_move: pv.first().copied().or(result.best_move),
+            ponder: pv.get(1).copied(),
+            score: to_uci(value),
+            value,
+            depth: depth as u32,
+            seldepth: s.seldepth as u32,
+            nodes: s.nodes,
+            time: elapsed,
+            pv: pv.clone(),
+        };
+        on_info(&Info {
+            depth: depth as u32,
+            seldepth: s.seldepth as u32,
+            score: result.score,
+            value,
+            nodes: s.nodes,
+            nps: nps(s.nodes, elapsed),
+            time: elapsed,
+            hashfull: s.tt.hashfull(),
+            pv,
+        });
+        if s.stopped {
+            break;
+        }
+        if !limits.infinite {
+            if s.tm.should_stop_iterating() {
+                break;
+            }
+            // A proven mate needs no deeper look unless a depth was asked for.
+            if let Score::Mate(n) = result.score
+                && limits.depth.is_none()
+                && depth > 2 * n.abs() + 4
+            {
+                break;
+            }
+        }
+    }
+    result.nodes = s.nodes;
+    result.time = start.elapsed();
+    wait_if_infinite(limits, ctx.stop);
+    result
+}
+
+/// UCI: under `go infinite` the best move is sent only after `stop`.
+fn wait_if_infinite(limits: &Limits, stop: &AtomicBool) {
+    if limits.infinite {
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+pub fn nps(nodes: u64, elapsed: Duration) -> u64 {
+    (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64
+}

@@ -1,0 +1,205 @@
+//! The search's move picker: the hash move, then captures by MVV-LVA, the two killers,
+//! then quiet moves by history; in check, all evasions (captures first). Each stage is
+//! generated only when reached, and every move it returns is legal.
+
+use super::history::History;
+use crate::movegen::{generate_pseudo, mvv_lva_value, GenType, KingSafety, MoveList, MAX_MOVES};
+use crate::position::Position;
+use crate::types::Move;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    TtMove,
+    GenCaptures,
+    Captures,
+    Killer0,
+    Killer1,
+    GenQuiets,
+    Quiets,
+    GenEvasions,
+    Evasions,
+    Done,
+}
+
+#[derive(Debug)]
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Move,
+    killers: [Move; 2],
+    list: MoveList,
+    scores: [i32; MAX_MOVES],
+    next: usize,
+    safety: KingSafety,
+    captures_only: bool,
+}
+
+/// MVV-LVA order value of a capture.
+#[inline]
+pub fn capture_order(pos: &Position, m: Move) -> i32 {
+    let victim = pos.piece_at(m.to()).map_or(0, |p| mvv_lva_value(p.kind));
+    let attacker = pos.piece_at(m.from()).map_or(0, |p| mvv_lva_value(p.kind));
+    victim * 16 - attacker
+}
+
+impl MovePicker {
+    /// For the main search.
+    pub fn new(pos: &Position, tt_move: Move, killers: [Move; 2]) -> MovePicker {
+        Self::build(pos, tt_move, killers, false)
+    }
+
+    /// For quiescence: captures only (all evasions when in check).
+    pub fn quiescence(pos: &Position, tt_move: Move) -> MovePicker {
+        let tt_move = if pos.is_capture(tt_move) { tt_move } else { Move::NULL };
+        Self::build(pos, tt_move, [Move::NULL; 2], true)
+    }
+
+    fn build(pos: &Position, tt_move: Move, killers: [Move; 2], captures_only: bool) -> MovePicker {
+        let safety = pos.king_safety();
+        let tt_ok = !tt_move.is_null() && pos.is_pseudo_legal(tt_move) && pos.is_legal_with(tt_move, &safety);
+        MovePicker {
+            stage: if tt_ok {
+                Stage::TtMove
+            } else if safety.in_check() {
+                Stage::GenEvasions
+            } else {
+                Stage::GenCaptures
+            },
+            tt_move: if tt_ok { tt_move } else { Move::NULL },
+            killers,
+            list: MoveList::new(),
+            scores: [0; MAX_MOVES],
+            next: 0,
+            safety,
+            captures_only,
+        }
+    }
+
+    pub fn in_check(&self) -> bool {
+        self.safety.in_check()
+    }
+
+    /// Picks the best-scored remaining move of the list (selection: cheap when a cutoff
+    /// comes early).
+    fn pick_best(&mut self) -> Option<Move> {
+        let n = self.list.len();
+        if self.next >= n {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..n {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        self.list.swap(self.next, best);
+        self.scores.swap(self.next, best);
+        let m = self.list[self.next];
+        self.next += 1;
+        Some(m)
+    }
+
+    fn fill(&mut self, pos: &Position, kind: GenType, history: &History) {
+        self.list.clear();
+        self.next = 0;
+        generate_pseudo(pos, kind, &mut self.list);
+        let side = pos.side_to_move();
+        for (i, &m) in self.list.iter().enumerate() {
+            self.scores[i] = if pos.is_capture(m) {
+                1 << 20 | capture_order(pos, m)
+            } else {
+                history.score(side, m)
+            };
+        }
+    }
+
+    /// The next legal move, best first, or `None`.
+    pub fn next(&mut self, pos: &Position, history: &History) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = if self.safety.in_check() { Stage::GenEvasions } else { Stage::GenCaptures };
+                    return Some(self.tt_move);
+                }
+                Stage::GenCaptures => {
+                    self.fill(pos, GenType::Captures, history);
+                    self.stage = Stage::Captures;
+                }
+                Stage::Captures => match self.pick_best() {
+                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => return Some(m),
+                    Some(_) => {}
+                    None => self.stage = if self.captures_only { Stage::Done } else { Stage::Killer0 },
+                },
+                Stage::Killer0 | Stage::Killer1 => {
+                    let k = self.killers[usize::from(self.stage == Stage::Killer1)];
+                    self.stage = if self.stage == Stage::Killer0 { Stage::Killer1 } else { Stage::GenQuiets };
+                    if self.is_fresh_quiet(pos, k) {
+                        return Some(k);
+                    }
+                }
+                Stage::GenQuiets => {
+                    self.fill(pos, GenType::Quiets, history);
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => match self.pick_best() {
+                    Some(m)
+                        if m != self.tt_move
+                            && m != self.killers[0]
+                            && m != self.killers[1]
+                            && pos.is_legal_with(m, &self.safety) =>
+                    {
+                        return Some(m);
+                    }
+                    Some(_) => {}
+                    None => self.stage = Stage::Done,
+                },
+                Stage::GenEvasions => {
+                    self.fill(pos, GenType::All, history);
+                    self.stage = Stage::Evasions;
+                }
+                Stage::Evasions => match self.pick_best() {
+                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => return Some(m),
+                    Some(_) => {}
+                    None => self.stage = Stage::Done,
+                },
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    fn is_fresh_quiet(&self, pos: &Position, k: Move) -> bool {
+        !k.is_null()
+            && k != self.tt_move
+            && !pos.is_capture(k)
+            && pos.is_pseudo_legal(k)
+            && pos.is_legal_with(k, &self.safety)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn yields_each_legal_move_once() {
+        let fens = [
+            crate::START_FEN,
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+            "3ak1b2/4a4/2n1b1R2/p1N1pc2p/7r1/2PN1r3/P3P3P/3RB4/4A4/1C2KAB1c w - - 0 1",
+        ];
+        let history = History::default();
+        for fen in fens {
+            let pos = Position::from_fen(fen).expect("valid");
+            let legal: HashSet<Move> = pos.legal_moves().iter().copied().collect();
+            let some_quiet = legal.iter().copied().find(|&m| !pos.is_capture(m)).expect("a quiet move");
+            let mut picker = MovePicker::new(&pos, some_quiet, [some_quiet, Move::NULL]);
+            let mut seen = Vec::new();
+            while let Some(m) = picker.next(&pos, &history) {
+                seen.push(m);
+            }
+            assert_eq!(seen.len(), legal.len(), "{fen}");
+            assert_eq!(seen.iter().copied().collect::<HashSet<_>>(), legal);
+            assert_eq!(seen[0], some_quiet);
+        }
+    }
+}
