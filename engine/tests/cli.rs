@@ -85,3 +85,86 @@ fn notation_translates_between_forms() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("h2h8"));
 }
+
+#[test]
+fn uci_search_with_options_and_errors() {
+    let o = xqengine(
+        &[],
+        "uci\nsetoption name Hash value 4\nsetoption name Hash value -3\nsetoption name Bogus value 1\n\
+         setoption name material.rook.mg value 999999\nsetoption name material.rook.mg value 950\n\
+         setoption name ParamsFile value /nonexistent/params.toml\n\
+         ucinewgame\nposition startpos moves h2e2\ngo nodes 5000\nisready\n",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success());
+    assert!(out.contains("option name material.rook.mg type spin"), "every parameter is a UCI option");
+    assert_eq!(out.matches("info string error:").count(), 4, "{out}");
+    assert!(out.contains("/nonexistent/params.toml"), "the error names the file: {out}");
+    let info = out.lines().find(|l| l.starts_with("info depth")).expect("an info line");
+    for field in ["seldepth", "score cp", "nodes", "nps", "time", "hashfull", "pv"] {
+        assert!(info.contains(field), "{field} missing in {info}");
+    }
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+}
+
+#[test]
+fn go_infinite_waits_for_stop() {
+    let o = xqengine(&[], "position startpos\ngo infinite\nisready\nstop\nquit\n");
+    let out = stdout(&o);
+    let ready = out.find("readyok").expect("readyok while searching");
+    let best = out.find("bestmove ").expect("bestmove after stop");
+    assert!(ready < best, "{out}");
+}
+
+#[test]
+fn ucci_mode() {
+    let o = xqengine(
+        &[],
+        "ucci\nsetoption usemillisec true\nsetoption hashsize 8\nsetoption hashsize lots\n\
+         position fen 3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1\nbanmoves e1e2\ngo depth 5\n",
+    );
+    let out = stdout(&o);
+    assert!(out.contains("ucciok"));
+    assert_eq!(out.matches("info string error:").count(), 1, "{out}");
+    assert!(out.contains("bestmove e1d1"), "{out}");
+    // A mate in one, in UCCI's units.
+    assert!(out.contains("score 9999"), "{out}");
+    // `quit` answers `bye` (and stops a running search at once).
+    let bye = stdout(&xqengine(&[], "ucci\nquit\n"));
+    assert!(bye.trim_end().ends_with("bye"), "{bye}");
+}
+
+#[test]
+fn bench_prints_its_signature_line() {
+    let o = xqengine(&["bench", "3"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let last = out.lines().last().expect("a line");
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(words.len(), 4, "{last}");
+    assert_eq!((words[1], words[3]), ("nodes", "nps"));
+    let nodes: u64 = words[0].parse().expect("node count");
+    assert!(nodes > 0);
+    let again = stdout(&xqengine(&["bench", "3"], ""));
+    assert_eq!(again.lines().last().and_then(|l| l.split_whitespace().next()), Some(words[0]), "bench is deterministic");
+}
+
+#[test]
+fn params_dump_round_trips_and_bad_files_are_named() {
+    let dir = std::env::temp_dir().join(format!("xqengine-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dump = xqengine(&["params", "--dump"], "");
+    assert!(dump.status.success());
+    let file = dir.join("base.toml");
+    std::fs::write(&file, &dump.stdout).expect("write");
+    let again = xqengine(&["--params", file.to_str().expect("utf-8 path"), "params", "--dump"], "");
+    assert_eq!(stdout(&again), stdout(&dump));
+
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[material.rook]\nmg = \"heavy\"\n").expect("write");
+    let o = xqengine(&["--params", bad.to_str().expect("utf-8 path"), "params", "--dump"], "");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("material.rook.mg"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
