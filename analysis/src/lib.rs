@@ -1,1 +1,13 @@
-//! xqfarm analysis: Elo, SPRT reports and Texel tuning over the farm's Parquet data.
+//! xqfarm analysis. The statistics are pure functions over counts, shared by the
+//! coordinator (live SPRT) and the reports.
+//!
+//! ```
+//! use analysis::stats::{Pentanomial, elo_estimate};
+//!
+//! // 100 game pairs: mostly wins for the candidate.
+//! let p = Pentanomial { counts: [2, 8, 40, 30, 20] };
+//! let e = elo_estimate(&p);
+//! assert!(e.elo > 0.0 && e.lower < e.elo && e.elo < e.upper);
+//! ```
+
+pub mod stats;

@@ -104,14 +104,13 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
     let their_king = pos.king(!us);
     let pst = &pst::INDEX[us.index()];
     let mut map = SideAttacks::default();
-    let count = |kind| pos.pieces(us, kind).count() as i32;
 
     let king = pos.king(us);
     acc.add(PST_KING.at(pst[PieceKind::King.index()][king.index()] as usize), s);
     map.add_king(KING_STEPS[king.index()]);
 
-    acc.add(MATERIAL_ADVISOR.at(0), s * count(PieceKind::Advisor));
     for sq in pos.pieces(us, PieceKind::Advisor) {
+        acc.add(MATERIAL_ADVISOR.at(0), s);
         let att = ADVISOR_STEPS[sq.index()];
         map.add(att);
         map.by_minor |= att;
@@ -119,8 +118,8 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
         acc.add(MOBILITY_ADVISOR.capped((att & safe).count()), s);
     }
 
-    acc.add(MATERIAL_BISHOP.at(0), s * count(PieceKind::Bishop));
     for sq in pos.pieces(us, PieceKind::Bishop) {
+        acc.add(MATERIAL_BISHOP.at(0), s);
         let att = bishop_attacks(sq, occ);
         map.add(att);
         map.by_minor |= att;
@@ -128,8 +127,8 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
         acc.add(MOBILITY_BISHOP.capped((att & safe).count()), s);
     }
 
-    acc.add(MATERIAL_KNIGHT.at(0), s * count(PieceKind::Knight));
     for sq in pos.pieces(us, PieceKind::Knight) {
+        acc.add(MATERIAL_KNIGHT.at(0), s);
         let att = knight_attacks(sq, occ);
         map.add(att);
         map.by_knight_cannon |= att;
@@ -139,10 +138,10 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
         acc.add(KNIGHT_BLOCKED_LEGS.at(blocked_legs(sq, occ)), s);
     }
 
-    acc.add(MATERIAL_ROOK.at(0), s * count(PieceKind::Rook));
     let pawns = pos.by_kind(PieceKind::Pawn);
     let own_pawns = pawns & own;
     for sq in pos.pieces(us, PieceKind::Rook) {
+        acc.add(MATERIAL_ROOK.at(0), s);
         let att = rook_attacks(sq, occ);
         map.add(att);
         map.palace_attackers += u32::from((att & their_palace).any());
@@ -156,8 +155,8 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
         }
     }
 
-    acc.add(MATERIAL_CANNON.at(0), s * count(PieceKind::Cannon));
     for sq in pos.pieces(us, PieceKind::Cannon) {
+        acc.add(MATERIAL_CANNON.at(0), s);
         let (quiet, control) = cannon_reach(sq, occ);
         map.add(control);
         map.by_knight_cannon |= control;
@@ -170,8 +169,8 @@ fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboa
         }
     }
 
-    acc.add(MATERIAL_PAWN.at(0), s * count(PieceKind::Pawn));
     for sq in pos.pieces(us, PieceKind::Pawn) {
+        acc.add(MATERIAL_PAWN.at(0), s);
         let att = PAWN_STEPS[us.index()][sq.index()];
         map.add(att);
         map.by_pawn |= att;

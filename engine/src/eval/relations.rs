@@ -110,19 +110,19 @@ pub(crate) fn score<A: Accumulator>(pos: &Position, us: Color, ours: &SideAttack
     for kind in [PieceKind::Advisor, PieceKind::Bishop, PieceKind::Knight, PieceKind::Rook, PieceKind::Cannon] {
         let pieces = pos.pieces(us, kind);
         let i = kind.index() - 1;
-        let n = (pieces & hanging).count() as i32;
-        if n != 0 {
-            acc.add(HANGING.at(i), s * n);
+        let hit = pieces & hanging;
+        if hit.any() {
+            acc.add(HANGING.at(i), s * hit.count() as i32);
         }
-        let n = (pieces & by_lower[kind.index()]).count() as i32;
-        if n != 0 {
-            acc.add(ATTACKED_BY_LOWER.at(i), s * n);
+        let hit = pieces & by_lower[kind.index()];
+        if hit.any() {
+            acc.add(ATTACKED_BY_LOWER.at(i), s * hit.count() as i32);
         }
     }
     let pawns = pos.pieces(us, PieceKind::Pawn);
-    let n = (pawns & hanging).count() as i32;
-    if n != 0 {
-        acc.add(HANGING.at(PieceKind::Pawn.index() - 1), s * n);
+    let hit = pawns & hanging;
+    if hit.any() {
+        acc.add(HANGING.at(PieceKind::Pawn.index() - 1), s * hit.count() as i32);
     }
 
     // King safety: enemy pieces bearing on the palace, and missing defenders weighed
@@ -148,9 +148,9 @@ pub(crate) fn score<A: Accumulator>(pos: &Position, us: Color, ours: &SideAttack
     // Pawns across the river, and pairs of them side by side.
     let crossed = pawns & ACROSS_RIVER[us.index()];
     acc.add(CROSSED_PAWNS.capped(crossed.count()), s);
-    let pairs = (crossed.0 & crossed.0 >> 1 & !FILES[8].0).count_ones() as i32;
+    let pairs = crossed.0 & crossed.0 >> 1 & !FILES[8].0;
     if pairs != 0 {
-        acc.add(CONNECTED_PAWNS.at(0), s * pairs);
+        acc.add(CONNECTED_PAWNS.at(0), s * pairs.count_ones() as i32);
     }
 }
 

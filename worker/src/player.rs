@@ -1,0 +1,66 @@
+//! A player of games: the in-process engine here; external UCI/UCCI engines join it in the
+//! farm issue behind the same trait.
+
+use engine::eval::Params;
+use engine::search::Score;
+use engine::{Engine, Limits, Move, Position};
+
+use crate::error::Result;
+
+/// What a player answers to a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub mv: Option<Move>,
+    /// The player's score from its own side, in centipawns (mates as +-(30000 - plies)).
+    pub score: Option<i32>,
+    pub nodes: u64,
+}
+
+pub trait Player {
+    fn name(&self) -> &str;
+    /// Forget everything about the previous game.
+    fn new_game(&mut self) -> Result<()>;
+    /// Choose a move in `pos` (which carries the game's move history).
+    fn play(&mut self, pos: &Position, limits: &Limits) -> Result<Reply>;
+}
+
+/// The engine library with a parameter set, in this process.
+#[derive(Debug)]
+pub struct InProcess {
+    name: String,
+    engine: Engine,
+}
+
+impl InProcess {
+    pub fn new(name: impl Into<String>, params: Params) -> InProcess {
+        let mut engine = Engine::with_params(params);
+        engine.set_hash(8);
+        InProcess { name: name.into(), engine }
+    }
+}
+
+/// Converts a search score to centipawns with mates as large values.
+pub fn score_cp(score: Score) -> i32 {
+    match score {
+        Score::Cp(cp) => cp,
+        Score::Mate(n) if n > 0 => 30_000 - (2 * n - 1),
+        Score::Mate(n) => -30_000 - 2 * n,
+    }
+}
+
+impl Player for InProcess {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self) -> Result<()> {
+        self.engine.new_game();
+        Ok(())
+    }
+
+    fn play(&mut self, pos: &Position, limits: &Limits) -> Result<Reply> {
+        self.engine.set_position(pos.clone());
+        let r = self.engine.go(limits, |_| {});
+        Ok(Reply { mv: r.best_move, score: Some(score_cp(r.score)), nodes: r.nodes })
+    }
+}
