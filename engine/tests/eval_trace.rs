@@ -78,7 +78,12 @@ fn random_params(rng: &mut Rng) -> Params {
 fn flip_colors(fen: &str) -> String {
     let mut fields: Vec<String> = fen.split_whitespace().map(str::to_owned).collect();
     let swap_case = |c: char| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
-    fields[0] = fields[0].split('/').rev().map(|rank| rank.chars().map(swap_case).collect::<String>()).collect::<Vec<_>>().join("/");
+    fields[0] = fields[0]
+        .split('/')
+        .rev()
+        .map(|rank| rank.chars().map(swap_case).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("/");
     fields[1] = if fields[1] == "b" { "w".into() } else { "b".into() };
     fields.join(" ")
 }
@@ -158,7 +163,8 @@ fn start_position_is_tempo_only() {
 fn evaluation_sees_material_and_threats() {
     let defaults = Params::default();
     // Black without the a9 rook: Red is about a rook up.
-    let rook_up = Position::from_fen("1nbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1").expect("valid");
+    let rook_up =
+        Position::from_fen("1nbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1").expect("valid");
     let score = evaluate(&rook_up, &defaults);
     assert!((800..=1300).contains(&score), "a rook up: {score}");
     // Phase 28 (three rooks, four horses, four cannons): (920 * 28 + 1000 * 4) / 32.

@@ -9,8 +9,7 @@ use super::pst;
 use super::relations::{self, SideAttacks};
 use super::terms::*;
 use crate::movegen::attacks::{
-    self, ADVISOR_STEPS, KING_STEPS, KNIGHT_LEGS, PAWN_STEPS, RAYS, bishop_attacks, knight_attacks,
-    rook_attacks,
+    self, ADVISOR_STEPS, KING_STEPS, KNIGHT_LEGS, PAWN_STEPS, RAYS, bishop_attacks, knight_attacks, rook_attacks,
 };
 use crate::position::Position;
 use crate::types::{Bitboard, Color, PieceKind, Square};

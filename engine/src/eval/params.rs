@@ -268,11 +268,16 @@ mod tests {
         assert_eq!(Params::names().count(), NUM_PARAMS);
         assert_eq!(Params::index_of("material.rook.mg"), Some(2 * MATERIAL_ROOK.first));
         assert_eq!(Params::index_of("pst.knight.eg.17"), Some(2 * PST_KNIGHT.at(17) + 1));
-        for bad in ["material.rook", "material.rook.mg.0", "pst.knight.mg", "pst.knight.mg.50", "pst.knight.xg.1", "rook.mg"] {
+        for bad in
+            ["material.rook", "material.rook.mg.0", "pst.knight.mg", "pst.knight.mg.50", "pst.knight.xg.1", "rook.mg"]
+        {
             assert_eq!(Params::index_of(bad), None, "{bad}");
         }
         let spec = Params::spec(2 * PST_PAWN.at(30) + 1);
-        assert_eq!((spec.name.as_str(), spec.group, spec.min, spec.max), ("pst.pawn.eg.30", Group::Position, -1000, 1000));
+        assert_eq!(
+            (spec.name.as_str(), spec.group, spec.min, spec.max),
+            ("pst.pawn.eg.30", Group::Position, -1000, 1000)
+        );
         assert_eq!(Params::group_of(2 * TEMPO.first), Some(Group::Misc));
         assert_eq!(Params::try_spec(NUM_PARAMS), None);
     }
@@ -303,14 +308,20 @@ mod tests {
 
     #[test]
     fn defaults_follow_xiangqi_knowledge() {
-        for (rook, knight, cannon) in [(mg(MATERIAL_ROOK), mg(MATERIAL_KNIGHT), mg(MATERIAL_CANNON)), (eg(MATERIAL_ROOK), eg(MATERIAL_KNIGHT), eg(MATERIAL_CANNON))] {
+        for (rook, knight, cannon) in [
+            (mg(MATERIAL_ROOK), mg(MATERIAL_KNIGHT), mg(MATERIAL_CANNON)),
+            (eg(MATERIAL_ROOK), eg(MATERIAL_KNIGHT), eg(MATERIAL_CANNON)),
+        ] {
             assert!(within(rook, 2 * knight, 0.25), "rook {rook} vs two horses {}", 2 * knight);
             assert!(within(knight, cannon, 0.15), "horse {knight} vs cannon {cannon}");
             assert!((900..=1000).contains(&rook) && (400..=460).contains(&knight) && (400..=460).contains(&cannon));
         }
         assert!(mg(MATERIAL_CANNON) > mg(MATERIAL_KNIGHT), "the cannon is worth more on a full board");
         assert!(eg(MATERIAL_KNIGHT) > eg(MATERIAL_CANNON), "the horse is worth more in the endgame");
-        assert!(within(mg(MATERIAL_ADVISOR), mg(MATERIAL_BISHOP), 0.1) && within(eg(MATERIAL_ADVISOR), eg(MATERIAL_BISHOP), 0.1));
+        assert!(
+            within(mg(MATERIAL_ADVISOR), mg(MATERIAL_BISHOP), 0.1)
+                && within(eg(MATERIAL_ADVISOR), eg(MATERIAL_BISHOP), 0.1)
+        );
 
         // A pawn across the river (ranks 5-7, any file) against one at home (rank 3).
         let p = Params::default();
@@ -322,7 +333,9 @@ mod tests {
         use crate::Square;
         for phase in [0, 1] {
             let home = pawn_on(Square::E3, phase);
-            let crossed: Vec<i32> = [Square::A5, Square::C5, Square::E5, Square::C6, Square::E6, Square::G7].map(|sq| pawn_on(sq, phase)).to_vec();
+            let crossed: Vec<i32> = [Square::A5, Square::C5, Square::E5, Square::C6, Square::E6, Square::G7]
+                .map(|sq| pawn_on(sq, phase))
+                .to_vec();
             let mean = crossed.iter().sum::<i32>() / crossed.len() as i32;
             assert!(within(mean, 2 * home, 0.2), "crossed {mean} vs twice home {home}");
         }

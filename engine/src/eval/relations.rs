@@ -100,12 +100,12 @@ pub(crate) fn score<A: Accumulator>(pos: &Position, us: Color, ours: &SideAttack
     let hanging = own & theirs.all & !defended;
     let by_minor_or_less = theirs.by_pawn | theirs.by_minor;
     let by_lower = [
-        Bitboard::EMPTY,                              // king: not scored
-        theirs.by_pawn,                               // advisor
-        theirs.by_pawn,                               // elephant
-        by_minor_or_less,                             // horse
-        by_minor_or_less | theirs.by_knight_cannon,   // rook
-        by_minor_or_less,                             // cannon
+        Bitboard::EMPTY,                            // king: not scored
+        theirs.by_pawn,                             // advisor
+        theirs.by_pawn,                             // elephant
+        by_minor_or_less,                           // horse
+        by_minor_or_less | theirs.by_knight_cannon, // rook
+        by_minor_or_less,                           // cannon
     ];
     for kind in [PieceKind::Advisor, PieceKind::Bishop, PieceKind::Knight, PieceKind::Rook, PieceKind::Cannon] {
         let pieces = pos.pieces(us, kind);

@@ -275,11 +275,11 @@ declare_terms! {
     MOBILITY_KNIGHT = "mobility.knight", Mobility, -500..=500, None,
         mg [-40, -20, -8, 0, 6, 12, 16, 19, 21],
         eg [-35, -18, -6, 0, 6, 10, 14, 16, 18];
-    /// A rook with this many safe moves (17 or more share the last entry).
+    /// A rook with this many safe moves (0-17).
     MOBILITY_ROOK = "mobility.rook", Mobility, -500..=500, None,
         mg [-30, -22, -15, -10, -6, -2, 1, 4, 7, 9, 11, 13, 15, 16, 17, 18, 19, 20],
         eg [-35, -26, -18, -12, -7, -3, 1, 5, 8, 11, 13, 15, 17, 19, 20, 21, 22, 23];
-    /// A cannon with this many safe moves (17 or more share the last entry).
+    /// A cannon with this many safe moves (0-17).
     MOBILITY_CANNON = "mobility.cannon", Mobility, -500..=500, None,
         mg [-15, -11, -7, -4, -2, 0, 2, 4, 5, 6, 7, 8, 9, 10, 11, 11, 12, 12],
         eg [-10, -7, -5, -3, -1, 0, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 8, 8];

@@ -31,7 +31,8 @@ fn params_error(key: impl Into<String>, reason: impl Into<String>) -> Error {
 impl Params {
     /// Reads a parameter file's text over the defaults.
     pub fn from_toml_str(text: &str) -> Result<Params> {
-        let table: Table = text.parse().map_err(|e: toml::de::Error| params_error("(file)", format!("not valid TOML: {e}")))?;
+        let table: Table =
+            text.parse().map_err(|e: toml::de::Error| params_error("(file)", format!("not valid TOML: {e}")))?;
         let mut params = Params::default();
         params.apply_table("", &table)?;
         Ok(params)
@@ -60,7 +61,7 @@ impl Params {
                 group = Some(term.group);
                 let _ = write!(out, "\n# ===== {} =====\n", group_title(term.group));
             }
-            let _ = writeln!(out, "\n# {} Range {}..={}.", term.doc, term.min, term.max);
+            let _ = writeln!(out, "\n# {} Range {}..={}.", term.doc.trim(), term.min, term.max);
             let _ = writeln!(out, "[{}]", term.name);
             for phase in [Phase::Middlegame, Phase::Endgame] {
                 let first = terms::first_feature(t);
@@ -85,7 +86,10 @@ impl Params {
             match value {
                 Value::Table(sub) => self.apply_table(&path, sub)?,
                 other => {
-                    return Err(params_error(&path, format!("expected a table of parameters, found a {}", other.type_str())));
+                    return Err(params_error(
+                        &path,
+                        format!("expected a table of parameters, found a {}", other.type_str()),
+                    ));
                 }
             }
         }
@@ -95,7 +99,10 @@ impl Params {
     fn apply_term(&mut self, t: usize, path: &str, value: &Value) -> Result<()> {
         let term = &TERMS[t];
         let Value::Table(table) = value else {
-            return Err(params_error(path, format!("expected a table with keys mg and eg, found a {}", value.type_str())));
+            return Err(params_error(
+                path,
+                format!("expected a table with keys mg and eg, found a {}", value.type_str()),
+            ));
         };
         for (key, value) in table {
             let phase = match key.as_str() {
@@ -108,15 +115,26 @@ impl Params {
             let values: Vec<&Value> = match (term.is_table(), value) {
                 (false, Value::Integer(_)) => vec![value],
                 (false, other) => {
-                    return Err(params_error(key, format!("expected an integer in {range}, found a {}", other.type_str())));
+                    return Err(params_error(
+                        key,
+                        format!("expected an integer in {range}, found a {}", other.type_str()),
+                    ));
                 }
                 (true, Value::Array(items)) if items.len() == term.len() => items.iter().collect(),
                 (true, Value::Array(items)) => {
-                    let reason = format!("expected an array of {} integers in {range}, found {} entries", term.len(), items.len());
+                    let reason = format!(
+                        "expected an array of {} integers in {range}, found {} entries",
+                        term.len(),
+                        items.len()
+                    );
                     return Err(params_error(key, reason));
                 }
                 (true, other) => {
-                    let reason = format!("expected an array of {} integers in {range}, found a {}", term.len(), other.type_str());
+                    let reason = format!(
+                        "expected an array of {} integers in {range}, found a {}",
+                        term.len(),
+                        other.type_str()
+                    );
                     return Err(params_error(key, reason));
                 }
             };
@@ -124,7 +142,10 @@ impl Params {
             for (entry, item) in values.into_iter().enumerate() {
                 let name = param_name(term, entry, phase);
                 let Value::Integer(v) = *item else {
-                    return Err(params_error(name, format!("expected an integer in {range}, found a {}", item.type_str())));
+                    return Err(params_error(
+                        name,
+                        format!("expected an integer in {range}, found a {}", item.type_str()),
+                    ));
                 };
                 check_range(&name, v, term.min, term.max)?;
                 self.set(2 * (first + entry) + phase as usize, v as i32)?;
@@ -215,7 +236,8 @@ mod tests {
         expected.set_by_name("tempo.mg", 7).expect("in range");
         assert_eq!(p, expected);
         assert_eq!(Params::from_toml_str("").expect("empty is valid"), Params::default());
-        let dotted = Params::from_toml_str("king_safety.palace_attackers.mg = [0, 1, 2, 3, 4, 5, 6, 7]").expect("valid");
+        let dotted =
+            Params::from_toml_str("king_safety.palace_attackers.mg = [0, 1, 2, 3, 4, 5, 6, 7]").expect("valid");
         assert_eq!(dotted.get(Params::index_of("king_safety.palace_attackers.mg.7").expect("known")), 7);
     }
 
@@ -235,7 +257,10 @@ mod tests {
         assert!(reason.contains("3001") && reason.contains("0..=3000"), "{reason}");
         let (key, reason) = error_of("[pst.king]\nmg = [1, 2, 3]");
         assert_eq!(key, "pst.king.mg");
-        assert!(reason.contains("6 integers") && reason.contains("-1000..=1000") && reason.contains("3 entries"), "{reason}");
+        assert!(
+            reason.contains("6 integers") && reason.contains("-1000..=1000") && reason.contains("3 entries"),
+            "{reason}"
+        );
         let (key, reason) = error_of("[pst.king]\neg = [0, 0, 0, 0, 1001, 0]");
         assert_eq!(key, "pst.king.eg.4");
         assert!(reason.contains("-1000..=1000"), "{reason}");
