@@ -1,1 +1,4 @@
-//! The xqfarm gRPC protocol (`xqfarm.v1`). Filled in by the farm issue.
+//! The xqfarm protocol (`xqfarm.v1`): domain types shared by coordinator and worker, the
+//! generated gRPC code, and the conversions between them.
+
+pub mod domain;

@@ -1,33 +1,11 @@
 //! Resign and draw adjudication, as cutechess-cli does it for Fishtest: both engines must
 //! agree for a number of consecutive moves.
 
-/// Adjudication settings of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Adjudication {
-    /// Resign when both engines' scores agree on at least this margin (cp)...
-    pub resign_score: i32,
-    /// ...for this many consecutive moves of each side (0 disables).
-    pub resign_moves: u32,
-    /// Draw when both scores stay within this margin (cp)...
-    pub draw_score: i32,
-    /// ...for this many consecutive moves of each side (0 disables)...
-    pub draw_moves: u32,
-    /// ...once this full move number is reached.
-    pub draw_after_move: u32,
-}
+pub use proto::domain::Adjudication;
 
-impl Default for Adjudication {
-    /// Fishtest's cutechess settings: resign 3 moves at 600 cp; draw from move 34 after 8
-    /// moves within 20 cp.
-    fn default() -> Adjudication {
-        Adjudication { resign_score: 600, resign_moves: 3, draw_score: 20, draw_moves: 8, draw_after_move: 34 }
-    }
-}
-
-impl Adjudication {
-    pub const NONE: Adjudication =
-        Adjudication { resign_score: 0, resign_moves: 0, draw_score: 0, draw_moves: 0, draw_after_move: 0 };
-}
+/// No adjudication at all.
+pub const NO_ADJUDICATION: Adjudication =
+    Adjudication { resign_score: 0, resign_moves: 0, draw_score: 0, draw_moves: 0, draw_after_move: 0 };
 
 /// A verdict of the adjudicator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

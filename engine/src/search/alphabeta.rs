@@ -11,7 +11,7 @@ use super::limits::Limits;
 use super::movepick::MovePicker;
 use super::score::*;
 use super::timeman::TimeManager;
-use super::tt::{Bound, TranspositionTable};
+use super::tt::{Bound, TranspositionTable, TtHit};
 use crate::eval::{evaluate, Params};
 use crate::movegen::MoveList;
 use crate::position::Position;
@@ -31,6 +31,19 @@ static LMR: std::sync::LazyLock<[[i32; 64]; 64]> = std::sync::LazyLock::new(|| {
     }
     t
 });
+
+/// The stored score, if its bound decides this window.
+#[inline]
+fn tt_cutoff(h: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let v = from_tt(h.value, ply);
+    let decides = match h.bound {
+        Bound::Exact => true,
+        Bound::Lower => v >= beta,
+        Bound::Upper => v <= alpha,
+        Bound::None => false,
+    };
+    decides.then_some(v)
+}
 
 pub(crate) struct Searcher<'a> {
     pub pos: Position,
@@ -189,17 +202,9 @@ impl<'a> Searcher<'a> {
         if let Some(h) = hit
             && !pv_node
             && h.depth >= depth
+            && let Some(v) = tt_cutoff(&h, ply, alpha, beta)
         {
-            let v = from_tt(h.value, ply);
-            let usable = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => v >= beta,
-                Bound::Upper => v <= alpha,
-                Bound::None => false,
-            };
-            if usable {
-                return v;
-            }
+            return v;
         }
 
         let in_check = self.pos.in_check();
@@ -343,17 +348,8 @@ impl<'a> Searcher<'a> {
         }
         let key = self.pos.key();
         let hit = self.tt.probe(key);
-        if let Some(h) = hit {
-            let v = from_tt(h.value, ply);
-            let usable = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => v >= beta,
-                Bound::Upper => v <= alpha,
-                Bound::None => false,
-            };
-            if usable {
-                return v;
-            }
+        if let Some(v) = hit.and_then(|h| tt_cutoff(&h, ply, alpha, beta)) {
+            return v;
         }
         let mut picker = MovePicker::quiescence(&self.pos, hit.map_or(Move::NULL, |h| h.mv));
         let in_check = picker.in_check();

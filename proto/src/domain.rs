@@ -1,0 +1,329 @@
+//! The farm's domain types: what coordinator and worker talk about, free of any generated
+//! protobuf type. `convert.rs` is the one place that maps them to and from the wire.
+
+use std::fmt;
+use std::str::FromStr;
+
+pub type RunId = u64;
+pub type WorkerId = u64;
+pub type LeaseId = u64;
+pub type SuiteId = u64;
+/// A variant is named by the hex content hash of its canonical description.
+pub type VariantId = String;
+
+/// Protocol of an external engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EngineProtocol {
+    Uci,
+    Ucci,
+}
+
+/// What plays: the in-process engine with a parameter set, or an external engine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum VariantKind {
+    /// The engine built into the worker, with these parameters (TOML text as
+    /// `xqengine params --dump` writes it).
+    Params { toml: String },
+    /// An external engine started as a child process.
+    External { command: String, args: Vec<String>, protocol: EngineProtocol, options: Vec<(String, String)> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VariantSpec {
+    pub name: String,
+    pub kind: VariantKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub id: VariantId,
+    pub spec: VariantSpec,
+}
+
+/// How long players may think, per move or by clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeControl {
+    Nodes(u64),
+    Depth(u32),
+    MoveTimeMs(u64),
+    /// Base and increment in milliseconds; the worker keeps the clock.
+    Clock { base_ms: u64, inc_ms: u64 },
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeControl::Nodes(n) => write!(f, "nodes={n}"),
+            TimeControl::Depth(d) => write!(f, "depth={d}"),
+            TimeControl::MoveTimeMs(t) => write!(f, "movetime={t}"),
+            TimeControl::Clock { base_ms, inc_ms } => {
+                write!(f, "{}+{}", *base_ms as f64 / 1000.0, *inc_ms as f64 / 1000.0)
+            }
+        }
+    }
+}
+
+impl FromStr for TimeControl {
+    type Err = String;
+    /// `nodes=N`, `depth=N`, `movetime=MS`, or `BASE+INC` in seconds (`10+0.1`).
+    fn from_str(s: &str) -> Result<TimeControl, String> {
+        let bad = || format!("time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds");
+        if let Some((key, value)) = s.split_once('=') {
+            let n: u64 = value.trim().parse().map_err(|_| bad())?;
+            if n == 0 {
+                return Err(bad());
+            }
+            return match key.trim() {
+                "nodes" => Ok(TimeControl::Nodes(n)),
+                "depth" => Ok(TimeControl::Depth(n.min(100) as u32)),
+                "movetime" => Ok(TimeControl::MoveTimeMs(n)),
+                _ => Err(bad()),
+            };
+        }
+        let (base, inc) = s.split_once('+').ok_or_else(bad)?;
+        let ms = |t: &str| -> Result<u64, String> {
+            let v: f64 = t.trim().parse().map_err(|_| bad())?;
+            if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+                return Err(bad());
+            }
+            Ok((v * 1000.0).round() as u64)
+        };
+        let base_ms = ms(base)?;
+        if base_ms == 0 {
+            return Err(bad());
+        }
+        Ok(TimeControl::Clock { base_ms, inc_ms: ms(inc)? })
+    }
+}
+
+/// Resign and draw adjudication (cutechess-cli's, as Fishtest sets it by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Adjudication {
+    pub resign_score: i32,
+    pub resign_moves: u32,
+    pub draw_score: i32,
+    pub draw_moves: u32,
+    pub draw_after_move: u32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Adjudication {
+        Adjudication { resign_score: 600, resign_moves: 3, draw_score: 20, draw_moves: 8, draw_after_move: 34 }
+    }
+}
+
+/// Which Elo model the SPRT bounds are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EloModel {
+    /// Normalized Elo (Fishtest's default).
+    Normalized,
+    Logistic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtSettings {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub model: EloModel,
+}
+
+impl Default for SprtSettings {
+    fn default() -> SprtSettings {
+        SprtSettings { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
+    }
+}
+
+/// What a run plays. `RunSpec::variants` gives the players: SPRT `[base, candidate]`,
+/// fixed games `[a, b]`, gauntlet `[candidate, opponent...]`, round robin all of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunKind {
+    Sprt(SprtSettings),
+    /// A fixed number of game pairs between the two variants.
+    Games { pairs: u64 },
+    /// This many pairs of the candidate against each opponent.
+    Gauntlet { pairs_per_opponent: u64 },
+    /// This many pairs for every pairing of the variants.
+    RoundRobin { pairs_per_pairing: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSpec {
+    pub name: String,
+    pub kind: RunKind,
+    pub variants: Vec<VariantId>,
+    pub tc: TimeControl,
+    pub openings: SuiteId,
+    pub adjudication: Adjudication,
+    /// Workers whose engine bench signature differs get no work for this run.
+    pub bench_signature: Option<u64>,
+    /// Sample one position in this many plies into the `positions` table (0 = none).
+    pub sample_every: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunState {
+    Active,
+    /// Stopped by the SPRT: `true` when H1 (the candidate is better) was accepted.
+    SprtDone { h1: bool },
+    /// All scheduled pairs played.
+    Completed,
+    /// Stopped by a user.
+    Stopped,
+}
+
+/// Pentanomial counts of one pairing, from the first variant's (`a`'s) side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairingStats {
+    pub pentanomial: [u64; 5],
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub id: RunId,
+    pub spec: RunSpec,
+    pub state: RunState,
+    /// Per pairing (index into `pairings()` of the spec), from the pairing's `a` side.
+    pub stats: Vec<PairingStats>,
+    pub created_unix_ms: u64,
+}
+
+/// An opening suite: one opening a line (a FEN, or `startpos`/FEN with `moves ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningSuite {
+    pub id: SuiteId,
+    pub name: String,
+    pub openings: Vec<String>,
+}
+
+/// One game pair to play: game 0 has `variants[0]` as Red, game 1 swaps colours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairTask {
+    pub pair_index: u64,
+    /// Which pairing of the run this pair belongs to.
+    pub pairing: u32,
+    pub opening_index: u32,
+    pub opening: String,
+    pub variants: [VariantId; 2],
+}
+
+/// Work handed to a worker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lease {
+    pub id: LeaseId,
+    pub run: RunId,
+    pub tasks: Vec<PairTask>,
+    pub deadline_unix_ms: u64,
+    pub tc: TimeControl,
+    pub adjudication: Adjudication,
+    pub sample_every: u32,
+    /// Every variant the tasks name.
+    pub variants: Vec<Variant>,
+}
+
+/// A game's result from Red's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameOutcome {
+    RedWins,
+    BlackWins,
+    Draw,
+}
+
+impl GameOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameOutcome::RedWins => "1-0",
+            GameOutcome::BlackWins => "0-1",
+            GameOutcome::Draw => "1/2-1/2",
+        }
+    }
+
+    /// Red's score: 1, 0.5 or 0.
+    pub fn red_score(self) -> f64 {
+        match self {
+            GameOutcome::RedWins => 1.0,
+            GameOutcome::Draw => 0.5,
+            GameOutcome::BlackWins => 0.0,
+        }
+    }
+}
+
+/// A position sampled from a game for tuning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionSample {
+    pub ply: u32,
+    pub fen: String,
+    /// `true` when Red is to move.
+    pub red_to_move: bool,
+    pub static_eval: i32,
+    pub search_score: i32,
+    pub best_move: String,
+    pub in_check: bool,
+    /// Quiescence score equals the static eval (no tactics pending).
+    pub quiet: bool,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    pub red: VariantId,
+    pub black: VariantId,
+    pub start_fen: String,
+    pub outcome: GameOutcome,
+    /// The rules' or the arbiter's reason (`checkmate`, `adjudication_resign`, ...).
+    pub reason: String,
+    pub moves: Vec<String>,
+    pub duration_ms: u64,
+    pub nodes: u64,
+    pub positions: Vec<PositionSample>,
+}
+
+/// A finished pair: `games[0]` has the task's `variants[0]` as Red.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairReport {
+    pub pair_index: u64,
+    pub games: [GameReport; 2],
+}
+
+impl PairReport {
+    /// Half points (0..=4) of the task's `variants[0]` over the pair.
+    pub fn first_half_points(&self) -> usize {
+        let half = |o: GameOutcome, first_is_red: bool| match (o, first_is_red) {
+            (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => 2,
+            (GameOutcome::Draw, _) => 1,
+            _ => 0,
+        };
+        half(self.games[0].outcome, true) + half(self.games[1].outcome, false)
+    }
+}
+
+/// A worker's self-description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub name: String,
+    pub host: String,
+    pub cores: u32,
+    pub engine_version: String,
+    pub bench_signature: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_round_trip() {
+        for text in ["nodes=20000", "depth=7", "movetime=250", "10+0.1", "60+0"] {
+            let tc: TimeControl = text.parse().expect("valid");
+            assert_eq!(tc.to_string().parse::<TimeControl>(), Ok(tc), "{text}");
+        }
+        assert_eq!("10+0.1".parse(), Ok(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }));
+        for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1"] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
+        }
+    }
+}
