@@ -171,3 +171,15 @@ fn time_limits_are_respected() {
     assert!(r.best_move.is_some());
     assert!(r.time < std::time::Duration::from_millis(200), "used {:?} of 200 ms", r.time);
 }
+
+#[test]
+fn quiescence_resolves_captures() {
+    let params = engine::eval::Params::default();
+    // Quiet start position: quiescence equals the static evaluation.
+    let start = Position::startpos();
+    assert_eq!(engine::search::quiescence(&start, &params), engine::eval::evaluate(&start, &params));
+    // A hanging black rook on e5 in front of a red rook on e1: quiescence sees the capture.
+    let pos = Position::from_fen("3k5/9/9/9/4r4/9/9/9/4R4/5K3 w - - 0 1").expect("valid");
+    let q = engine::search::quiescence(&pos, &params);
+    assert!(q > engine::eval::evaluate(&pos, &params) + 500, "q = {q}");
+}

@@ -337,7 +337,7 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    pub fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv_len[ply] = ply;
         if self.check_stop() {
             return DRAW;

@@ -149,6 +149,18 @@ pub fn think(
     result
 }
 
+/// The quiescence score of `pos` (side to move's view): captures resolved, all evasions in
+/// check. A position is "quiet" for tuning when this equals the static evaluation.
+pub fn quiescence(pos: &Position, params: &Params) -> i32 {
+    let mut tt = TranspositionTable::new(1);
+    let mut history = History::default();
+    let stop = AtomicBool::new(false);
+    let limits = Limits::default();
+    let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now());
+    let mut s = Searcher::new(pos.clone(), params, &mut tt, &mut history, &stop, &limits, tm, Vec::new());
+    s.qsearch(-INFINITE, INFINITE, 0)
+}
+
 /// UCI: under `go infinite` the best move is sent only after `stop`.
 fn wait_if_infinite(limits: &Limits, stop: &AtomicBool) {
     if limits.infinite {
