@@ -94,9 +94,9 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         record.termination = why;
         record.detail = Some(detail);
     };
-    for p in players.iter_mut() {
+    for (p, color) in players.iter_mut().zip([Color::Red, Color::Black]) {
         if let Err(e) = p.new_game() {
-            forfeit(&mut record, Color::Red, Termination::EngineError, e.to_string());
+            forfeit(&mut record, color, Termination::EngineError, e.to_string());
             record.duration = began.elapsed();
             return record;
         }

@@ -15,9 +15,11 @@
 
 pub mod adjudication;
 pub mod error;
+pub mod external;
 pub mod game;
 pub mod matchrun;
 pub mod openings;
 pub mod player;
+pub mod runner;
 
 pub use error::{Error, Result};

@@ -1,0 +1,179 @@
+//! Plays the pairs of a lease on several threads and turns each finished pair into the
+//! protocol's `PairReport`, with positions sampled for tuning. No networking here: the
+//! client feeds leases in and ships reports out.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use engine::eval::{evaluate, Params};
+use engine::rules::GameResult;
+use engine::search::quiescence;
+use engine::Position;
+use proto::domain::{GameOutcome, GameReport, Lease, PairReport, PairTask, PositionSample, Variant, VariantKind};
+
+use crate::error::{Error, Result};
+use crate::external::{EngineCommand, ExternalConfig, ExternalEngine};
+use crate::game::{play_game, GameRecord, GameSettings};
+use crate::openings::parse_opening;
+use crate::player::{InProcess, Player};
+
+/// Builds the player of a variant (in-process parameters or an external engine).
+pub type PlayerFactory<'a> = dyn Fn(&Variant) -> Result<Box<dyn Player>> + Sync + 'a;
+
+/// The default factory: in-process engines for parameter sets; external engines through
+/// `crate::external`.
+pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
+    match &variant.spec.kind {
+        VariantKind::Params { toml } => {
+            let params = Params::from_toml_str(toml).map_err(|e| Error::Engine {
+                engine: variant.spec.name.clone(),
+                reason: format!("parameters of variant {}: {e}", variant.id),
+            })?;
+            Ok(Box::new(InProcess::new(variant.spec.name.clone(), params)))
+        }
+        kind @ VariantKind::External { .. } => {
+            let command = EngineCommand::from_variant(kind).ok_or_else(|| Error::Engine {
+                engine: variant.spec.name.clone(),
+                reason: "not an external engine".into(),
+            })?;
+            Ok(Box::new(ExternalEngine::spawn(variant.spec.name.clone(), command, ExternalConfig::default())?))
+        }
+    }
+}
+
+/// Plays every task of `lease` with `threads` threads; `on_pair` receives each finished pair
+/// (in finishing order) as soon as it is done.
+pub fn play_lease(
+    lease: &Lease,
+    threads: usize,
+    make_player: &PlayerFactory<'_>,
+    worker_name: &str,
+    mut on_pair: impl FnMut(PairReport),
+) -> Result<()> {
+    let variants: HashMap<&str, &Variant> = lease.variants.iter().map(|v| (v.id.as_str(), v)).collect();
+    for task in &lease.tasks {
+        for id in &task.variants {
+            if !variants.contains_key(id.as_str()) {
+                return Err(Error::Engine { engine: id.clone(), reason: "the lease does not describe this variant".into() });
+            }
+        }
+    }
+    let settings = GameSettings { adjudication: lease.adjudication, ..GameSettings::new(lease.tc) };
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Result<PairReport>>();
+    let mut first_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let tx = tx.clone();
+            let (next, variants, settings) = (&next, &variants, &settings);
+            scope.spawn(move || {
+                let mut players: HashMap<String, Box<dyn Player>> = HashMap::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(task) = lease.tasks.get(i) else { break };
+                    let report = play_task(task, variants, &mut players, make_player, settings, lease.sample_every);
+                    if tx.send(report).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for report in rx {
+            match report {
+                Ok(r) => on_pair(r),
+                Err(e) => {
+                    tracing::warn!(worker = worker_name, error = %e, "pair not played");
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    first_error.map_or(Ok(()), Err)
+}
+
+fn play_task(
+    task: &PairTask,
+    variants: &HashMap<&str, &Variant>,
+    players: &mut HashMap<String, Box<dyn Player>>,
+    make_player: &PlayerFactory<'_>,
+    settings: &GameSettings,
+    sample_every: u32,
+) -> Result<PairReport> {
+    let opening = parse_opening(task.opening_index as usize, &task.opening)?;
+    for id in &task.variants {
+        if !players.contains_key(id) {
+            let v = variants.get(id.as_str()).ok_or_else(|| Error::Engine { engine: id.clone(), reason: "unknown variant".into() })?;
+            players.insert(id.clone(), make_player(v)?);
+        }
+    }
+    let [a, b] = &task.variants;
+    let mut games = Vec::with_capacity(2);
+    for (red, black) in [(a, b), (b, a)] {
+        let record = if red == black {
+            // A variant against itself (a sanity run): two instances.
+            let v = variants.get(red.as_str()).ok_or_else(|| Error::Engine { engine: red.clone(), reason: "unknown variant".into() })?;
+            let mut second = make_player(v)?;
+            let first = players.get_mut(red).ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+            play_game([first.as_mut(), second.as_mut()], &opening.position, settings)
+        } else {
+            let mut pr = players.remove(red).ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+            let mut pb = players.remove(black).ok_or_else(|| Error::Engine { engine: black.clone(), reason: "missing player".into() })?;
+            let rec = play_game([pr.as_mut(), pb.as_mut()], &opening.position, settings);
+            players.insert(red.clone(), pr);
+            players.insert(black.clone(), pb);
+            rec
+        };
+        if let Some(detail) = &record.detail {
+            tracing::info!(red = %red, black = %black, termination = record.termination.as_str(), %detail, "forfeit");
+        }
+        games.push(to_report(&record, red, black, sample_every));
+    }
+    let [g0, g1]: [GameReport; 2] = games.try_into().map_err(|_| Error::Engine { engine: a.clone(), reason: "pair incomplete".into() })?;
+    Ok(PairReport { pair_index: task.pair_index, games: [g0, g1] })
+}
+
+/// The protocol's view of a finished game, with every `sample_every`-th position (from
+/// ply 1) sampled: static eval and quiescence with the default parameters, the mover's
+/// reported search score, the move played.
+pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32) -> GameReport {
+    let outcome = match record.result {
+        GameResult::RedWins => GameOutcome::RedWins,
+        GameResult::BlackWins => GameOutcome::BlackWins,
+        GameResult::Draw | GameResult::Ongoing => GameOutcome::Draw,
+    };
+    let mut positions = Vec::new();
+    if sample_every > 0
+        && let Ok(mut pos) = Position::from_fen(&record.start_fen)
+    {
+        let params = Params::default();
+        for (ply, &mv) in record.moves.iter().enumerate() {
+            if ply > 0 && ply as u32 % sample_every == 0 {
+                let static_eval = evaluate(&pos, &params);
+                positions.push(PositionSample {
+                    ply: ply as u32,
+                    fen: pos.fen(),
+                    red_to_move: pos.side_to_move() == engine::Color::Red,
+                    static_eval,
+                    search_score: record.scores.get(ply).copied().flatten().unwrap_or(static_eval),
+                    best_move: mv.to_string(),
+                    in_check: pos.in_check(),
+                    quiet: quiescence(&pos, &params) == static_eval,
+                });
+            }
+            pos.play_unchecked(mv);
+        }
+    }
+    GameReport {
+        red: red.to_owned(),
+        black: black.to_owned(),
+        start_fen: record.start_fen.clone(),
+        outcome,
+        reason: record.termination.as_str().to_owned(),
+        moves: record.moves.iter().map(ToString::to_string).collect(),
+        duration_ms: record.duration.as_millis() as u64,
+        nodes: record.nodes,
+        positions,
+    }
+}
