@@ -1,5 +1,5 @@
 //! xqfarm analysis. The statistics are pure functions over counts, shared by the
-//! coordinator (live SPRT) and the reports.
+//! coordinator (live SPRT), the command line (`xqfarm stats`) and the reports.
 //!
 //! ```
 //! use analysis::stats::{Pentanomial, elo_estimate};
@@ -10,4 +10,7 @@
 //! assert!(e.elo > 0.0 && e.lower < e.elo && e.elo < e.upper);
 //! ```
 
+pub mod error;
 pub mod stats;
+
+pub use error::{Error, Result};

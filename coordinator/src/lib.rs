@@ -1,1 +1,74 @@
-//! The xqfarm coordinator: runs, variants, openings, leases, SPRT. Filled in by the farm issue.
+//! The xqfarm coordinator: runs, variants, openings, leases and results, kept behind the
+//! [`Storage`] trait (SQLite in service, in memory for tests), with the scheduling decisions as
+//! pure functions in [`scheduler`].
+//!
+//! ```
+//! use coordinator::{Clock, ManualClock, MemoryStorage, Storage};
+//! use proto::domain::*;
+//!
+//! let storage = MemoryStorage::new();
+//! let clock = ManualClock::new(1_700_000_000_000);
+//! let variant = |name: &str, toml: &str| {
+//!     VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.into() } }
+//! };
+//! let base = storage.add_variant(&variant("base", ""))?;
+//! let weak = storage.add_variant(&variant("weak", "material.rook = 800\n"))?;
+//! let suite = storage.add_openings("one", &["startpos moves h2e2 h9g7".to_string()])?;
+//! let run = storage.create_run(
+//!     &RunSpec {
+//!         name: "base vs weak".into(),
+//!         kind: RunKind::Games { pairs: 2 },
+//!         variants: vec![base.id.clone(), weak.id.clone()],
+//!         tc: "nodes=5000".parse()?,
+//!         openings: suite.id,
+//!         adjudication: Adjudication::default(),
+//!         bench_signature: None,
+//!         sample_every: 0,
+//!     },
+//!     clock.now_ms(),
+//! )?;
+//!
+//! let info = WorkerInfo {
+//!     name: "w1".into(),
+//!     host: "localhost".into(),
+//!     cores: 2,
+//!     engine_version: "0.1".into(),
+//!     bench_signature: 1,
+//! };
+//! let worker = storage.register_worker(&info, clock.now_ms())?;
+//! let lease = storage.lease_batch(worker, 2, clock.now_ms())?.expect("work to do");
+//! assert_eq!(lease.tasks.len(), 2);
+//!
+//! // The worker plays each pair (here: both games drawn) and reports, with a sequence number.
+//! let game = |red: &str, black: &str| GameReport {
+//!     red: red.into(), black: black.into(), start_fen: "startpos".into(), outcome: GameOutcome::Draw,
+//!     reason: "move_limit".into(), moves: vec![], duration_ms: 1, nodes: 1, positions: vec![],
+//! };
+//! let reports: Vec<PairReport> = lease.tasks.iter().map(|t| {
+//!     let [a, b] = &t.variants;
+//!     PairReport { pair_index: t.pair_index, games: [game(a, b), game(b, a)] }
+//! }).collect();
+//! let outcome = storage.record_results(worker, lease.id, 1, &reports, true, clock.now_ms())?;
+//! assert_eq!(outcome.accepted, 2);
+//! // A resent submission is acknowledged and changes nothing.
+//! assert!(storage.record_results(worker, lease.id, 1, &reports, true, clock.now_ms())?.duplicate);
+//!
+//! let run = storage.get_run(run.id)?;
+//! assert_eq!(run.stats[0].pentanomial, [0, 0, 2, 0, 0]);
+//! assert_eq!(run.state, RunState::Completed);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+pub mod clock;
+pub mod error;
+pub mod farm;
+pub mod grpc;
+pub mod report;
+pub mod scheduler;
+pub mod server;
+pub mod spec;
+pub mod storage;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{Error, Result};
+pub use storage::{MemoryStorage, RecordOutcome, SqliteStorage, Storage, StoredGame};
+pub mod parquet;

@@ -4,6 +4,12 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod live;
+mod work;
+
+pub use live::{LiveStats, RunStatus, SprtProgress};
+pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
+
 pub type RunId = u64;
 pub type WorkerId = u64;
 pub type LeaseId = u64;
@@ -162,6 +168,30 @@ pub struct RunSpec {
     pub sample_every: u32,
 }
 
+impl RunSpec {
+    /// The pairings the kind plays, as `(first, second)` indices into `variants`; statistics
+    /// are kept per pairing, in this order, from the first variant's side.
+    pub fn pairings(&self) -> Vec<(usize, usize)> {
+        let n = self.variants.len();
+        match self.kind {
+            RunKind::Sprt(_) | RunKind::Games { .. } => vec![(0, 1)],
+            RunKind::Gauntlet { .. } => (1..n).map(|opponent| (0, opponent)).collect(),
+            RunKind::RoundRobin { .. } => {
+                (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect()
+            }
+        }
+    }
+}
+
+/// Which runs `ListRuns` returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunFilter {
+    /// Only runs in [`RunState::Active`].
+    pub active_only: bool,
+    /// Newest first, at most this many (0 = all).
+    pub limit: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunState {
     Active,
@@ -182,6 +212,12 @@ pub struct PairingStats {
     pub losses: u64,
 }
 
+impl PairingStats {
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     pub id: RunId,
@@ -198,6 +234,23 @@ pub struct OpeningSuite {
     pub id: SuiteId,
     pub name: String,
     pub openings: Vec<String>,
+}
+
+/// A suite to add: what `AddOpenings` sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningSuiteSpec {
+    pub name: String,
+    /// One opening each, as in [`OpeningSuite`].
+    pub openings: Vec<String>,
+}
+
+/// A stored suite without its openings: what `AddOpenings` answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningSuiteSummary {
+    pub id: SuiteId,
+    pub name: String,
+    /// How many openings the suite holds.
+    pub openings: u32,
 }
 
 /// One game pair to play: game 0 has `variants[0]` as Red, game 1 swaps colours.
@@ -325,5 +378,26 @@ mod tests {
         for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1"] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn pairings_follow_the_run_kind() {
+        let spec = |kind, n: usize| RunSpec {
+            name: String::new(),
+            kind,
+            variants: (0..n).map(|i| i.to_string()).collect(),
+            tc: TimeControl::Nodes(1),
+            openings: 0,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        };
+        assert_eq!(spec(RunKind::Sprt(SprtSettings::default()), 2).pairings(), [(0, 1)]);
+        assert_eq!(spec(RunKind::Games { pairs: 1 }, 2).pairings(), [(0, 1)]);
+        assert_eq!(spec(RunKind::Gauntlet { pairs_per_opponent: 1 }, 4).pairings(), [(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(
+            spec(RunKind::RoundRobin { pairs_per_pairing: 1 }, 4).pairings(),
+            [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+        );
     }
 }

@@ -10,4 +10,8 @@ pub enum Error {
     Engine { engine: String, reason: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    #[error("coordinator at {url}: {reason}")]
+    Coordinator { url: String, reason: String },
+    #[error("spool {path}: {reason}")]
+    Spool { path: String, reason: String },
 }

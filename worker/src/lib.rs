@@ -14,6 +14,7 @@
 //! ```
 
 pub mod adjudication;
+pub mod client;
 pub mod error;
 pub mod external;
 pub mod game;
@@ -21,5 +22,6 @@ pub mod matchrun;
 pub mod openings;
 pub mod player;
 pub mod runner;
+pub mod spool;
 
 pub use error::{Error, Result};

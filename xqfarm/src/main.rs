@@ -1,9 +1,16 @@
 //! `xqfarm`: the one command line of the farm. It only wires the library crates together;
 //! each subcommand's logic lives in the crate that owns it.
 
+mod embedded;
+mod farm_cmds;
+mod local;
 mod local_match;
+mod remote;
+mod sprt;
+mod stats_cmd;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -20,6 +27,28 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// The whole loop on this machine: an SPRT of the default parameters against a weakened
+    /// variant, coordinator and workers in this process, data in ./xqfarm-data/.
+    Local(local::LocalArgs),
+    /// SPRT of a candidate parameter set against a base (exit 0: H1, 1: H0, 2: error).
+    Sprt(sprt::SprtArgs),
+    /// Serve a coordinator.
+    Serve(farm_cmds::ServeArgs),
+    /// Play games for a coordinator.
+    Worker(farm_cmds::WorkerArgs),
+    /// Runs on a coordinator.
+    #[command(subcommand)]
+    Run(farm_cmds::RunCommand),
+    /// Variants on a coordinator.
+    #[command(subcommand)]
+    Variant(VariantCommand),
+    /// Opening suites: generate one, or add one to a coordinator.
+    #[command(subcommand)]
+    Openings(OpeningsCommand),
+    /// SPRT calculator: Elo, nElo, LOS and LLR of pentanomial counts.
+    Stats(stats_cmd::StatsArgs),
+    /// Play a local match of game pairs between two parameter sets (no coordinator).
+    Match(local_match::MatchArgs),
     /// Perft of the engine's move generator, with leaves per second.
     Perft {
         /// Position (`startpos` or a FEN).
@@ -29,10 +58,18 @@ enum Command {
         #[arg(long, default_value_t = 6)]
         depth: u32,
     },
-    /// Play a local match of game pairs between two parameter sets and report Elo.
-    Match(local_match::MatchArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum VariantCommand {
+    /// Add a parameter file or an external engine as a variant.
+    Add(farm_cmds::VariantAddArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum OpeningsCommand {
     /// Generate a balanced opening suite.
-    Openings {
+    Generate {
         /// How many openings.
         #[arg(long, default_value_t = 240)]
         count: usize,
@@ -46,26 +83,53 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Add a suite file to a coordinator.
+    Add(farm_cmds::OpeningsAddArgs),
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
-        Command::Perft { fen, depth } => {
-            let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };
-            let mut pos = Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
-            let start = Instant::now();
-            let per_move = divide(&mut pos, depth);
-            let secs = start.elapsed().as_secs_f64();
-            let total: u64 = per_move.iter().map(|(_, n)| n).sum();
-            println!("perft({depth}) of {fen}");
-            println!(
-                "{} root moves, {total} leaves in {secs:.3} s: {:.1} M leaves/s",
-                per_move.len(),
-                total as f64 / secs.max(1e-9) / 1e6
-            );
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("XQFARM_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
         }
-        Command::Match(args) => local_match::run(&args)?,
-        Command::Openings { count, depth, margin, out } => {
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+fn run() -> Result<ExitCode> {
+    match Cli::parse().command {
+        Command::Local(args) => runtime()?.block_on(local::run(&args))?,
+        Command::Sprt(args) => {
+            let (verdict, status) = runtime()?.block_on(sprt::run(&args))?;
+            print!("{}", sprt::summary(&status));
+            return Ok(match verdict {
+                sprt::Verdict::H1 => {
+                    println!("verdict: H1 accepted (the candidate is better)");
+                    ExitCode::SUCCESS
+                }
+                sprt::Verdict::H0 => {
+                    println!("verdict: H0 accepted (no gain shown)");
+                    ExitCode::from(1)
+                }
+            });
+        }
+        Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
+        Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
+        Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
+        Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
+        Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,
+        Command::Openings(OpeningsCommand::Generate { count, depth, margin, out }) => {
             let settings = worker::openings::GenerateSettings { count, depth, margin_cp: margin, ..Default::default() };
             let lines = worker::openings::generate(&settings);
             let mut text = format!(
@@ -81,6 +145,22 @@ fn main() -> Result<()> {
                 None => print!("{text}"),
             }
         }
+        Command::Stats(args) => stats_cmd::run(&args)?,
+        Command::Match(args) => local_match::run(&args)?,
+        Command::Perft { fen, depth } => {
+            let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };
+            let mut pos = Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
+            let start = Instant::now();
+            let per_move = divide(&mut pos, depth);
+            let secs = start.elapsed().as_secs_f64();
+            let total: u64 = per_move.iter().map(|(_, n)| n).sum();
+            println!("perft({depth}) of {fen}");
+            println!(
+                "{} root moves, {total} leaves in {secs:.3} s: {:.1} M leaves/s",
+                per_move.len(),
+                total as f64 / secs.max(1e-9) / 1e6
+            );
+        }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,63 @@
+//! The coordinator's errors. Each message names the input that was wrong.
+
+use proto::domain::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A boxed backend error kept as the source of [`Error::Storage`], so that the error type does
+/// not depend on which backend produced it.
+pub type BoxedSource = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("run {0} not found")]
+    RunNotFound(RunId),
+    #[error("variant {0} not found")]
+    VariantNotFound(VariantId),
+    #[error("opening suite {0} not found")]
+    SuiteNotFound(SuiteId),
+    #[error("lease {0} not found")]
+    LeaseNotFound(LeaseId),
+    #[error("worker {0} not found")]
+    WorkerNotFound(WorkerId),
+    /// A worker named a lease that was handed to another worker.
+    #[error("lease {lease} does not belong to worker {worker}")]
+    LeaseNotOwned { lease: LeaseId, worker: WorkerId },
+    /// The lease expired or was closed; it can no longer be extended.
+    #[error("lease {0} is no longer active")]
+    LeaseClosed(LeaseId),
+    /// A run, variant, suite or worker description that makes no sense.
+    #[error("invalid {field}: {reason}")]
+    InvalidSpec { field: String, reason: String },
+    /// A submitted result that does not fit its lease; nothing of the submission was stored.
+    #[error("invalid report for lease {lease}, pair {pair}: {reason}")]
+    InvalidReport { lease: LeaseId, pair: u64, reason: String },
+    #[error("run {run}: cannot change state from {from} to {to}")]
+    InvalidStateChange { run: RunId, from: String, to: String },
+    /// The backend failed (I/O, locking, SQL).
+    #[error("storage failure while {context}: {source}")]
+    Storage {
+        context: String,
+        #[source]
+        source: BoxedSource,
+    },
+    /// Stored data that does not decode: the database was edited or damaged.
+    #[error("Parquet export: {0}")]
+    Export(String),
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+impl Error {
+    pub(crate) fn invalid_spec(field: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::InvalidSpec { field: field.into(), reason: reason.into() }
+    }
+
+    pub(crate) fn invalid_report(lease: LeaseId, pair: u64, reason: impl Into<String>) -> Error {
+        Error::InvalidReport { lease, pair, reason: reason.into() }
+    }
+
+    pub(crate) fn storage(context: impl Into<String>, source: impl Into<BoxedSource>) -> Error {
+        Error::Storage { context: context.into(), source: source.into() }
+    }
+}

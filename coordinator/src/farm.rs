@@ -1,0 +1,315 @@
+//! The coordinator's behaviour, free of gRPC: leases and results, SPRT verdicts, the
+//! Parquet export and live statistics, over a `Storage` and a `Clock`. The gRPC handlers in
+//! `grpc.rs` only convert and call these methods.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use analysis::stats::{self, EloModel as StatsModel, Hypothesis, Pentanomial, SprtParams, Wdl};
+use proto::domain::{
+    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec,
+    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
+    SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+};
+use tokio::sync::watch;
+
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::parquet::{self as pq, CompactionPolicy};
+use crate::storage::Storage;
+
+/// How long a worker with no work waits before asking again.
+pub const NO_WORK_RETRY_MS: u64 = 1_000;
+/// Games exported per Parquet segment at most.
+const EXPORT_BATCH: usize = 5_000;
+
+pub struct Farm {
+    storage: Arc<dyn Storage>,
+    clock: Arc<dyn Clock>,
+    data_dir: Option<PathBuf>,
+    /// Bumped after every change a watcher may care about.
+    changes: watch::Sender<u64>,
+    /// Exports of one run must not interleave (segment ranges, compaction).
+    export_lock: Mutex<()>,
+}
+
+impl std::fmt::Debug for Farm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Farm").field("data_dir", &self.data_dir).finish_non_exhaustive()
+    }
+}
+
+impl Farm {
+    /// A farm over `storage`; with a data directory, Parquet parts left by a crash are
+    /// repaired or adopted and anything recorded but not yet exported is exported now.
+    pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
+        let (changes, _) = watch::channel(0);
+        let farm = Farm { storage, clock, data_dir, changes, export_lock: Mutex::new(()) };
+        if let Some(dir) = &farm.data_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
+            for run in farm.storage.list_runs()? {
+                let done = farm.storage.exported_up_to(run.id)?;
+                let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
+                if adopted > done {
+                    farm.storage.mark_exported(run.id, adopted)?;
+                }
+                farm.export(run.id)?;
+            }
+        }
+        Ok(farm)
+    }
+
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.storage
+    }
+
+    /// A receiver that changes whenever runs or their results change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn notify(&self) {
+        self.changes.send_modify(|v| *v += 1);
+    }
+
+    pub fn register(&self, info: &WorkerInfo) -> Result<WorkerId> {
+        let id = self.storage.register_worker(info, self.clock.now_ms())?;
+        tracing::info!(worker = id, name = %info.name, cores = info.cores, bench = info.bench_signature, "worker registered");
+        Ok(id)
+    }
+
+    /// Records the results riding on the request, renews held leases, and hands out work.
+    pub fn lease(&self, req: &LeaseRequest) -> Result<LeaseReply> {
+        let mut acks = Vec::with_capacity(req.finished.len());
+        for batch in &req.finished {
+            acks.push(self.record(req.worker, batch)?);
+        }
+        let now = self.clock.now_ms();
+        let mut closed = Vec::new();
+        for &lease in &req.held {
+            if self.storage.heartbeat(req.worker, lease, now).is_err() {
+                closed.push(lease);
+            }
+        }
+        let grant = match self.storage.lease_batch(req.worker, req.free_slots, now)? {
+            Some(lease) => {
+                tracing::debug!(worker = req.worker, lease = lease.id, run = lease.run, pairs = lease.tasks.len(), "leased");
+                LeaseGrant::Lease(lease)
+            }
+            None => LeaseGrant::NoWork { retry_after_ms: NO_WORK_RETRY_MS },
+        };
+        Ok(LeaseReply { acks, closed, grant })
+    }
+
+    pub fn submit(&self, req: &SubmitRequest) -> Result<BatchAck> {
+        self.record(req.worker, &req.batch)
+    }
+
+    fn record(&self, worker: WorkerId, batch: &BatchResult) -> Result<BatchAck> {
+        let outcome = self.storage.record_results(
+            worker,
+            batch.lease,
+            u64::from(batch.seq),
+            &batch.pairs,
+            batch.is_final,
+            self.clock.now_ms(),
+        )?;
+        if outcome.accepted > 0 {
+            self.after_results()?;
+        }
+        Ok(BatchAck {
+            lease: batch.lease,
+            seq: batch.seq,
+            recorded_pairs: outcome.accepted as u32,
+            duplicate: outcome.duplicate,
+            lease_closed: batch.is_final,
+        })
+    }
+
+    /// New results: SPRT runs may stop, every active run's games go to Parquet.
+    fn after_results(&self) -> Result<()> {
+        for run in self.storage.list_runs()? {
+            if let (RunState::Active, RunKind::Sprt(settings)) = (&run.state, &run.spec.kind) {
+                let counts = run.stats.first().copied().unwrap_or_default();
+                if let Some(progress) = sprt_progress(&counts, settings)
+                    && let Some(h) = progress.1
+                {
+                    let h1 = h == Hypothesis::H1;
+                    self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
+                    tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
+                }
+            }
+            self.export(run.id)?;
+        }
+        self.notify();
+        Ok(())
+    }
+
+    /// Writes the run's recorded but not yet exported games to Parquet (one segment per
+    /// call batch), then compacts small parts. A no-op without a data directory.
+    pub fn export(&self, run: RunId) -> Result<()> {
+        let Some(dir) = &self.data_dir else { return Ok(()) };
+        let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
+        loop {
+            let done = self.storage.exported_up_to(run)?;
+            let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
+            let Some(last) = games.last().map(|g| g.game_id) else { break };
+            let rows: Vec<_> = games
+                .iter()
+                .map(|g| pq::rows_from_report(run, g.game_id, g.pair_index, g.opening_index, &g.worker, &g.report))
+                .collect();
+            pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
+            self.storage.mark_exported(run, last)?;
+            if games.len() < EXPORT_BATCH {
+                break;
+            }
+        }
+        let done = self.storage.exported_up_to(run)?;
+        pq::compact(dir, run, done, &CompactionPolicy::default()).map_err(|e| Error::Export(e.to_string()))?;
+        Ok(())
+    }
+
+    pub fn expire_leases(&self) -> Result<usize> {
+        let n = self.storage.expire_leases(self.clock.now_ms())?;
+        if n > 0 {
+            tracing::info!(expired = n, "leases expired; unfinished pairs back in the pool");
+            self.notify();
+        }
+        Ok(n)
+    }
+
+    pub fn add_variant(&self, spec: &VariantSpec) -> Result<Variant> {
+        if spec.name.trim().is_empty() {
+            return Err(Error::InvalidSpec { field: "name".into(), reason: "empty".into() });
+        }
+        match &spec.kind {
+            VariantKind::Params { toml } => {
+                engine::eval::Params::from_toml_str(toml)
+                    .map_err(|e| Error::InvalidSpec { field: "params".into(), reason: e.to_string() })?;
+            }
+            VariantKind::External { command, .. } => {
+                if command.trim().is_empty() {
+                    return Err(Error::InvalidSpec { field: "external.command".into(), reason: "empty".into() });
+                }
+            }
+        }
+        self.storage.add_variant(spec)
+    }
+
+    /// Stores a suite after checking every line with the engine's rules.
+    pub fn add_openings(&self, spec: &OpeningSuiteSpec) -> Result<OpeningSuiteSummary> {
+        for (i, line) in spec.openings.iter().enumerate() {
+            check_opening(line).map_err(|reason| Error::InvalidSpec { field: format!("openings[{i}]"), reason })?;
+        }
+        let suite = self.storage.add_openings(&spec.name, &spec.openings)?;
+        Ok(OpeningSuiteSummary { id: suite.id, name: suite.name, openings: suite.openings.len() as u32 })
+    }
+
+    pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
+        if let RunKind::Sprt(s) = &spec.kind {
+            to_stats_params(s).validate().map_err(|e| Error::InvalidSpec { field: "sprt".into(), reason: e.to_string() })?;
+        }
+        let run = self.storage.create_run(spec, self.clock.now_ms())?;
+        tracing::info!(run = run.id, name = %run.spec.name, "run created");
+        self.notify();
+        Ok(run)
+    }
+
+    pub fn stop_run(&self, id: RunId) -> Result<RunStatus> {
+        let run = self.storage.get_run(id)?;
+        let run = if run.state == RunState::Active { self.storage.set_run_state(id, RunState::Stopped)? } else { run };
+        self.notify();
+        Ok(status(run))
+    }
+
+    pub fn get_run(&self, id: RunId) -> Result<RunStatus> {
+        Ok(status(self.storage.get_run(id)?))
+    }
+
+    pub fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunStatus>> {
+        let mut runs: Vec<Run> = self.storage.list_runs()?;
+        if filter.active_only {
+            runs.retain(|r| r.state == RunState::Active);
+        }
+        runs.reverse();
+        if filter.limit > 0 {
+            runs.truncate(filter.limit as usize);
+        }
+        Ok(runs.into_iter().map(status).collect())
+    }
+}
+
+/// Checks an opening line with the engine: a valid FEN or `startpos`, legal moves, a
+/// position with a legal move.
+pub fn check_opening(line: &str) -> std::result::Result<(), String> {
+    let text = line.trim();
+    let (setup, moves) = match text.split_once("moves") {
+        Some((s, m)) => (s.trim(), m.split_whitespace().collect::<Vec<_>>()),
+        None => (text, Vec::new()),
+    };
+    let mut pos = if setup.is_empty() || setup == "startpos" {
+        engine::Position::startpos()
+    } else {
+        engine::Position::from_fen(setup).map_err(|e| format!("`{text}`: {e}"))?
+    };
+    for (i, m) in moves.iter().enumerate() {
+        let mv = engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+        pos.try_play(mv).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+    }
+    if !pos.has_legal_move() {
+        return Err(format!("`{text}`: the side to move has no legal move"));
+    }
+    Ok(())
+}
+
+fn to_stats_params(s: &proto::domain::SprtSettings) -> SprtParams {
+    SprtParams {
+        elo0: s.elo0,
+        elo1: s.elo1,
+        alpha: s.alpha,
+        beta: s.beta,
+        model: match s.model {
+            EloModel::Normalized => StatsModel::Normalized,
+            EloModel::Logistic => StatsModel::Logistic,
+        },
+    }
+}
+
+fn sprt_progress(counts: &PairingStats, settings: &proto::domain::SprtSettings) -> Option<(SprtProgress, Option<Hypothesis>)> {
+    let p = Pentanomial { counts: counts.pentanomial };
+    let r = stats::sprt(&p, &to_stats_params(settings)).ok()?;
+    Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
+}
+
+/// The live statistics of a run's pairings.
+pub fn status(run: Run) -> RunStatus {
+    let live = run
+        .stats
+        .iter()
+        .map(|c| {
+            let p = Pentanomial { counts: c.pentanomial };
+            let wdl = Wdl { wins: c.wins, draws: c.draws, losses: c.losses };
+            let elo = stats::elo_estimate(&p);
+            let nelo = stats::nelo_estimate(&p);
+            let sprt = match &run.spec.kind {
+                RunKind::Sprt(s) => sprt_progress(c, s).map(|(p, _)| p).or_else(|| {
+                    let (lower_bound, upper_bound) = stats::llr_bounds(s.alpha, s.beta);
+                    Some(SprtProgress { llr: 0.0, lower_bound, upper_bound })
+                }),
+                _ => None,
+            };
+            LiveStats {
+                counts: *c,
+                elo: elo.elo,
+                elo_lower: elo.lower,
+                elo_upper: elo.upper,
+                nelo: nelo.nelo,
+                nelo_lower: nelo.lower,
+                nelo_upper: nelo.upper,
+                los: stats::los(&wdl),
+                sprt,
+            }
+        })
+        .collect();
+    RunStatus { run, live }
+}

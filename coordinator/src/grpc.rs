@@ -1,0 +1,175 @@
+//! The gRPC face of the farm: authenticate, convert (`proto::convert`, which also checks the
+//! protocol version), call `Farm`, convert back. Nothing else happens here.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use proto::domain::{
+    LeaseRequest, OpeningSuiteSpec, RunFilter, RunId, RunSpec, RunState, SubmitRequest, VariantSpec, WorkerInfo,
+};
+use proto::pb;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::error::Error;
+use crate::farm::Farm;
+
+/// The service: a farm and the token every call must carry.
+#[derive(Clone)]
+pub struct FarmService {
+    farm: Arc<Farm>,
+    token: Arc<str>,
+}
+
+impl std::fmt::Debug for FarmService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FarmService").finish_non_exhaustive()
+    }
+}
+
+impl FarmService {
+    pub fn new(farm: Arc<Farm>, token: &str) -> FarmService {
+        FarmService { farm, token: Arc::from(token) }
+    }
+
+    pub fn into_server(self) -> pb::farm_server::FarmServer<FarmService> {
+        pb::farm_server::FarmServer::new(self)
+    }
+
+    fn auth<T>(&self, req: &Request<T>) -> Result<(), Status> {
+        proto::auth::authorize(req.metadata(), &self.token)
+    }
+}
+
+impl From<Error> for Status {
+    fn from(e: Error) -> Status {
+        let msg = e.to_string();
+        match e {
+            Error::RunNotFound(_)
+            | Error::VariantNotFound(_)
+            | Error::SuiteNotFound(_)
+            | Error::LeaseNotFound(_)
+            | Error::WorkerNotFound(_) => Status::not_found(msg),
+            Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
+            Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
+            Error::LeaseClosed(_) | Error::InvalidStateChange { .. } => Status::failed_precondition(msg),
+            _ => {
+                tracing::error!(error = %msg, "internal error");
+                Status::internal(msg)
+            }
+        }
+    }
+}
+
+fn convert<D, P>(p: P) -> Result<D, Status>
+where
+    D: TryFrom<P, Error = proto::Error>,
+{
+    D::try_from(p).map_err(Status::from)
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchRunResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl pb::farm_server::Farm for FarmService {
+    async fn register(&self, req: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
+        self.auth(&req)?;
+        let info: WorkerInfo = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.register(&info)?.into()))
+    }
+
+    async fn lease(&self, req: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseResponse>, Status> {
+        self.auth(&req)?;
+        let lease: LeaseRequest = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.lease(&lease)?.into()))
+    }
+
+    async fn submit(&self, req: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
+        self.auth(&req)?;
+        let submit: SubmitRequest = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.submit(&submit)?.into()))
+    }
+
+    async fn create_run(&self, req: Request<pb::CreateRunRequest>) -> Result<Response<pb::CreateRunResponse>, Status> {
+        self.auth(&req)?;
+        let spec: RunSpec = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.create_run(&spec)?.into()))
+    }
+
+    async fn list_runs(&self, req: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {
+        self.auth(&req)?;
+        let filter: RunFilter = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.list_runs(&filter)?.into()))
+    }
+
+    async fn get_run(&self, req: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
+        self.auth(&req)?;
+        let id: RunId = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.get_run(id)?.into()))
+    }
+
+    async fn stop_run(&self, req: Request<pb::StopRunRequest>) -> Result<Response<pb::StopRunResponse>, Status> {
+        self.auth(&req)?;
+        let id: RunId = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.stop_run(id)?.into()))
+    }
+
+    type WatchRunStream = WatchStream;
+
+    /// The run's status now, then after every change, until the run is over.
+    async fn watch_run(&self, req: Request<pb::WatchRunRequest>) -> Result<Response<WatchStream>, Status> {
+        self.auth(&req)?;
+        let id: RunId = convert(req.into_inner())?;
+        let first = self.farm.get_run(id)?;
+        let farm = Arc::clone(&self.farm);
+        let mut changes = farm.subscribe();
+        let stream = async_stream(move |tx| async move {
+            let mut last = first;
+            if tx.send(Ok(last.clone().into())).await.is_err() {
+                return;
+            }
+            while last.run.state == RunState::Active {
+                if changes.changed().await.is_err() {
+                    return;
+                }
+                match farm.get_run(id) {
+                    Ok(status) if status != last => {
+                        last = status;
+                        if tx.send(Ok(last.clone().into())).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let _ = tx.send(Err(Status::from(e))).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(stream))
+    }
+
+    async fn add_variant(&self, req: Request<pb::AddVariantRequest>) -> Result<Response<pb::AddVariantResponse>, Status> {
+        self.auth(&req)?;
+        let spec: VariantSpec = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.add_variant(&spec)?.into()))
+    }
+
+    async fn add_openings(&self, req: Request<pb::AddOpeningsRequest>) -> Result<Response<pb::AddOpeningsResponse>, Status> {
+        self.auth(&req)?;
+        let spec: OpeningSuiteSpec = convert(req.into_inner())?;
+        Ok(Response::new(self.farm.add_openings(&spec)?.into()))
+    }
+}
+
+/// A stream fed by a spawned task through a small channel.
+fn async_stream<F, Fut>(producer: F) -> WatchStream
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<Result<pb::WatchRunResponse, Status>>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(producer(tx));
+    Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
+}

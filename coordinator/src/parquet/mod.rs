@@ -1,0 +1,48 @@
+//! Every game and every sampled position, in Parquet, for polars, pandas and pyarrow.
+//!
+//! ```
+//! use coordinator::parquet::{GameRow, export_segment, read_games, recover};
+//!
+//! let data = tempfile::tempdir()?;
+//! let game = |game_id| GameRow {
+//!     run: 7, game_id, pair_id: game_id / 2, opening_id: 0,
+//!     start_fen: "startpos".into(), red_variant: "base".into(), black_variant: "cand".into(),
+//!     result: "1/2-1/2".into(), reason: "move_limit".into(), plies: 2,
+//!     moves: vec!["h2e2".into(), "h9g7".into()], duration_ms: 10, nodes: 5000, worker: "w1".into(),
+//! };
+//! // Games 0 and 1 as one segment: games/run=7/part-000000000000-000000000001.parquet and the
+//! // same name under positions/.
+//! export_segment(data.path(), 7, &[(game(0), vec![]), (game(1), vec![])])?;
+//! // After a restart, recover before exporting again; the mark moves past adopted segments.
+//! assert_eq!(recover(data.path(), 7, 0)?, 1);
+//! assert_eq!(read_games(data.path(), 7)?.len(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Two tables, `games` and `positions`, each a directory of Hive partitions `run=<id>`; `run` is
+//! the partition, not a column of the files, so `pl.scan_parquet("<data>/games/")`,
+//! `pyarrow.dataset.dataset(.., partitioning="hive")` and `pandas.read_parquet` all see it (as
+//! Int64, Int32 and a category: readers infer a partition's type from the path). A
+//! *segment* is the pair of part files, one per table, for one range of game ids; segments are
+//! written atomically by [`export_segment`], merged by [`compact`], and repaired after a crash by
+//! [`recover`], whose documentation states the invariant: every game id is in exactly one
+//! segment.
+
+mod compact;
+mod error;
+mod layout;
+mod reader;
+mod recover;
+mod rows;
+mod schema;
+mod segments;
+mod writer;
+
+pub use compact::{CompactionPolicy, compact};
+pub use error::{Error, Result};
+pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
+pub use reader::{read_games, read_positions};
+pub use recover::recover;
+pub use rows::{GameRow, PositionRow, rows_from_report};
+pub use schema::{SCHEMA_VERSION, Table};
+pub use writer::export_segment;

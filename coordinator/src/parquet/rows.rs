@@ -1,0 +1,129 @@
+//! The rows of the two tables, flat and free of protobuf or Arrow types.
+
+use proto::domain::{GameReport, RunId};
+
+/// One row of the `games` table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// Stored as the Hive partition `run=<id>`, not as a column of the files.
+    pub run: RunId,
+    pub game_id: u64,
+    pub pair_id: u64,
+    pub opening_id: u32,
+    pub start_fen: String,
+    pub red_variant: String,
+    pub black_variant: String,
+    /// `1-0`, `0-1` or `1/2-1/2`, from Red's side.
+    pub result: String,
+    pub reason: String,
+    pub plies: u32,
+    /// Moves in UCI coordinates (`h2e2`).
+    pub moves: Vec<String>,
+    pub duration_ms: u64,
+    pub nodes: u64,
+    pub worker: String,
+}
+
+/// One row of the `positions` table: a position sampled for tuning.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRow {
+    /// Stored as the Hive partition `run=<id>`, not as a column of the files.
+    pub run: RunId,
+    pub game_id: u64,
+    pub ply: u32,
+    pub fen: String,
+    /// `w` (Red) or `b` (Black), as in the FEN.
+    pub side_to_move: String,
+    pub static_eval: i32,
+    pub search_score: i32,
+    pub best_move: String,
+    pub in_check: bool,
+    pub quiet: bool,
+    /// The game's final result from Red's side: 1, 0.5 or 0.
+    pub result: f32,
+}
+
+/// Flattens one finished game into its `games` row and its sampled `positions` rows.
+pub fn rows_from_report(
+    run: RunId,
+    game_id: u64,
+    pair_id: u64,
+    opening_id: u32,
+    worker: &str,
+    report: &GameReport,
+) -> (GameRow, Vec<PositionRow>) {
+    let game = GameRow {
+        run,
+        game_id,
+        pair_id,
+        opening_id,
+        start_fen: report.start_fen.clone(),
+        red_variant: report.red.clone(),
+        black_variant: report.black.clone(),
+        result: report.outcome.as_str().to_owned(),
+        reason: report.reason.clone(),
+        plies: u32::try_from(report.moves.len()).unwrap_or(u32::MAX),
+        moves: report.moves.clone(),
+        duration_ms: report.duration_ms,
+        nodes: report.nodes,
+        worker: worker.to_owned(),
+    };
+    let result = report.outcome.red_score() as f32;
+    let positions = report
+        .positions
+        .iter()
+        .map(|sample| PositionRow {
+            run,
+            game_id,
+            ply: sample.ply,
+            fen: sample.fen.clone(),
+            side_to_move: if sample.red_to_move { "w" } else { "b" }.to_owned(),
+            static_eval: sample.static_eval,
+            search_score: sample.search_score,
+            best_move: sample.best_move.clone(),
+            in_check: sample.in_check,
+            quiet: sample.quiet,
+            result,
+        })
+        .collect();
+    (game, positions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proto::domain::{GameOutcome, PositionSample};
+
+    #[test]
+    fn a_report_becomes_one_game_row_and_its_samples() {
+        let report = GameReport {
+            red: "aaa".into(),
+            black: "bbb".into(),
+            start_fen: "startpos".into(),
+            outcome: GameOutcome::BlackWins,
+            reason: "checkmate".into(),
+            moves: vec!["h2e2".into(), "h9g7".into(), "h0g2".into()],
+            duration_ms: 1234,
+            nodes: 99,
+            positions: vec![PositionSample {
+                ply: 1,
+                fen: "fen1".into(),
+                red_to_move: false,
+                static_eval: -12,
+                search_score: 30,
+                best_move: "h9g7".into(),
+                in_check: false,
+                quiet: true,
+            }],
+        };
+        let (game, positions) = rows_from_report(7, 42, 21, 3, "w1", &report);
+        assert_eq!(game.result, "0-1");
+        assert_eq!(game.plies, 3);
+        assert_eq!((game.run, game.game_id, game.pair_id, game.opening_id), (7, 42, 21, 3));
+        assert_eq!(game.worker, "w1");
+        assert_eq!(positions.len(), 1);
+        assert_eq!(positions[0].side_to_move, "b");
+        assert_eq!(positions[0].result, 0.0);
+        assert_eq!((positions[0].run, positions[0].game_id), (7, 42));
+    }
+}

@@ -1,0 +1,344 @@
+//! The Arrow schemas of the two tables and the conversions between rows and record batches.
+//!
+//! Types are the ones polars, pandas and pyarrow all map without surprise: UInt64/UInt32,
+//! Int32, Utf8, List<Utf8>, Boolean and Float32; no column is nullable. `run` is not a column:
+//! it is the Hive partition (`run=<id>` directories), which is how pyarrow and pandas want it
+//! (a partition key that is also a file column of another type makes them refuse the dataset).
+
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+
+use arrow_array::builder::{
+    BooleanBuilder, Float32Builder, Int32Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Int32Type, UInt32Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+
+use super::error::{AtPath, Error, Result};
+use super::rows::{GameRow, PositionRow};
+
+/// Bumped when a column changes meaning or type; stored in every file's metadata.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// The two tables, each a directory under the data directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Table {
+    Games,
+    Positions,
+}
+
+impl Table {
+    pub const ALL: [Table; 2] = [Table::Games, Table::Positions];
+
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Table::Games => "games",
+            Table::Positions => "positions",
+        }
+    }
+
+    pub fn schema(self) -> SchemaRef {
+        match self {
+            Table::Games => GAMES.clone(),
+            Table::Positions => POSITIONS.clone(),
+        }
+    }
+}
+
+fn moves_item() -> Field {
+    Field::new_list_field(DataType::Utf8, false)
+}
+
+fn with_metadata(table: Table, fields: Vec<Field>) -> SchemaRef {
+    let metadata = [("xqfarm.table", table.dir_name()), ("xqfarm.schema_version", SCHEMA_VERSION)];
+    Arc::new(Schema::new(fields).with_metadata(metadata))
+}
+
+static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
+    with_metadata(
+        Table::Games,
+        vec![
+            Field::new("game_id", DataType::UInt64, false),
+            Field::new("pair_id", DataType::UInt64, false),
+            Field::new("opening_id", DataType::UInt32, false),
+            Field::new("start_fen", DataType::Utf8, false),
+            Field::new("red_variant", DataType::Utf8, false),
+            Field::new("black_variant", DataType::Utf8, false),
+            Field::new("result", DataType::Utf8, false),
+            Field::new("reason", DataType::Utf8, false),
+            Field::new("plies", DataType::UInt32, false),
+            Field::new("moves", DataType::List(Arc::new(moves_item())), false),
+            Field::new("duration_ms", DataType::UInt64, false),
+            Field::new("nodes", DataType::UInt64, false),
+            Field::new("worker", DataType::Utf8, false),
+        ],
+    )
+});
+
+static POSITIONS: LazyLock<SchemaRef> = LazyLock::new(|| {
+    with_metadata(
+        Table::Positions,
+        vec![
+            Field::new("game_id", DataType::UInt64, false),
+            Field::new("ply", DataType::UInt32, false),
+            Field::new("fen", DataType::Utf8, false),
+            Field::new("side_to_move", DataType::Utf8, false),
+            Field::new("static_eval", DataType::Int32, false),
+            Field::new("search_score", DataType::Int32, false),
+            Field::new("best_move", DataType::Utf8, false),
+            Field::new("in_check", DataType::Boolean, false),
+            Field::new("quiet", DataType::Boolean, false),
+            Field::new("result", DataType::Float32, false),
+        ],
+    )
+});
+
+/// Checks that a file's columns are this table's, by name and type (metadata aside).
+pub(crate) fn check_schema(table: Table, found: &Schema, path: &Path) -> Result<()> {
+    let expected = table.schema();
+    let names = |s: &Schema| s.fields().iter().map(|f| f.name().clone()).collect::<Vec<_>>();
+    if names(found) != names(&expected) {
+        return Err(Error::Schema {
+            path: path.to_path_buf(),
+            problem: format!(
+                "columns {:?}, expected the {} table's {:?}",
+                names(found),
+                table.dir_name(),
+                names(&expected)
+            ),
+        });
+    }
+    for (f, e) in found.fields().iter().zip(expected.fields()) {
+        if !f.data_type().equals_datatype(e.data_type()) {
+            return Err(Error::Schema {
+                path: path.to_path_buf(),
+                problem: format!("column `{}` is {}, expected {}", f.name(), f.data_type(), e.data_type()),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn games_batch<'a>(rows: impl ExactSizeIterator<Item = &'a GameRow>, path: &Path) -> Result<RecordBatch> {
+    let n = rows.len();
+    let mut game_id = UInt64Builder::with_capacity(n);
+    let mut pair_id = UInt64Builder::with_capacity(n);
+    let mut opening_id = UInt32Builder::with_capacity(n);
+    let mut start_fen = StringBuilder::new();
+    let mut red_variant = StringBuilder::new();
+    let mut black_variant = StringBuilder::new();
+    let mut result = StringBuilder::new();
+    let mut reason = StringBuilder::new();
+    let mut plies = UInt32Builder::with_capacity(n);
+    let mut moves = ListBuilder::with_capacity(StringBuilder::new(), n).with_field(moves_item());
+    let mut duration_ms = UInt64Builder::with_capacity(n);
+    let mut nodes = UInt64Builder::with_capacity(n);
+    let mut worker = StringBuilder::new();
+    for row in rows {
+        game_id.append_value(row.game_id);
+        pair_id.append_value(row.pair_id);
+        opening_id.append_value(row.opening_id);
+        start_fen.append_value(&row.start_fen);
+        red_variant.append_value(&row.red_variant);
+        black_variant.append_value(&row.black_variant);
+        result.append_value(&row.result);
+        reason.append_value(&row.reason);
+        plies.append_value(row.plies);
+        for m in &row.moves {
+            moves.values().append_value(m);
+        }
+        moves.append(true);
+        duration_ms.append_value(row.duration_ms);
+        nodes.append_value(row.nodes);
+        worker.append_value(&row.worker);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(game_id.finish()),
+        Arc::new(pair_id.finish()),
+        Arc::new(opening_id.finish()),
+        Arc::new(start_fen.finish()),
+        Arc::new(red_variant.finish()),
+        Arc::new(black_variant.finish()),
+        Arc::new(result.finish()),
+        Arc::new(reason.finish()),
+        Arc::new(plies.finish()),
+        Arc::new(moves.finish()),
+        Arc::new(duration_ms.finish()),
+        Arc::new(nodes.finish()),
+        Arc::new(worker.finish()),
+    ];
+    RecordBatch::try_new(Table::Games.schema(), columns).at(path)
+}
+
+pub(crate) fn positions_batch<'a>(rows: impl Iterator<Item = &'a PositionRow>, path: &Path) -> Result<RecordBatch> {
+    let mut game_id = UInt64Builder::new();
+    let mut ply = UInt32Builder::new();
+    let mut fen = StringBuilder::new();
+    let mut side_to_move = StringBuilder::new();
+    let mut static_eval = Int32Builder::new();
+    let mut search_score = Int32Builder::new();
+    let mut best_move = StringBuilder::new();
+    let mut in_check = BooleanBuilder::new();
+    let mut quiet = BooleanBuilder::new();
+    let mut result = Float32Builder::new();
+    for row in rows {
+        game_id.append_value(row.game_id);
+        ply.append_value(row.ply);
+        fen.append_value(&row.fen);
+        side_to_move.append_value(&row.side_to_move);
+        static_eval.append_value(row.static_eval);
+        search_score.append_value(row.search_score);
+        best_move.append_value(&row.best_move);
+        in_check.append_value(row.in_check);
+        quiet.append_value(row.quiet);
+        result.append_value(row.result);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(game_id.finish()),
+        Arc::new(ply.finish()),
+        Arc::new(fen.finish()),
+        Arc::new(side_to_move.finish()),
+        Arc::new(static_eval.finish()),
+        Arc::new(search_score.finish()),
+        Arc::new(best_move.finish()),
+        Arc::new(in_check.finish()),
+        Arc::new(quiet.finish()),
+        Arc::new(result.finish()),
+    ];
+    RecordBatch::try_new(Table::Positions.schema(), columns).at(path)
+}
+
+/// Typed access to a batch's columns, naming the file and column when one is not as expected.
+struct Columns<'a> {
+    batch: &'a RecordBatch,
+    path: &'a Path,
+}
+
+impl<'a> Columns<'a> {
+    fn column(&self, name: &str) -> Result<&'a ArrayRef> {
+        self.batch
+            .column_by_name(name)
+            .ok_or_else(|| Error::Schema { path: self.path.to_path_buf(), problem: format!("no column `{name}`") })
+    }
+
+    fn wrong_type(&self, name: &str, expected: &str) -> Error {
+        Error::Schema { path: self.path.to_path_buf(), problem: format!("column `{name}` is not {expected}") }
+    }
+
+    fn primitive<T: arrow_array::ArrowPrimitiveType>(&self, name: &str) -> Result<&'a PrimitiveArray<T>> {
+        let column = self.column(name)?;
+        let array =
+            column.as_primitive_opt::<T>().ok_or_else(|| self.wrong_type(name, "of the expected number type"))?;
+        self.no_nulls(name, array)?;
+        Ok(array)
+    }
+
+    fn string(&self, name: &str) -> Result<&'a StringArray> {
+        let array = self.column(name)?.as_string_opt::<i32>().ok_or_else(|| self.wrong_type(name, "Utf8"))?;
+        self.no_nulls(name, array)?;
+        Ok(array)
+    }
+
+    fn boolean(&self, name: &str) -> Result<&'a BooleanArray> {
+        let array = self.column(name)?.as_boolean_opt().ok_or_else(|| self.wrong_type(name, "Boolean"))?;
+        self.no_nulls(name, array)?;
+        Ok(array)
+    }
+
+    /// A List<Utf8> column as one `Vec<String>` per row.
+    fn string_lists(&self, name: &str) -> Result<Vec<Vec<String>>> {
+        let list = self.column(name)?.as_list_opt::<i32>().ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
+        self.no_nulls(name, list)?;
+        let values = list.values().as_string_opt::<i32>().ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
+        self.no_nulls(name, values)?;
+        Ok(list
+            .value_offsets()
+            .windows(2)
+            .map(|w| (w[0] as usize..w[1] as usize).map(|i| values.value(i).to_owned()).collect())
+            .collect())
+    }
+
+    fn no_nulls(&self, name: &str, array: &dyn Array) -> Result<()> {
+        if array.null_count() > 0 {
+            return Err(Error::Schema {
+                path: self.path.to_path_buf(),
+                problem: format!("column `{name}` has {} nulls", array.null_count()),
+            });
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn games_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Result<Vec<GameRow>> {
+    let c = Columns { batch, path };
+    let game_id = c.primitive::<UInt64Type>("game_id")?;
+    let pair_id = c.primitive::<UInt64Type>("pair_id")?;
+    let opening_id = c.primitive::<UInt32Type>("opening_id")?;
+    let start_fen = c.string("start_fen")?;
+    let red_variant = c.string("red_variant")?;
+    let black_variant = c.string("black_variant")?;
+    let result = c.string("result")?;
+    let reason = c.string("reason")?;
+    let plies = c.primitive::<UInt32Type>("plies")?;
+    let moves = c.string_lists("moves")?;
+    let duration_ms = c.primitive::<UInt64Type>("duration_ms")?;
+    let nodes = c.primitive::<UInt64Type>("nodes")?;
+    let worker = c.string("worker")?;
+    Ok(moves
+        .into_iter()
+        .enumerate()
+        .map(|(i, moves)| GameRow {
+            run,
+            game_id: game_id.value(i),
+            pair_id: pair_id.value(i),
+            opening_id: opening_id.value(i),
+            start_fen: start_fen.value(i).to_owned(),
+            red_variant: red_variant.value(i).to_owned(),
+            black_variant: black_variant.value(i).to_owned(),
+            result: result.value(i).to_owned(),
+            reason: reason.value(i).to_owned(),
+            plies: plies.value(i),
+            moves,
+            duration_ms: duration_ms.value(i),
+            nodes: nodes.value(i),
+            worker: worker.value(i).to_owned(),
+        })
+        .collect())
+}
+
+pub(crate) fn positions_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Result<Vec<PositionRow>> {
+    let c = Columns { batch, path };
+    let game_id = c.primitive::<UInt64Type>("game_id")?;
+    let ply = c.primitive::<UInt32Type>("ply")?;
+    let fen = c.string("fen")?;
+    let side_to_move = c.string("side_to_move")?;
+    let static_eval = c.primitive::<Int32Type>("static_eval")?;
+    let search_score = c.primitive::<Int32Type>("search_score")?;
+    let best_move = c.string("best_move")?;
+    let in_check = c.boolean("in_check")?;
+    let quiet = c.boolean("quiet")?;
+    let result = c.primitive::<Float32Type>("result")?;
+    Ok((0..batch.num_rows())
+        .map(|i| PositionRow {
+            run,
+            game_id: game_id.value(i),
+            ply: ply.value(i),
+            fen: fen.value(i).to_owned(),
+            side_to_move: side_to_move.value(i).to_owned(),
+            static_eval: static_eval.value(i),
+            search_score: search_score.value(i),
+            best_move: best_move.value(i).to_owned(),
+            in_check: in_check.value(i),
+            quiet: quiet.value(i),
+            result: result.value(i),
+        })
+        .collect())
+}
+
+/// The `game_id` column of a batch of either table.
+pub(crate) fn game_ids(batch: &RecordBatch, path: &Path) -> Result<Vec<u64>> {
+    let c = Columns { batch, path };
+    Ok(c.primitive::<UInt64Type>("game_id")?.values().to_vec())
+}

@@ -1,0 +1,138 @@
+//! Checking a reported pair against the task it answers, and adding it to the statistics.
+
+use proto::domain::{GameOutcome, GameReport, LeaseId, PairReport, PairingStats, VariantId};
+
+use crate::error::{Error, Result};
+
+/// Most plies a reported game may have.
+pub const MAX_GAME_PLIES: usize = 4_096;
+/// Longest FEN accepted.
+pub const MAX_FEN_BYTES: usize = 256;
+/// Longest termination reason accepted.
+pub const MAX_REASON_BYTES: usize = 64;
+/// Longest move text accepted (`h2e2` is 4).
+pub const MAX_MOVE_BYTES: usize = 8;
+/// Longest game duration accepted: thirty days.
+pub const MAX_GAME_DURATION_MS: u64 = 30 * 24 * 3600 * 1000;
+/// Most nodes one game may report: keeps every total within `i64` for storage.
+pub const MAX_GAME_NODES: u64 = 1 << 50;
+
+/// A move as the farm stores it: short ASCII letters and digits. Moves are stored space-
+/// separated, so this also keeps the storage unambiguous.
+pub fn is_move_text(m: &str) -> bool {
+    !m.is_empty() && m.len() <= MAX_MOVE_BYTES && m.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+fn check_game(lease: LeaseId, pair: u64, which: usize, game: &GameReport, red: &str, black: &str) -> Result<()> {
+    let bad = |reason: String| Err(Error::invalid_report(lease, pair, format!("game {which}: {reason}")));
+    if game.red != red || game.black != black {
+        return bad(format!("expected Red {red} and Black {black}, got {} and {}", game.red, game.black));
+    }
+    if game.start_fen.trim().is_empty() || game.start_fen.len() > MAX_FEN_BYTES {
+        return bad(format!("start FEN must be 1..={MAX_FEN_BYTES} bytes"));
+    }
+    if game.reason.len() > MAX_REASON_BYTES || game.reason.chars().any(char::is_control) {
+        return bad(format!("reason must be at most {MAX_REASON_BYTES} printable bytes"));
+    }
+    if game.moves.len() > MAX_GAME_PLIES {
+        return bad(format!("{} plies, at most {MAX_GAME_PLIES}", game.moves.len()));
+    }
+    if let Some(m) = game.moves.iter().find(|m| !is_move_text(m)) {
+        return bad(format!("move {m:?} is not a move"));
+    }
+    if game.duration_ms > MAX_GAME_DURATION_MS || game.nodes > MAX_GAME_NODES {
+        return bad(format!("duration {} ms or {} nodes is beyond any real game", game.duration_ms, game.nodes));
+    }
+    if game.positions.len() > game.moves.len() + 1 {
+        return bad(format!("{} sampled positions for {} plies", game.positions.len(), game.moves.len()));
+    }
+    for p in &game.positions {
+        if p.fen.trim().is_empty() || p.fen.len() > MAX_FEN_BYTES {
+            return bad(format!("sampled position at ply {} has no valid FEN", p.ply));
+        }
+        if !p.best_move.is_empty() && !is_move_text(&p.best_move) {
+            return bad(format!("sampled position at ply {} has best move {:?}", p.ply, p.best_move));
+        }
+        if p.ply as usize > game.moves.len() {
+            return bad(format!("sampled ply {} is past the game's end", p.ply));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a reported pair against its task's players: game 0 has `variants[0]` as Red and
+/// game 1 swaps colours; both start from the same position; texts are bounded.
+pub fn check_pair(lease: LeaseId, report: &PairReport, variants: &[VariantId; 2]) -> Result<()> {
+    let [v0, v1] = variants;
+    check_game(lease, report.pair_index, 0, &report.games[0], v0, v1)?;
+    check_game(lease, report.pair_index, 1, &report.games[1], v1, v0)?;
+    if report.games[0].start_fen != report.games[1].start_fen {
+        return Err(Error::invalid_report(lease, report.pair_index, "the two games start from different positions"));
+    }
+    Ok(())
+}
+
+/// Adds a pair to its pairing's statistics, from the side of the task's `variants[0]`.
+pub fn tally(stats: &mut PairingStats, report: &PairReport) {
+    stats.pentanomial[report.first_half_points()] += 1;
+    for (game, first_is_red) in [(&report.games[0], true), (&report.games[1], false)] {
+        match (game.outcome, first_is_red) {
+            (GameOutcome::Draw, _) => stats.draws += 1,
+            (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => stats.wins += 1,
+            _ => stats.losses += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
+        GameReport {
+            red: red.into(),
+            black: black.into(),
+            start_fen: "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w".into(),
+            outcome,
+            reason: "checkmate".into(),
+            moves: vec!["h2e2".into(), "h9g7".into()],
+            duration_ms: 10,
+            nodes: 100,
+            positions: vec![],
+        }
+    }
+
+    fn pair(o0: GameOutcome, o1: GameOutcome) -> PairReport {
+        PairReport { pair_index: 3, games: [game("a", "b", o0), game("b", "a", o1)] }
+    }
+
+    #[test]
+    fn tallies_are_from_the_first_variants_side() {
+        use GameOutcome::*;
+        let mut stats = PairingStats::default();
+        tally(&mut stats, &pair(RedWins, BlackWins)); // a wins both: 4 half points
+        tally(&mut stats, &pair(RedWins, RedWins)); // one each: 2
+        tally(&mut stats, &pair(Draw, RedWins)); // a draws and loses: 1
+        assert_eq!(stats.pentanomial, [0, 1, 1, 0, 1]);
+        assert_eq!((stats.wins, stats.draws, stats.losses), (3, 1, 2));
+    }
+
+    #[test]
+    fn reports_must_match_their_task() {
+        let variants = ["a".to_string(), "b".to_string()];
+        let good = pair(GameOutcome::Draw, GameOutcome::Draw);
+        assert!(check_pair(1, &good, &variants).is_ok());
+        let mut swapped = good.clone();
+        swapped.games.swap(0, 1);
+        assert!(check_pair(1, &swapped, &variants).is_err());
+        let mut bad_move = good.clone();
+        bad_move.games[1].moves.push("h2 e2".into());
+        assert!(check_pair(1, &bad_move, &variants).is_err());
+        let mut other_start = good.clone();
+        other_start.games[1].start_fen = "9/9/9/9/9/9/9/9/9/4K4 w".into();
+        assert!(check_pair(1, &other_start, &variants).is_err());
+        let mut too_long = good;
+        too_long.games[0].moves = vec!["a0a1".into(); MAX_GAME_PLIES + 1];
+        assert!(matches!(check_pair(1, &too_long, &variants), Err(Error::InvalidReport { lease: 1, pair: 3, .. })));
+    }
+}

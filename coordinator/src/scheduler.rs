@@ -1,0 +1,407 @@
+//! Scheduling decisions as pure functions over plain data: which pairings a run plays, which
+//! pairs and openings come next, which run a worker serves, how large a batch is and when its
+//! lease runs out. No I/O and no clock: callers pass the time in.
+
+use proto::domain::{PairingStats, RunId, RunKind, RunSpec, TimeControl};
+
+/// Plies a game is assumed to last when estimating its duration.
+pub const PLIES_PER_GAME: u64 = 150;
+/// Assumed engine speed for `nodes=N`: about a million nodes per second on one core.
+pub const NODES_PER_MS: u64 = 1_000;
+/// Fixed cost per move outside the search (move transfer, arbiter, engine protocol).
+pub const MOVE_OVERHEAD_US: u64 = 100;
+/// Moves per side a `base+inc` game is assumed to last (the increment counts this often).
+pub const CLOCK_MOVES_PER_SIDE: u64 = 80;
+/// Wall time one batch is sized to: about a minute of play.
+pub const BATCH_TARGET_MS: u64 = 60_000;
+/// Fewest and most pairs in one batch.
+pub const MIN_BATCH_PAIRS: usize = 1;
+pub const MAX_BATCH_PAIRS: usize = 64;
+/// A lease lasts this multiple of its estimated duration, plus [`LEASE_GRACE_MS`]: slow
+/// machines and long games must not lose their work.
+pub const LEASE_SLACK_FACTOR: u64 = 3;
+pub const LEASE_GRACE_MS: u64 = 60_000;
+
+/// Estimated time per move at a fixed depth, in microseconds, for depths 1, 2, ...: a
+/// branching factor of about 2.5 from ~1 M nodes per second. Deeper searches grow by the last
+/// ratio.
+const DEPTH_MOVE_US: [u64; 15] =
+    [20, 50, 100, 250, 600, 1_500, 4_000, 10_000, 25_000, 60_000, 150_000, 400_000, 1_000_000, 2_500_000, 6_000_000];
+
+/// One pairing of a run: indices into `RunSpec::variants`. Statistics are kept from `a`'s side,
+/// and the first game of each pair has `a` as Red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    pub a: usize,
+    pub b: usize,
+}
+
+/// The pairings a run plays (`RunSpec::pairings`): SPRT and fixed games `[v0, v1]`; a
+/// gauntlet `[v0, vi]` for each opponent; a round robin every `i < j`. The index into this list
+/// is `PairTask::pairing`.
+pub fn pairings(spec: &RunSpec) -> Vec<Pairing> {
+    spec.pairings().into_iter().map(|(a, b)| Pairing { a, b }).collect()
+}
+
+/// How many pairs each pairing plays; `None` for an SPRT, which plays until its verdict.
+pub fn pairs_per_pairing(kind: &RunKind) -> Option<u64> {
+    match *kind {
+        RunKind::Sprt(_) => None,
+        RunKind::Games { pairs } => Some(pairs),
+        RunKind::Gauntlet { pairs_per_opponent } => Some(pairs_per_opponent),
+        RunKind::RoundRobin { pairs_per_pairing } => Some(pairs_per_pairing),
+    }
+}
+
+/// Pairs recorded for one pairing: every pair lands in exactly one pentanomial cell.
+pub fn pairs_recorded(stats: &PairingStats) -> u64 {
+    stats.pentanomial.iter().sum()
+}
+
+/// Whether a bounded run has recorded every pair of every pairing. An SPRT never completes
+/// this way: its verdict stops it.
+pub fn is_complete(kind: &RunKind, stats: &[PairingStats]) -> bool {
+    match pairs_per_pairing(kind) {
+        Some(target) => !stats.is_empty() && stats.iter().all(|s| pairs_recorded(s) >= target),
+        None => false,
+    }
+}
+
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A keyed permutation of `0..n`, evaluated one index at a time: a four-round Feistel network
+/// on the smallest even number of bits that covers `n`, walked until it lands below `n`
+/// (cycle walking). No table is built, so a lease costs the same for a suite of ten or of a
+/// million openings.
+fn permute(index: u64, n: u64, key: u64) -> u64 {
+    debug_assert!(index < n);
+    let bits = (u64::BITS - (n - 1).leading_zeros()).max(2).next_multiple_of(2);
+    let half = bits / 2;
+    let mask = (1u64 << half) - 1;
+    let mut x = index;
+    loop {
+        let (mut left, mut right) = (x >> half, x & mask);
+        for round in 0..4u64 {
+            let f = splitmix64(key ^ (round << 56) ^ right) & mask;
+            (left, right) = (right, left ^ f);
+        }
+        x = (left << half) | right;
+        // The network permutes 0..2^bits, so the orbit of `index` returns below `n`.
+        if x < n {
+            return x;
+        }
+    }
+}
+
+/// The opening of pair `pair_index` of run `run` in a suite of `suite_len` openings. Pairs
+/// walk the suite in an order drawn from the run id and reshuffled every time the suite is used
+/// up, so no opening repeats before all have been played, and a round robin's pairings do not
+/// keep meeting the same subset of openings.
+pub fn opening_for_pair(run: RunId, pair_index: u64, suite_len: usize) -> u32 {
+    let n = suite_len as u64;
+    if n <= 1 {
+        return 0;
+    }
+    let cycle = pair_index / n;
+    let key = splitmix64(splitmix64(run) ^ cycle.rotate_left(32));
+    // Suites hold at most `spec::MAX_SUITE_OPENINGS` lines, far below `u32::MAX`.
+    u32::try_from(permute(pair_index % n, n, key)).unwrap_or(u32::MAX)
+}
+
+/// A pair to create: its index in the run and the pairing it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewPair {
+    pub pair_index: u64,
+    pub pairing: u32,
+}
+
+/// The pairs of one batch: pairs returned by expired leases first (lowest index first), then
+/// new pairs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchPlan {
+    pub requeued: Vec<u64>,
+    pub fresh: Vec<NewPair>,
+}
+
+impl BatchPlan {
+    pub fn len(&self) -> usize {
+        self.requeued.len() + self.fresh.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Plans up to `batch` pairs for a run.
+///
+/// `requeued` are the run's pairs waiting in the pool (any order); `allocated[p]` counts the
+/// pairs ever created for pairing `p` (finished, in flight or pooled); `target` is
+/// [`pairs_per_pairing`]; new pairs are numbered from `next_pair_index`. Each new pair goes to
+/// the pairing with the fewest pairs so far (lowest index on ties), so pairings advance
+/// together and a stopped round robin is still balanced.
+pub fn plan_batch(
+    requeued: &[u64],
+    allocated: &[u64],
+    target: Option<u64>,
+    next_pair_index: u64,
+    batch: usize,
+) -> BatchPlan {
+    let mut reused: Vec<u64> = requeued.to_vec();
+    reused.sort_unstable();
+    reused.truncate(batch);
+    let mut counts = allocated.to_vec();
+    let mut fresh = Vec::new();
+    let mut pair_index = next_pair_index;
+    while reused.len() + fresh.len() < batch {
+        let open = counts.iter().enumerate().filter(|&(_, &count)| target.is_none_or(|t| count < t));
+        let Some((pairing, _)) = open.min_by_key(|&(i, &count)| (count, i)) else { break };
+        counts[pairing] += 1;
+        fresh.push(NewPair { pair_index, pairing: u32::try_from(pairing).unwrap_or(u32::MAX) });
+        pair_index += 1;
+    }
+    BatchPlan { requeued: reused, fresh }
+}
+
+/// What a worker could be given from one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunLoad {
+    pub run: RunId,
+    /// Pairs back in the pool from expired leases.
+    pub requeued: u64,
+    /// Pairs leased and not yet reported.
+    pub in_flight: u64,
+    /// Pairs not yet created; `None` when unbounded (SPRT).
+    pub unallocated: Option<u64>,
+}
+
+impl RunLoad {
+    pub fn has_work(&self) -> bool {
+        self.requeued > 0 || self.unallocated != Some(0)
+    }
+}
+
+/// The run a worker serves next, among the active runs it is allowed to play: first runs with
+/// pairs back in the pool (finish what was started), then the run with the fewest pairs in
+/// flight (workers spread over runs), then the oldest.
+pub fn choose_run(loads: &[RunLoad]) -> Option<RunId> {
+    loads
+        .iter()
+        .filter(|load| load.has_work())
+        .min_by_key(|load| (load.requeued == 0, load.in_flight, load.run))
+        .map(|load| load.run)
+}
+
+/// Estimated duration of one game, in microseconds.
+pub fn game_estimate_us(tc: TimeControl) -> u64 {
+    let per_move = |us: u64| us.saturating_add(MOVE_OVERHEAD_US).saturating_mul(PLIES_PER_GAME);
+    match tc {
+        TimeControl::Nodes(nodes) => per_move(nodes.saturating_mul(1_000) / NODES_PER_MS),
+        TimeControl::Depth(depth) => {
+            let last = DEPTH_MOVE_US.len();
+            let d = (depth as usize).max(1);
+            let us = if d <= last {
+                DEPTH_MOVE_US[d - 1]
+            } else {
+                // Beyond the table, grow by the table's final ratio, saturating.
+                let ratio = DEPTH_MOVE_US[last - 1] / DEPTH_MOVE_US[last - 2];
+                (last..d).fold(DEPTH_MOVE_US[last - 1], |us, _| us.saturating_mul(ratio))
+            };
+            per_move(us)
+        }
+        TimeControl::MoveTimeMs(ms) => per_move(ms.saturating_mul(1_000)),
+        TimeControl::Clock { base_ms, inc_ms } => {
+            // Both sides may spend their whole clock.
+            let side_ms = base_ms.saturating_add(inc_ms.saturating_mul(CLOCK_MOVES_PER_SIDE));
+            side_ms.saturating_mul(2_000).saturating_add(MOVE_OVERHEAD_US * PLIES_PER_GAME)
+        }
+    }
+}
+
+/// Estimated duration of one pair (two games), in microseconds.
+pub fn pair_estimate_us(tc: TimeControl) -> u64 {
+    game_estimate_us(tc).saturating_mul(2).max(1)
+}
+
+/// Pairs in a batch for a worker with `free_slots` games at once: about a minute of play per
+/// slot, at least one pair per slot, within `MIN_BATCH_PAIRS..=MAX_BATCH_PAIRS`. Zero when the
+/// worker has no free slot.
+pub fn batch_pairs(tc: TimeControl, free_slots: u32) -> usize {
+    if free_slots == 0 {
+        return 0;
+    }
+    let pair_us = pair_estimate_us(tc);
+    let target_us = BATCH_TARGET_MS * 1_000;
+    let per_slot = ((target_us + pair_us / 2) / pair_us).max(1);
+    let pairs = per_slot.saturating_mul(u64::from(free_slots));
+    usize::try_from(pairs).unwrap_or(usize::MAX).clamp(MIN_BATCH_PAIRS, MAX_BATCH_PAIRS)
+}
+
+/// How long a lease of `pairs` pairs on `free_slots` slots lasts, in milliseconds: the
+/// estimated wall time (the slots play in parallel) times [`LEASE_SLACK_FACTOR`], plus
+/// [`LEASE_GRACE_MS`]. A heartbeat extends the deadline by the same amount from its own time.
+pub fn lease_duration_ms(tc: TimeControl, pairs: usize, free_slots: u32) -> u64 {
+    let slots = u64::from(free_slots.max(1));
+    let pairs = u64::try_from(pairs).unwrap_or(u64::MAX);
+    let wall_us = pair_estimate_us(tc).saturating_mul(pairs).div_ceil(slots);
+    (wall_us / 1_000).saturating_mul(LEASE_SLACK_FACTOR).saturating_add(LEASE_GRACE_MS)
+}
+
+/// The deadline of a lease created at `now_ms`.
+pub fn lease_deadline_ms(now_ms: u64, tc: TimeControl, pairs: usize, free_slots: u32) -> u64 {
+    now_ms.saturating_add(lease_duration_ms(tc, pairs, free_slots))
+}
+
+/// Whether a lease with this deadline has run out at `now_ms`.
+pub fn is_expired(deadline_ms: u64, now_ms: u64) -> bool {
+    now_ms > deadline_ms
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proto::domain::{Adjudication, SprtSettings};
+
+    use super::*;
+    use crate::clock::{Clock, ManualClock};
+
+    fn spec(kind: RunKind, n: usize) -> RunSpec {
+        RunSpec {
+            name: "r".into(),
+            kind,
+            variants: (0..n).map(|i| format!("v{i}")).collect(),
+            tc: TimeControl::Nodes(5_000),
+            openings: 1,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        }
+    }
+
+    #[test]
+    fn pairings_follow_the_run_kind() {
+        let p = |a, b| Pairing { a, b };
+        assert_eq!(pairings(&spec(RunKind::Sprt(SprtSettings::default()), 2)), vec![p(0, 1)]);
+        assert_eq!(pairings(&spec(RunKind::Games { pairs: 3 }, 2)), vec![p(0, 1)]);
+        assert_eq!(pairings(&spec(RunKind::Gauntlet { pairs_per_opponent: 3 }, 4)), vec![p(0, 1), p(0, 2), p(0, 3)]);
+        assert_eq!(
+            pairings(&spec(RunKind::RoundRobin { pairs_per_pairing: 3 }, 4)),
+            vec![p(0, 1), p(0, 2), p(0, 3), p(1, 2), p(1, 3), p(2, 3)]
+        );
+        assert_eq!(pairs_per_pairing(&RunKind::Sprt(SprtSettings::default())), None);
+        assert_eq!(pairs_per_pairing(&RunKind::Gauntlet { pairs_per_opponent: 7 }), Some(7));
+    }
+
+    #[test]
+    fn completion_needs_every_pairing_done() {
+        let done = |n| PairingStats { pentanomial: [n, 0, 0, 0, 0], ..PairingStats::default() };
+        let kind = RunKind::RoundRobin { pairs_per_pairing: 2 };
+        assert!(!is_complete(&kind, &[done(2), done(1)]));
+        assert!(is_complete(&kind, &[done(2), done(2)]));
+        assert!(!is_complete(&RunKind::Sprt(SprtSettings::default()), &[done(1_000_000)]));
+    }
+
+    #[test]
+    fn openings_do_not_repeat_before_the_suite_is_used_up() {
+        for n in [1usize, 2, 3, 5, 64, 200, 1_000] {
+            for run in [1u64, 2, 99] {
+                for cycle in 0..3u64 {
+                    let seen: BTreeSet<u32> =
+                        (0..n as u64).map(|i| opening_for_pair(run, cycle * n as u64 + i, n)).collect();
+                    assert_eq!(seen.len(), n, "suite of {n}, run {run}, cycle {cycle}");
+                    assert!(seen.iter().all(|&o| (o as usize) < n));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn opening_orders_depend_on_run_and_cycle() {
+        let order = |run, cycle: u64| (0..200).map(|i| opening_for_pair(run, cycle * 200 + i, 200)).collect::<Vec<_>>();
+        assert_eq!(order(7, 0), order(7, 0), "deterministic");
+        assert_ne!(order(7, 0), order(8, 0));
+        assert_ne!(order(7, 0), order(7, 1));
+        assert_ne!(order(7, 0), (0..200).collect::<Vec<_>>(), "shuffled");
+    }
+
+    #[test]
+    fn requeued_pairs_come_first_then_balanced_new_pairs() {
+        let plan = plan_batch(&[9, 4], &[3, 1, 2], Some(10), 20, 5);
+        assert_eq!(plan.requeued, vec![4, 9]);
+        let fresh: Vec<_> = plan.fresh.iter().map(|p| (p.pair_index, p.pairing)).collect();
+        assert_eq!(fresh, vec![(20, 1), (21, 1), (22, 2)]);
+        // Fewer slots than pooled pairs: only the oldest pooled pairs.
+        let plan = plan_batch(&[9, 4, 6], &[3], None, 20, 2);
+        assert_eq!((plan.requeued, plan.fresh), (vec![4, 6], vec![]));
+    }
+
+    #[test]
+    fn bounded_runs_stop_creating_pairs_at_their_target() {
+        let plan = plan_batch(&[], &[2, 3], Some(3), 5, 10);
+        assert_eq!(plan.fresh, vec![NewPair { pair_index: 5, pairing: 0 }]);
+        assert!(plan_batch(&[], &[3, 3], Some(3), 6, 10).is_empty());
+        assert_eq!(plan_batch(&[], &[0], None, 0, 64).len(), 64, "an SPRT is unbounded");
+    }
+
+    #[test]
+    fn run_choice_prefers_pooled_pairs_then_idle_then_old_runs() {
+        let load = |run, requeued, in_flight, unallocated| RunLoad { run, requeued, in_flight, unallocated };
+        assert_eq!(choose_run(&[]), None);
+        assert_eq!(choose_run(&[load(1, 0, 5, Some(0))]), None, "nothing left to hand out");
+        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]), Some(2));
+        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]), Some(2));
+        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]), Some(2));
+    }
+
+    #[test]
+    fn estimates_follow_the_time_control() {
+        // nodes=5000 at 1 M nodes/s: 5 ms + overhead per move, 150 plies.
+        assert_eq!(game_estimate_us(TimeControl::Nodes(5_000)), 5_100 * 150);
+        assert_eq!(game_estimate_us(TimeControl::MoveTimeMs(100)), 100_100 * 150);
+        assert_eq!(
+            game_estimate_us(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }),
+            2 * 18_000 * 1_000 + 100 * 150
+        );
+        let depths: Vec<u64> = (1..=20).map(|d| game_estimate_us(TimeControl::Depth(d))).collect();
+        assert!(depths.windows(2).all(|w| w[0] < w[1]), "deeper is slower: {depths:?}");
+        assert!(game_estimate_us(TimeControl::Depth(100)) > 0);
+    }
+
+    #[test]
+    fn batches_hold_about_a_minute_per_slot() {
+        // nodes=5000: a pair takes ~1.53 s, so ~39 pairs a minute per slot, capped at 64.
+        assert_eq!(batch_pairs(TimeControl::Nodes(5_000), 1), 39);
+        assert_eq!(batch_pairs(TimeControl::Nodes(5_000), 2), 64);
+        assert_eq!(batch_pairs(TimeControl::Nodes(5_000), 0), 0);
+        // 10+0.1: a pair takes ~72 s, so one pair per slot.
+        let clock = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
+        assert_eq!(batch_pairs(clock, 1), 1);
+        assert_eq!(batch_pairs(clock, 8), 8);
+        assert_eq!(batch_pairs(TimeControl::Nodes(1), u32::MAX), MAX_BATCH_PAIRS);
+        assert_eq!(batch_pairs(TimeControl::Depth(100), 1), MIN_BATCH_PAIRS);
+    }
+
+    #[test]
+    fn lease_deadlines_are_generous_and_expire_with_the_clock() {
+        let clock = ManualClock::new(1_000_000);
+        let tc = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
+        let pairs = batch_pairs(tc, 4);
+        let deadline = lease_deadline_ms(clock.now_ms(), tc, pairs, 4);
+        // Four pairs on four slots: ~72 s of wall time, tripled, plus a minute.
+        assert_eq!(deadline - clock.now_ms(), (pair_estimate_us(tc) / 1_000) * 3 + 60_000);
+        assert!(!is_expired(deadline, clock.now_ms()));
+        clock.set(deadline);
+        assert!(!is_expired(deadline, clock.now_ms()), "the deadline itself is still in time");
+        clock.advance(1);
+        assert!(is_expired(deadline, clock.now_ms()));
+        // Huge values saturate instead of overflowing.
+        assert_eq!(lease_deadline_ms(u64::MAX - 5, TimeControl::Depth(100), 64, 1), u64::MAX);
+    }
+}

@@ -1,0 +1,37 @@
+//! Serving the farm: a bound listener in, a future that ends at shutdown out. A background
+//! task expires overdue leases.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::farm::Farm;
+use crate::grpc::FarmService;
+
+/// Serves `farm` on `listener` until `shutdown` completes. Tests bind `127.0.0.1:0` first
+/// and pass the listener, so the port is never raced.
+pub async fn serve(
+    listener: TcpListener,
+    farm: Arc<Farm>,
+    token: &str,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
+    let expiry_farm = Arc::clone(&farm);
+    let expiry = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(2));
+        loop {
+            tick.tick().await;
+            if let Err(e) = expiry_farm.expire_leases() {
+                tracing::warn!(error = %e, "lease expiry failed");
+            }
+        }
+    });
+    let result = tonic::transport::Server::builder()
+        .add_service(FarmService::new(farm, token).into_server())
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    expiry.abort();
+    result
+}

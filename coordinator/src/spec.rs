@@ -1,0 +1,412 @@
+//! Checking what users submit (variants, opening suites, runs, workers) before it is stored,
+//! and the canonical encoding that names a variant by its content hash.
+//!
+//! Checks here are structural: whether referenced variants and suites exist is the storage's
+//! business, and whether opening lines are legal is the engine's (the service checks them).
+
+use std::fmt::Write as _;
+
+use proto::domain::{
+    Adjudication, EngineProtocol, RunKind, RunSpec, SprtSettings, TimeControl, VariantId, VariantKind, VariantSpec,
+    WorkerInfo,
+};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// Longest name of a run, variant, suite or worker, in bytes.
+pub const MAX_NAME_BYTES: usize = 200;
+/// Largest parameter file or command line accepted for a variant, in bytes.
+pub const MAX_VARIANT_TEXT_BYTES: usize = 1 << 20;
+/// Most variants in one run (a round robin of 32 has 496 pairings).
+pub const MAX_RUN_VARIANTS: usize = 32;
+/// Most pairs one run may schedule in total; keeps every count far from integer limits.
+pub const MAX_RUN_PAIRS: u64 = 1 << 40;
+/// Most openings in one suite; opening indices travel as `u32`.
+pub const MAX_SUITE_OPENINGS: usize = 1 << 22;
+/// Longest opening line, in bytes.
+pub const MAX_OPENING_BYTES: usize = 4096;
+/// Deepest fixed depth accepted (the engine's own limit).
+pub const MAX_DEPTH: u32 = 100;
+/// Longest per-move time or clock accepted: one day.
+pub const MAX_TIME_MS: u64 = 24 * 3600 * 1000;
+
+fn check_name(field: &str, name: &str) -> Result<()> {
+    if name.trim().is_empty() {
+        return Err(Error::invalid_spec(field, "must not be empty"));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::invalid_spec(field, format!("{} bytes, at most {MAX_NAME_BYTES}", name.len())));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::invalid_spec(field, "contains a control character"));
+    }
+    Ok(())
+}
+
+fn check_text(field: &str, text: &str) -> Result<()> {
+    if text.len() > MAX_VARIANT_TEXT_BYTES {
+        return Err(Error::invalid_spec(field, format!("{} bytes, at most {MAX_VARIANT_TEXT_BYTES}", text.len())));
+    }
+    Ok(())
+}
+
+pub fn validate_variant_spec(spec: &VariantSpec) -> Result<()> {
+    check_name("variant name", &spec.name)?;
+    match &spec.kind {
+        VariantKind::Params { toml } => check_text("variant parameters", toml),
+        VariantKind::External { command, args, protocol: _, options } => {
+            if command.trim().is_empty() {
+                return Err(Error::invalid_spec("variant command", "must not be empty"));
+            }
+            check_text("variant command", command)?;
+            let total: usize = args.iter().map(String::len).sum::<usize>()
+                + options.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+            if total > MAX_VARIANT_TEXT_BYTES {
+                return Err(Error::invalid_spec(
+                    "variant arguments and options",
+                    format!("{total} bytes, at most {MAX_VARIANT_TEXT_BYTES}"),
+                ));
+            }
+            for (key, _) in options {
+                if key.trim().is_empty() {
+                    return Err(Error::invalid_spec("variant option", "an option has an empty name"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The canonical text of a variant: a sequence of netstrings (`<byte length>:<bytes>,`), so
+/// that any text, newlines and separators included, encodes unambiguously. Options keep their
+/// order: engines apply `setoption` in sequence.
+pub fn encode_variant(spec: &VariantSpec) -> String {
+    let mut out = String::new();
+    let mut put = |s: &str| {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{}:{s},", s.len());
+    };
+    put("xqfarm-variant-1");
+    put(&spec.name);
+    match &spec.kind {
+        VariantKind::Params { toml } => {
+            put("params");
+            put(toml);
+        }
+        VariantKind::External { command, args, protocol, options } => {
+            put("external");
+            put(command);
+            put(match protocol {
+                EngineProtocol::Uci => "uci",
+                EngineProtocol::Ucci => "ucci",
+            });
+            put(&args.len().to_string());
+            for arg in args {
+                put(arg);
+            }
+            put(&options.len().to_string());
+            for (key, value) in options {
+                put(key);
+                put(value);
+            }
+        }
+    }
+    out
+}
+
+/// Reads back [`encode_variant`]'s text; anything else is [`Error::Corrupt`].
+pub fn decode_variant(text: &str) -> Result<VariantSpec> {
+    let corrupt = |what: &str| Error::Corrupt(format!("variant encoding: {what}"));
+    let mut rest = text;
+    let mut next = || -> Result<&str> {
+        let (len, after) = rest.split_once(':').ok_or_else(|| corrupt("missing length"))?;
+        let len: usize = len.parse().map_err(|_| corrupt("bad length"))?;
+        let field = after.get(..len).ok_or_else(|| corrupt("field runs past the end"))?;
+        rest = after[len..].strip_prefix(',').ok_or_else(|| corrupt("missing field terminator"))?;
+        Ok(field)
+    };
+    if next()? != "xqfarm-variant-1" {
+        return Err(corrupt("unknown version"));
+    }
+    let name = next()?.to_owned();
+    let kind = match next()? {
+        "params" => VariantKind::Params { toml: next()?.to_owned() },
+        "external" => {
+            let command = next()?.to_owned();
+            let protocol = match next()? {
+                "uci" => EngineProtocol::Uci,
+                "ucci" => EngineProtocol::Ucci,
+                _ => return Err(corrupt("unknown protocol")),
+            };
+            let count = |s: &str| s.parse::<usize>().map_err(|_| corrupt("bad count"));
+            let n_args = count(next()?)?;
+            let mut args = Vec::new();
+            for _ in 0..n_args {
+                args.push(next()?.to_owned());
+            }
+            let n_options = count(next()?)?;
+            let mut options = Vec::new();
+            for _ in 0..n_options {
+                let key = next()?.to_owned();
+                options.push((key, next()?.to_owned()));
+            }
+            VariantKind::External { command, args, protocol, options }
+        }
+        _ => return Err(corrupt("unknown kind")),
+    };
+    if !rest.is_empty() {
+        return Err(corrupt("trailing data"));
+    }
+    Ok(VariantSpec { name, kind })
+}
+
+/// A variant's id: the lowercase hex SHA-256 of its canonical encoding.
+pub fn variant_id(spec: &VariantSpec) -> VariantId {
+    let digest = Sha256::digest(encode_variant(spec).as_bytes());
+    let mut hex = String::with_capacity(64);
+    for byte in digest.iter() {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+pub fn validate_suite(name: &str, lines: &[String]) -> Result<()> {
+    check_name("suite name", name)?;
+    if lines.is_empty() {
+        return Err(Error::invalid_spec("openings", "the suite is empty"));
+    }
+    if lines.len() > MAX_SUITE_OPENINGS {
+        return Err(Error::invalid_spec("openings", format!("{} lines, at most {MAX_SUITE_OPENINGS}", lines.len())));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            return Err(Error::invalid_spec("openings", format!("line {} is empty", i + 1)));
+        }
+        if line.len() > MAX_OPENING_BYTES || line.contains(['\n', '\r']) {
+            return Err(Error::invalid_spec(
+                "openings",
+                format!("line {} is not one line of at most {MAX_OPENING_BYTES} bytes", i + 1),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn validate_worker_info(info: &WorkerInfo) -> Result<()> {
+    check_name("worker name", &info.name)?;
+    if info.host.len() > MAX_NAME_BYTES {
+        return Err(Error::invalid_spec("worker host", format!("at most {MAX_NAME_BYTES} bytes")));
+    }
+    if info.engine_version.len() > MAX_NAME_BYTES {
+        return Err(Error::invalid_spec("worker engine version", format!("at most {MAX_NAME_BYTES} bytes")));
+    }
+    if info.cores == 0 {
+        return Err(Error::invalid_spec("worker cores", "must be at least 1"));
+    }
+    Ok(())
+}
+
+pub fn validate_time_control(tc: TimeControl) -> Result<()> {
+    let bad = |reason: String| Err(Error::invalid_spec("time control", reason));
+    match tc {
+        TimeControl::Nodes(0) => bad("nodes=0".into()),
+        TimeControl::Depth(d) if d == 0 || d > MAX_DEPTH => bad(format!("depth={d}, expected 1..={MAX_DEPTH}")),
+        TimeControl::MoveTimeMs(t) if t == 0 || t > MAX_TIME_MS => {
+            bad(format!("movetime={t}, expected 1..={MAX_TIME_MS}"))
+        }
+        TimeControl::Clock { base_ms, inc_ms } if base_ms == 0 || base_ms > MAX_TIME_MS || inc_ms > MAX_TIME_MS => {
+            bad(format!("{tc}: the base must be positive and both at most a day"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn validate_sprt(s: &SprtSettings) -> Result<()> {
+    let bad = |field: &str, reason: &str| Err(Error::invalid_spec(field, reason));
+    if !s.elo0.is_finite() || !s.elo1.is_finite() {
+        return bad("sprt elo bounds", "must be finite");
+    }
+    if s.elo0 >= s.elo1 {
+        return bad("sprt elo bounds", "elo0 must be below elo1");
+    }
+    for (field, p) in [("sprt alpha", s.alpha), ("sprt beta", s.beta)] {
+        if !(p > 0.0 && p < 0.5) {
+            return bad(field, "must lie strictly between 0 and 0.5");
+        }
+    }
+    Ok(())
+}
+
+fn validate_adjudication(a: &Adjudication) -> Result<()> {
+    if a.resign_score < 0 {
+        return Err(Error::invalid_spec("adjudication resign score", "must not be negative"));
+    }
+    if a.draw_score < 0 {
+        return Err(Error::invalid_spec("adjudication draw score", "must not be negative"));
+    }
+    Ok(())
+}
+
+/// Structural sanity of a run: names, player counts per kind, positive pair counts, SPRT
+/// bounds, time control and adjudication. Existence of variants and suite is not checked here.
+pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
+    check_name("run name", &spec.name)?;
+    let n = spec.variants.len();
+    let distinct = {
+        let mut ids: Vec<&str> = spec.variants.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() == n
+    };
+    let players = |expected: &str| Error::invalid_spec("variants", format!("{n} given, {expected}"));
+    let (pairs, pairings) = match &spec.kind {
+        RunKind::Sprt(settings) => {
+            validate_sprt(settings)?;
+            if n != 2 {
+                return Err(players("an SPRT needs [base, candidate]"));
+            }
+            (None, 1)
+        }
+        RunKind::Games { pairs } => {
+            if n != 2 {
+                return Err(players("a fixed-games run needs two"));
+            }
+            (Some(("pairs", *pairs)), 1)
+        }
+        RunKind::Gauntlet { pairs_per_opponent } => {
+            if !(2..=MAX_RUN_VARIANTS).contains(&n) {
+                return Err(players(&format!("a gauntlet needs a candidate and 1..{MAX_RUN_VARIANTS} opponents")));
+            }
+            (Some(("pairs per opponent", *pairs_per_opponent)), n as u64 - 1)
+        }
+        RunKind::RoundRobin { pairs_per_pairing } => {
+            if !(2..=MAX_RUN_VARIANTS).contains(&n) {
+                return Err(players(&format!("a round robin needs 2..={MAX_RUN_VARIANTS}")));
+            }
+            (Some(("pairs per pairing", *pairs_per_pairing)), (n * (n - 1) / 2) as u64)
+        }
+    };
+    // Two-player runs may pit a variant against itself (an A/A test of the noise); with more
+    // players a repeated variant would only duplicate pairings.
+    if n > 2 && !distinct {
+        return Err(Error::invalid_spec("variants", "a variant appears twice"));
+    }
+    if let Some((field, count)) = pairs {
+        if count == 0 {
+            return Err(Error::invalid_spec(field, "must be positive"));
+        }
+        if count.saturating_mul(pairings) > MAX_RUN_PAIRS {
+            return Err(Error::invalid_spec(field, format!("more than {MAX_RUN_PAIRS} pairs in total")));
+        }
+    }
+    validate_time_control(spec.tc)?;
+    validate_adjudication(&spec.adjudication)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn external() -> VariantSpec {
+        VariantSpec {
+            name: "pikafish dev".into(),
+            kind: VariantKind::External {
+                command: "/usr/bin/pikafish".into(),
+                args: vec!["--x".into(), "a,b:c".into(), String::new()],
+                protocol: EngineProtocol::Ucci,
+                options: vec![("Hash".into(), "64".into()), ("Threads".into(), "1".into())],
+            },
+        }
+    }
+
+    #[test]
+    fn variant_encoding_round_trips() {
+        let params =
+            VariantSpec { name: "base".into(), kind: VariantKind::Params { toml: "a = 1\n[b]\nc = \"x,y\"\n".into() } };
+        for spec in [params, external()] {
+            assert_eq!(decode_variant(&encode_variant(&spec)).expect("decodes"), spec);
+        }
+    }
+
+    #[test]
+    fn variant_ids_are_content_hashes() {
+        let a = external();
+        assert_eq!(variant_id(&a), variant_id(&a.clone()));
+        assert_eq!(variant_id(&a).len(), 64);
+        let mut b = a.clone();
+        if let VariantKind::External { options, .. } = &mut b.kind {
+            options.reverse();
+        }
+        assert_ne!(variant_id(&a), variant_id(&b), "option order is part of the content");
+        // Field boundaries matter: moving a character between fields changes the id.
+        let x = VariantSpec { name: "ab".into(), kind: VariantKind::Params { toml: "c".into() } };
+        let y = VariantSpec { name: "a".into(), kind: VariantKind::Params { toml: "bc".into() } };
+        assert_ne!(variant_id(&x), variant_id(&y));
+    }
+
+    #[test]
+    fn malformed_encodings_are_errors() {
+        let good = encode_variant(&external());
+        for bad in ["", "x", "99:abc,", "16:xqfarm-variant-1,", &good[..good.len() - 1], &format!("{good}1:x,")] {
+            assert!(matches!(decode_variant(bad), Err(Error::Corrupt(_))), "{bad:?}");
+        }
+    }
+
+    fn run(kind: RunKind, n: usize) -> RunSpec {
+        RunSpec {
+            name: "r".into(),
+            kind,
+            variants: (0..n).map(|i| format!("v{i}")).collect(),
+            tc: TimeControl::Nodes(1000),
+            openings: 1,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        }
+    }
+
+    fn field_of(spec: &RunSpec) -> String {
+        match validate_run_spec(spec) {
+            Err(Error::InvalidSpec { field, .. }) => field,
+            other => panic!("expected an invalid spec, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn run_specs_are_checked_field_by_field() {
+        assert!(validate_run_spec(&run(RunKind::Sprt(SprtSettings::default()), 2)).is_ok());
+        assert!(validate_run_spec(&run(RunKind::RoundRobin { pairs_per_pairing: 3 }, 4)).is_ok());
+        assert_eq!(field_of(&run(RunKind::Sprt(SprtSettings::default()), 3)), "variants");
+        assert_eq!(field_of(&run(RunKind::Games { pairs: 0 }, 2)), "pairs");
+        assert_eq!(field_of(&run(RunKind::Gauntlet { pairs_per_opponent: 5 }, 1)), "variants");
+        let sprt = |elo0, elo1, alpha| SprtSettings { elo0, elo1, alpha, ..SprtSettings::default() };
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(5.0, 0.0, 0.05)), 2)), "sprt elo bounds");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, f64::NAN, 0.05)), 2)), "sprt elo bounds");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, 5.0, 0.0)), 2)), "sprt alpha");
+        let mut spec = run(RunKind::Games { pairs: 10 }, 2);
+        spec.tc = TimeControl::Depth(0);
+        assert_eq!(field_of(&spec), "time control");
+        spec.tc = TimeControl::Nodes(1);
+        spec.name = " ".into();
+        assert_eq!(field_of(&spec), "run name");
+        let mut dup = run(RunKind::RoundRobin { pairs_per_pairing: 1 }, 3);
+        dup.variants[2] = dup.variants[0].clone();
+        assert_eq!(field_of(&dup), "variants");
+        let mut aa = run(RunKind::Games { pairs: 1 }, 2);
+        aa.variants[1] = aa.variants[0].clone();
+        assert!(validate_run_spec(&aa).is_ok(), "an A/A test is allowed");
+        assert_eq!(field_of(&run(RunKind::RoundRobin { pairs_per_pairing: MAX_RUN_PAIRS }, 3)), "pairs per pairing");
+    }
+
+    #[test]
+    fn suites_and_workers_are_checked() {
+        assert!(validate_suite("s", &["startpos".into()]).is_ok());
+        assert!(validate_suite("s", &[]).is_err());
+        assert!(validate_suite("s", &["startpos".into(), "  ".into()]).is_err());
+        assert!(validate_suite("", &["startpos".into()]).is_err());
+        let info =
+            WorkerInfo { name: "w".into(), host: "h".into(), cores: 0, engine_version: "1".into(), bench_signature: 1 };
+        assert!(validate_worker_info(&info).is_err());
+    }
+}

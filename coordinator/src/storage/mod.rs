@@ -1,0 +1,164 @@
+//! The coordinator's state behind one narrow, domain-shaped trait, with an in-memory backend
+//! for tests and a SQLite backend for service. `tests/storage_conformance.rs` holds both to
+//! the same behaviour.
+//!
+//! The life of a pair: created when first leased (its index, pairing and opening fixed from
+//! then on), `leased` to exactly one lease at a time, back to the `pooled` state when that
+//! lease expires or is closed unfinished, and `done` once its result is recorded — exactly once,
+//! whichever lease reports it first.
+
+use proto::domain::{
+    GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec, RunState, SuiteId,
+    Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+};
+
+use crate::error::{Error, Result};
+
+pub mod memory;
+pub mod sqlite;
+
+pub use memory::MemoryStorage;
+pub use sqlite::SqliteStorage;
+
+/// What a submission did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordOutcome {
+    /// Pairs counted by this call: pairs already recorded (under any lease or sequence
+    /// number) are acknowledged but not counted again.
+    pub accepted: usize,
+    /// The (lease, sequence number) was seen before: acknowledged, nothing changed.
+    pub duplicate: bool,
+}
+
+/// A recorded game, as the Parquet exporter reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// Unique over the whole store and increasing in recording order; never reused.
+    pub game_id: u64,
+    pub run: RunId,
+    pub pair_index: u64,
+    /// 0 for the pair's first game (the task's `variants[0]` as Red), 1 for the second.
+    pub game_in_pair: u8,
+    pub opening_index: u32,
+    /// The name of the worker that played it.
+    pub worker: String,
+    pub report: GameReport,
+}
+
+/// The coordinator's state. Methods take `&self`: backends lock or transact inside, and each
+/// call is atomic — it happens completely or not at all.
+///
+/// Times are milliseconds since the Unix epoch, passed in by the caller (see
+/// [`crate::clock::Clock`]), so that tests control expiry.
+pub trait Storage: Send + Sync {
+    /// Stores a variant under the hash of its canonical encoding; the same spec twice gives
+    /// the same variant.
+    fn add_variant(&self, spec: &VariantSpec) -> Result<Variant>;
+    fn get_variant(&self, id: &str) -> Result<Variant>;
+
+    /// Stores a suite of opening lines (FEN or `startpos`/FEN with `moves ...`). Only
+    /// emptiness and size are checked here; the service checks legality with the engine.
+    fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite>;
+    fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite>;
+
+    /// Creates an active run after checking the spec and that its variants and suite exist.
+    fn create_run(&self, spec: &RunSpec, now_ms: u64) -> Result<Run>;
+    fn get_run(&self, id: RunId) -> Result<Run>;
+    /// Every run, oldest first.
+    fn list_runs(&self) -> Result<Vec<Run>>;
+    /// Stops, resumes or records an SPRT verdict. `Completed` is set by the storage itself
+    /// when a bounded run's last pair is recorded.
+    fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run>;
+
+    fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId>;
+
+    /// Expires overdue leases, then hands the worker a batch of pairs from one active run it
+    /// may play (a run with a bench signature only goes to workers registered with the same
+    /// signature), pooled pairs first. `None` when there is no work or no free slot.
+    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>>;
+
+    /// Records finished pairs of a lease. Idempotent by `(lease, seq)`; a pair already
+    /// recorded is never counted again. A pair that was never part of this lease, or a report
+    /// whose players do not match its task, rejects the whole submission. Results arriving
+    /// after the lease expired are still recorded if nobody recorded the pair meanwhile.
+    /// `final_batch` closes the lease: its unreported pairs go back to the pool. A lease whose
+    /// pairs are all recorded closes by itself. Extends an active lease like a heartbeat.
+    fn record_results(
+        &self,
+        worker: WorkerId,
+        lease: LeaseId,
+        seq: u64,
+        pairs: &[PairReport],
+        final_batch: bool,
+        now_ms: u64,
+    ) -> Result<RecordOutcome>;
+
+    /// Extends an active lease's deadline to at least `now_ms` plus its original duration and
+    /// returns the new deadline.
+    fn heartbeat(&self, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64>;
+
+    /// Expires every active lease past its deadline: its unfinished pairs go back to the pool,
+    /// recorded ones stay. Returns how many leases expired.
+    fn expire_leases(&self, now_ms: u64) -> Result<usize>;
+
+    /// Up to `limit` games of a run with ids above `after_game_id`, in id order.
+    fn games_since(&self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>>;
+    /// Notes that the run's games up to this id are exported; never moves backwards.
+    fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()>;
+    /// The highest game id noted as exported for the run (0 = none).
+    fn exported_up_to(&self, run: RunId) -> Result<u64>;
+}
+
+/// The stored and displayed name of a run state.
+pub(crate) fn state_name(state: &RunState) -> &'static str {
+    match state {
+        RunState::Active => "active",
+        RunState::SprtDone { h1: true } => "sprt_h1",
+        RunState::SprtDone { h1: false } => "sprt_h0",
+        RunState::Completed => "completed",
+        RunState::Stopped => "stopped",
+    }
+}
+
+/// The state changes a user or the SPRT may make: an active run stops or gets its SPRT
+/// verdict; a stopped run resumes; setting the current state again changes nothing.
+pub(crate) fn check_state_change(run: &Run, to: &RunState) -> Result<()> {
+    let allowed = match (&run.state, to) {
+        (from, to) if from == to => true,
+        (RunState::Active, RunState::Stopped) | (RunState::Stopped, RunState::Active) => true,
+        (RunState::Active, RunState::SprtDone { .. }) => matches!(run.spec.kind, RunKind::Sprt(_)),
+        _ => false,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(Error::InvalidStateChange { run: run.id, from: state_name(&run.state).into(), to: state_name(to).into() })
+    }
+}
+
+/// The task for a pair of a run; `opening` is line `opening_index` of the run's suite.
+pub(crate) fn make_task(
+    spec: &RunSpec,
+    pairings: &[crate::scheduler::Pairing],
+    pair_index: u64,
+    pairing: u32,
+    opening_index: u32,
+    opening: String,
+) -> Result<PairTask> {
+    let players = pairings
+        .get(pairing as usize)
+        .and_then(|p| Some([spec.variants.get(p.a)?.clone(), spec.variants.get(p.b)?.clone()]))
+        .ok_or_else(|| Error::Corrupt(format!("pair {pair_index} names pairing {pairing}, which its run lacks")))?;
+    Ok(PairTask { pair_index, pairing, opening_index, opening, variants: players })
+}
+
+/// The distinct variant ids named by a lease's tasks, in first-use order.
+pub(crate) fn task_variant_ids(tasks: &[PairTask]) -> Vec<VariantId> {
+    let mut ids: Vec<VariantId> = Vec::new();
+    for id in tasks.iter().flat_map(|t| t.variants.iter()) {
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
+    ids
+}

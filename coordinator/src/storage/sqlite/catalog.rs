@@ -1,0 +1,220 @@
+//! Variants, opening suites and runs: writing them and reading them back checked.
+
+use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::Ctx;
+use super::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
+use crate::error::{Error, Result};
+use crate::storage::check_state_change;
+use crate::{scheduler, spec};
+
+pub(super) fn insert_variant(conn: &Connection, variant: &VariantSpec) -> Result<Variant> {
+    let id = spec::variant_id(variant);
+    conn.prepare_cached("INSERT OR IGNORE INTO variants (id, spec) VALUES (?1, ?2)")
+        .and_then(|mut s| s.execute(params![id, spec::encode_variant(variant)]))
+        .ctx("adding a variant")?;
+    Ok(Variant { id, spec: variant.clone() })
+}
+
+pub(super) fn load_variant(conn: &Connection, id: &str) -> Result<Variant> {
+    let text: Option<String> = conn
+        .prepare_cached("SELECT spec FROM variants WHERE id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+        .ctx("reading a variant")?;
+    let text = text.ok_or_else(|| Error::VariantNotFound(id.into()))?;
+    let spec = spec::decode_variant(&text)?;
+    if spec::variant_id(&spec) != id {
+        return Err(corrupt(format!("variant {id} does not hash to its id")));
+    }
+    Ok(Variant { id: id.into(), spec })
+}
+
+pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> Result<OpeningSuite> {
+    conn.prepare_cached("INSERT INTO suites (name, opening_count) VALUES (?1, ?2)")
+        .and_then(|mut s| s.execute(params![name, int(lines.len() as u64)]))
+        .ctx("adding a suite")?;
+    let id = conn.last_insert_rowid();
+    let mut insert = conn
+        .prepare_cached("INSERT INTO suite_openings (suite_id, idx, line) VALUES (?1, ?2, ?3)")
+        .ctx("adding openings")?;
+    for (idx, line) in lines.iter().enumerate() {
+        insert.execute(params![id, int(idx as u64), line]).ctx("adding an opening")?;
+    }
+    Ok(OpeningSuite { id: to_u64(id, "suite id")?, name: name.into(), openings: lines.to_vec() })
+}
+
+pub(super) fn load_suite(conn: &Connection, id: SuiteId) -> Result<OpeningSuite> {
+    let row: Option<(String, i64)> = conn
+        .prepare_cached("SELECT name, opening_count FROM suites WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .ctx("reading a suite")?;
+    let (name, count) = row.ok_or(Error::SuiteNotFound(id))?;
+    let mut stmt = conn
+        .prepare_cached("SELECT idx, line FROM suite_openings WHERE suite_id = ?1 ORDER BY idx")
+        .ctx("reading openings")?;
+    let rows = stmt
+        .query_map([key(id)], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        .ctx("reading openings")?;
+    if !rows.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) || rows.len() as i64 != count {
+        return Err(corrupt(format!("suite {id} has gaps in its openings")));
+    }
+    Ok(OpeningSuite { id, name, openings: rows.into_iter().map(|(_, line)| line).collect() })
+}
+
+pub(super) fn opening_line(conn: &Connection, suite: SuiteId, index: u32) -> Result<String> {
+    conn.prepare_cached("SELECT line FROM suite_openings WHERE suite_id = ?1 AND idx = ?2")
+        .and_then(|mut s| s.query_row(params![key(suite), index], |r| r.get(0)).optional())
+        .ctx("reading an opening")?
+        .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))
+}
+
+/// Inserts a run whose spec was checked; its variants and suite must exist.
+pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
+    for variant in &run_spec.variants {
+        let exists = conn
+            .prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
+            .and_then(|mut s| s.exists([variant]))
+            .ctx("looking up a variant")?;
+        if !exists {
+            return Err(Error::VariantNotFound(variant.clone()));
+        }
+    }
+    let suite_exists = conn
+        .prepare_cached("SELECT 1 FROM suites WHERE id = ?1")
+        .and_then(|mut s| s.exists([key(run_spec.openings)]))
+        .ctx("looking up a suite")?;
+    if !suite_exists {
+        return Err(Error::SuiteNotFound(run_spec.openings));
+    }
+    let (kind, pairs, sprt) = codec::kind_columns(&run_spec.kind);
+    let (tc_kind, tc_value, tc_inc) = codec::tc_columns(run_spec.tc);
+    let a = run_spec.adjudication;
+    conn.prepare_cached(
+        "INSERT INTO runs (name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta,
+             sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score,
+             draw_moves, draw_after_move, bench_signature, sample_every, state, created_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+             'active', ?20)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            run_spec.name,
+            kind,
+            pairs,
+            sprt.map(|s| s.elo0),
+            sprt.map(|s| s.elo1),
+            sprt.map(|s| s.alpha),
+            sprt.map(|s| s.beta),
+            sprt.map(|s| codec::model_text(s.model)),
+            tc_kind,
+            tc_value,
+            tc_inc,
+            key(run_spec.openings),
+            a.resign_score,
+            a.resign_moves,
+            a.draw_score,
+            a.draw_moves,
+            a.draw_after_move,
+            run_spec.bench_signature.map(bits),
+            run_spec.sample_every,
+            int(now_ms),
+        ])
+    })
+    .ctx("creating a run")?;
+    let id = conn.last_insert_rowid();
+    for (idx, variant) in run_spec.variants.iter().enumerate() {
+        conn.prepare_cached("INSERT INTO run_variants (run_id, idx, variant_id) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![id, int(idx as u64), variant]))
+            .ctx("naming a run's variants")?;
+    }
+    for pairing in 0..scheduler::pairings(run_spec).len() {
+        conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))
+            .ctx("creating a run's pairings")?;
+    }
+    load_run(conn, to_u64(id, "run id")?)
+}
+
+pub(super) fn load_run(conn: &Connection, id: RunId) -> Result<Run> {
+    let row = conn
+        .prepare_cached(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"))
+        .and_then(|mut s| s.query_row([key(id)], RunRow::read).optional())
+        .ctx("reading a run")?
+        .ok_or(Error::RunNotFound(id))?;
+    let variants: Vec<(i64, String)> = conn
+        .prepare_cached("SELECT idx, variant_id FROM run_variants WHERE run_id = ?1 ORDER BY idx")
+        .and_then(|mut s| s.query_map([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .ctx("reading a run's variants")?;
+    if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
+        return Err(corrupt(format!("run {id} has gaps in its variants")));
+    }
+    let raw: Vec<(i64, [i64; 8])> = conn
+        .prepare_cached(&format!(
+            "SELECT pairing, {STATS_COLUMNS} FROM run_pairings WHERE run_id = ?1 ORDER BY pairing"
+        ))
+        .and_then(|mut s| {
+            s.query_map([key(id)], |r| {
+                let mut v = [0i64; 8];
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = r.get(i + 1)?;
+                }
+                Ok((r.get(0)?, v))
+            })?
+            .collect()
+        })
+        .ctx("reading a run's statistics")?;
+    if !raw.iter().enumerate().all(|(i, (pairing, _))| *pairing == i as i64) {
+        return Err(corrupt(format!("run {id} has gaps in its pairings")));
+    }
+    let stats = raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect::<Result<Vec<PairingStats>>>()?;
+    let run = row.into_run(variants.into_iter().map(|(_, v)| v).collect(), stats)?;
+    if run.stats.len() != scheduler::pairings(&run.spec).len() {
+        return Err(corrupt(format!("run {id} has {} pairings stored", run.stats.len())));
+    }
+    Ok(run)
+}
+
+pub(super) fn list_runs(conn: &Connection) -> Result<Vec<Run>> {
+    let ids: Vec<i64> = conn
+        .prepare_cached("SELECT id FROM runs ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .ctx("listing runs")?;
+    ids.into_iter().map(|id| load_run(conn, to_u64(id, "run id")?)).collect()
+}
+
+pub(super) fn set_run_state(conn: &Connection, id: RunId, state: RunState) -> Result<Run> {
+    let mut run = load_run(conn, id)?;
+    check_state_change(&run, &state)?;
+    conn.prepare_cached("UPDATE runs SET state = ?2 WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![key(id), codec::state_text(&state)]))
+        .ctx("setting a run's state")?;
+    run.state = state;
+    Ok(run)
+}
+
+pub(super) fn run_exists(conn: &Connection, run: RunId) -> Result<()> {
+    let exists = conn
+        .prepare_cached("SELECT 1 FROM runs WHERE id = ?1")
+        .and_then(|mut s| s.exists([key(run)]))
+        .ctx("looking up a run")?;
+    if exists { Ok(()) } else { Err(Error::RunNotFound(run)) }
+}
+
+pub(super) fn mark_exported(conn: &Connection, run: RunId, up_to_game_id: u64) -> Result<()> {
+    let changed = conn
+        .prepare_cached("UPDATE runs SET exported_up_to = MAX(exported_up_to, ?2) WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![key(run), int(up_to_game_id)]))
+        .ctx("marking games exported")?;
+    if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
+}
+
+pub(super) fn exported_up_to(conn: &Connection, run: RunId) -> Result<u64> {
+    let v: i64 = conn
+        .prepare_cached("SELECT exported_up_to FROM runs WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(run)], |r| r.get(0)).optional())
+        .ctx("reading the export mark")?
+        .ok_or(Error::RunNotFound(run))?;
+    to_u64(v, "export mark")
+}

@@ -1,0 +1,262 @@
+//! Domain values to SQLite columns and back. Reading never trusts the file: every value is
+//! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
+
+use proto::domain::{
+    Adjudication, EloModel, GameOutcome, PairingStats, Run, RunKind, RunSpec, RunState, SprtSettings, TimeControl,
+    VariantId,
+};
+use rusqlite::Row;
+
+use crate::error::{Error, Result};
+
+/// A caller's id as a key: ids beyond `i64` were never handed out, and -1 matches no row.
+pub(super) fn key(id: u64) -> i64 {
+    i64::try_from(id).unwrap_or(-1)
+}
+
+/// A time or count, saturating at `i64::MAX` (far beyond any real value).
+pub(super) fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// The 64 bits of a value compared only for equality (bench signatures, sequence numbers).
+pub(super) fn bits(v: u64) -> i64 {
+    i64::from_ne_bytes(v.to_ne_bytes())
+}
+
+pub(super) fn from_bits(v: i64) -> u64 {
+    u64::from_ne_bytes(v.to_ne_bytes())
+}
+
+pub(super) fn corrupt(what: impl std::fmt::Display) -> Error {
+    Error::Corrupt(what.to_string())
+}
+
+pub(super) fn to_u64(v: i64, what: &str) -> Result<u64> {
+    u64::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
+}
+
+pub(super) fn to_u32(v: i64, what: &str) -> Result<u32> {
+    u32::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
+}
+
+pub(super) fn to_i32(v: i64, what: &str) -> Result<i32> {
+    i32::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
+}
+
+pub(super) fn to_bool(v: i64, what: &str) -> Result<bool> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(corrupt(format!("{what} is {v}"))),
+    }
+}
+
+pub(super) fn outcome_text(o: GameOutcome) -> &'static str {
+    o.as_str()
+}
+
+pub(super) fn outcome_from(text: &str) -> Result<GameOutcome> {
+    match text {
+        "1-0" => Ok(GameOutcome::RedWins),
+        "0-1" => Ok(GameOutcome::BlackWins),
+        "1/2-1/2" => Ok(GameOutcome::Draw),
+        _ => Err(corrupt(format!("game outcome {text:?}"))),
+    }
+}
+
+pub(super) fn state_text(state: &RunState) -> &'static str {
+    crate::storage::state_name(state)
+}
+
+fn state_from(text: &str) -> Result<RunState> {
+    match text {
+        "active" => Ok(RunState::Active),
+        "sprt_h0" => Ok(RunState::SprtDone { h1: false }),
+        "sprt_h1" => Ok(RunState::SprtDone { h1: true }),
+        "completed" => Ok(RunState::Completed),
+        "stopped" => Ok(RunState::Stopped),
+        _ => Err(corrupt(format!("run state {text:?}"))),
+    }
+}
+
+/// `(tc_kind, tc_value, tc_inc_ms)`.
+pub(super) fn tc_columns(tc: TimeControl) -> (&'static str, i64, i64) {
+    match tc {
+        TimeControl::Nodes(n) => ("nodes", int(n), 0),
+        TimeControl::Depth(d) => ("depth", i64::from(d), 0),
+        TimeControl::MoveTimeMs(ms) => ("movetime", int(ms), 0),
+        TimeControl::Clock { base_ms, inc_ms } => ("clock", int(base_ms), int(inc_ms)),
+    }
+}
+
+fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
+    Ok(match kind {
+        "nodes" => TimeControl::Nodes(to_u64(value, "nodes")?),
+        "depth" => TimeControl::Depth(to_u32(value, "depth")?),
+        "movetime" => TimeControl::MoveTimeMs(to_u64(value, "movetime")?),
+        "clock" => {
+            TimeControl::Clock { base_ms: to_u64(value, "clock base")?, inc_ms: to_u64(inc, "clock increment")? }
+        }
+        _ => return Err(corrupt(format!("time control kind {kind:?}"))),
+    })
+}
+
+/// `(kind, pairs_per_pairing, SPRT settings)`.
+pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
+    match *kind {
+        RunKind::Sprt(settings) => ("sprt", None, Some(settings)),
+        RunKind::Games { pairs } => ("games", Some(int(pairs)), None),
+        RunKind::Gauntlet { pairs_per_opponent } => ("gauntlet", Some(int(pairs_per_opponent)), None),
+        RunKind::RoundRobin { pairs_per_pairing } => ("round_robin", Some(int(pairs_per_pairing)), None),
+    }
+}
+
+pub(super) fn model_text(model: EloModel) -> &'static str {
+    match model {
+        EloModel::Normalized => "normalized",
+        EloModel::Logistic => "logistic",
+    }
+}
+
+/// The columns of `runs` that [`RunRow::read`] expects, in order.
+pub(super) const RUN_COLUMNS: &str = "id, name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, \
+     sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score, draw_moves, \
+     draw_after_move, bench_signature, sample_every, state, created_ms";
+
+/// A `runs` row as stored, before any check.
+#[derive(Debug)]
+pub(super) struct RunRow {
+    id: i64,
+    name: String,
+    kind: String,
+    pairs: Option<i64>,
+    sprt: [Option<f64>; 4],
+    sprt_model: Option<String>,
+    tc: (String, i64, i64),
+    suite: i64,
+    adjudication: [i64; 5],
+    bench_signature: Option<i64>,
+    sample_every: i64,
+    state: String,
+    created_ms: i64,
+}
+
+impl RunRow {
+    pub(super) fn read(row: &Row<'_>) -> rusqlite::Result<RunRow> {
+        Ok(RunRow {
+            id: row.get(0)?,
+            name: row.get(1)?,
+            kind: row.get(2)?,
+            pairs: row.get(3)?,
+            sprt: [row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?],
+            sprt_model: row.get(8)?,
+            tc: (row.get(9)?, row.get(10)?, row.get(11)?),
+            suite: row.get(12)?,
+            adjudication: [row.get(13)?, row.get(14)?, row.get(15)?, row.get(16)?, row.get(17)?],
+            bench_signature: row.get(18)?,
+            sample_every: row.get(19)?,
+            state: row.get(20)?,
+            created_ms: row.get(21)?,
+        })
+    }
+
+    /// The run, given its variants and per-pairing statistics read from their own tables.
+    pub(super) fn into_run(self, variants: Vec<VariantId>, stats: Vec<PairingStats>) -> Result<Run> {
+        let pairs = || -> Result<u64> {
+            let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
+            to_u64(v, "pairs per pairing")
+        };
+        let kind = match self.kind.as_str() {
+            "sprt" => {
+                let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = self.sprt else {
+                    return Err(corrupt(format!("run {} lacks SPRT settings", self.id)));
+                };
+                let model = match self.sprt_model.as_deref() {
+                    Some("normalized") => EloModel::Normalized,
+                    Some("logistic") => EloModel::Logistic,
+                    other => return Err(corrupt(format!("run {} has Elo model {other:?}", self.id))),
+                };
+                RunKind::Sprt(SprtSettings { elo0, elo1, alpha, beta, model })
+            }
+            "games" => RunKind::Games { pairs: pairs()? },
+            "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
+            "round_robin" => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
+            other => return Err(corrupt(format!("run kind {other:?}"))),
+        };
+        let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
+        let spec = RunSpec {
+            name: self.name,
+            kind,
+            variants,
+            tc: tc_from(&self.tc.0, self.tc.1, self.tc.2)?,
+            openings: to_u64(self.suite, "suite id")?,
+            adjudication: Adjudication {
+                resign_score: to_i32(resign_score, "resign score")?,
+                resign_moves: to_u32(resign_moves, "resign moves")?,
+                draw_score: to_i32(draw_score, "draw score")?,
+                draw_moves: to_u32(draw_moves, "draw moves")?,
+                draw_after_move: to_u32(draw_after_move, "draw after move")?,
+            },
+            bench_signature: self.bench_signature.map(from_bits),
+            sample_every: to_u32(self.sample_every, "sample interval")?,
+        };
+        Ok(Run {
+            id: to_u64(self.id, "run id")?,
+            spec,
+            state: state_from(&self.state)?,
+            stats,
+            created_unix_ms: to_u64(self.created_ms, "run creation time")?,
+        })
+    }
+}
+
+/// The statistics columns of `run_pairings` that [`stats_from`] expects, in order.
+pub(super) const STATS_COLUMNS: &str = "ptnml0, ptnml1, ptnml2, ptnml3, ptnml4, wins, draws, losses";
+
+pub(super) fn stats_from(raw: [i64; 8]) -> Result<PairingStats> {
+    let mut v = [0u64; 8];
+    for (out, x) in v.iter_mut().zip(raw) {
+        *out = to_u64(x, "a statistics count")?;
+    }
+    Ok(PairingStats { pentanomial: [v[0], v[1], v[2], v[3], v[4]], wins: v[5], draws: v[6], losses: v[7] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_casts_round_trip() {
+        for v in [0, 1, i64::MAX as u64, u64::MAX, 0x8000_0000_0000_0000] {
+            assert_eq!(from_bits(bits(v)), v);
+        }
+        assert_eq!(key(u64::MAX), -1);
+        assert_eq!(int(u64::MAX), i64::MAX);
+    }
+
+    #[test]
+    fn time_controls_round_trip() {
+        for tc in [
+            TimeControl::Nodes(5_000),
+            TimeControl::Depth(7),
+            TimeControl::MoveTimeMs(250),
+            TimeControl::Clock { base_ms: 10_000, inc_ms: 100 },
+        ] {
+            let (kind, value, inc) = tc_columns(tc);
+            assert_eq!(tc_from(kind, value, inc).expect("decodes"), tc);
+        }
+        assert!(tc_from("nodes", -5, 0).is_err());
+        assert!(tc_from("hourglass", 5, 0).is_err());
+    }
+
+    #[test]
+    fn enumerations_reject_unknown_text() {
+        assert!(outcome_from("2-0").is_err());
+        assert!(state_from("paused").is_err());
+        for s in [RunState::Active, RunState::SprtDone { h1: true }, RunState::Completed, RunState::Stopped] {
+            assert_eq!(state_from(state_text(&s)).expect("decodes"), s);
+        }
+        assert!(stats_from([0, 0, -1, 0, 0, 0, 0, 0]).is_err());
+    }
+}

@@ -1,0 +1,250 @@
+//! Workers and leases: registering, handing out batches, heartbeats and expiry.
+
+use proto::domain::{Lease, LeaseId, PairTask, RunId, WorkerId, WorkerInfo};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::Ctx;
+use super::catalog::{load_run, load_variant, opening_line};
+use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
+use crate::error::{Error, Result};
+use crate::scheduler::{self, RunLoad};
+use crate::storage::{make_task, task_variant_ids};
+
+pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
+    conn.prepare_cached(
+        "INSERT INTO workers (name, host, cores, engine_version, bench_signature, registered_ms, last_seen_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            info.name,
+            info.host,
+            info.cores,
+            info.engine_version,
+            bits(info.bench_signature),
+            int(now_ms)
+        ])
+    })
+    .ctx("registering a worker")?;
+    to_u64(conn.last_insert_rowid(), "worker id")
+}
+
+pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<usize> {
+    let returned = conn
+        .prepare_cached(
+            "UPDATE pairs SET status = 'pooled'
+             WHERE status = 'leased' AND (run_id, pair_index) IN
+                 (SELECT run_id, pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending')",
+        )
+        .and_then(|mut s| s.execute([lease]))
+        .ctx("returning pairs to the pool")?;
+    conn.prepare_cached("UPDATE lease_pairs SET status = 'returned' WHERE lease_id = ?1 AND status = 'pending'")
+        .and_then(|mut s| s.execute([lease]))
+        .ctx("returning pairs to the pool")?;
+    conn.prepare_cached("UPDATE leases SET state = ?2 WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![lease, state]))
+        .ctx("ending a lease")?;
+    Ok(returned)
+}
+
+pub(super) fn expire(conn: &Connection, now_ms: u64) -> Result<usize> {
+    let overdue: Vec<i64> = conn
+        .prepare_cached("SELECT id FROM leases WHERE state = 'active' AND deadline_ms < ?1 ORDER BY id")
+        .and_then(|mut s| s.query_map([int(now_ms)], |r| r.get(0))?.collect())
+        .ctx("finding overdue leases")?;
+    for &lease in &overdue {
+        let returned = end_lease(conn, lease, "expired")?;
+        tracing::info!(lease, returned, "lease expired");
+    }
+    Ok(overdue.len())
+}
+
+/// A lease's owner check: `(run, state, deadline, duration)`.
+pub(super) fn owned_lease(conn: &Connection, worker: WorkerId, lease: LeaseId) -> Result<(RunId, String, u64, u64)> {
+    let row: Option<(i64, i64, String, i64, i64)> = conn
+        .prepare_cached("SELECT worker_id, run_id, state, deadline_ms, duration_ms FROM leases WHERE id = ?1")
+        .and_then(|mut s| {
+            s.query_row([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional()
+        })
+        .ctx("reading a lease")?;
+    let (owner, run, state, deadline, duration) = row.ok_or(Error::LeaseNotFound(lease))?;
+    if owner != key(worker) {
+        return Err(Error::LeaseNotOwned { lease, worker });
+    }
+    Ok((to_u64(run, "lease run")?, state, to_u64(deadline, "lease deadline")?, to_u64(duration, "lease duration")?))
+}
+
+pub(super) fn extend_lease(conn: &Connection, lease: LeaseId, deadline_ms: u64) -> Result<()> {
+    conn.prepare_cached("UPDATE leases SET deadline_ms = MAX(deadline_ms, ?2) WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![key(lease), int(deadline_ms)]))
+        .ctx("extending a lease")?;
+    Ok(())
+}
+
+pub(super) fn touch_worker(conn: &Connection, worker: WorkerId, now_ms: u64) -> Result<()> {
+    conn.prepare_cached("UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![key(worker), int(now_ms)]))
+        .ctx("noting a worker's activity")?;
+    Ok(())
+}
+
+/// The load of every active run a worker with this bench signature may play.
+fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
+    let rows: Vec<(i64, Option<i64>, i64, i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT r.id, r.pairs_per_pairing,
+                (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'pooled'),
+                (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'leased'),
+                (SELECT COUNT(*) FROM run_pairings q WHERE q.run_id = r.id),
+                (SELECT COALESCE(SUM(q.allocated), 0) FROM run_pairings q WHERE q.run_id = r.id)
+             FROM runs r
+             WHERE r.state = 'active' AND (r.bench_signature IS NULL OR r.bench_signature = ?1)
+             ORDER BY r.id",
+        )
+        .and_then(|mut s| {
+            s.query_map([bits(signature)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                .collect()
+        })
+        .ctx("finding runs with work")?;
+    rows.into_iter()
+        .map(|(run, target, pooled, leased, pairings, allocated)| {
+            let unallocated = match target {
+                Some(t) => Some(
+                    to_u64(t, "pairs per pairing")?
+                        .saturating_mul(to_u64(pairings, "pairings")?)
+                        .saturating_sub(to_u64(allocated, "allocated pairs")?),
+                ),
+                None => None,
+            };
+            Ok(RunLoad {
+                run: to_u64(run, "run id")?,
+                requeued: to_u64(pooled, "pooled pairs")?,
+                in_flight: to_u64(leased, "leased pairs")?,
+                unallocated,
+            })
+        })
+        .collect()
+}
+
+pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+    expire(tx, now_ms)?;
+    let signature: i64 = tx
+        .prepare_cached("SELECT bench_signature FROM workers WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(worker)], |r| r.get(0)).optional())
+        .ctx("reading a worker")?
+        .ok_or(Error::WorkerNotFound(worker))?;
+    touch_worker(tx, worker, now_ms)?;
+    if free_slots == 0 {
+        return Ok(None);
+    }
+    let Some(run_id) = scheduler::choose_run(&run_loads(tx, from_bits(signature))?) else { return Ok(None) };
+    let run = load_run(tx, run_id)?;
+    let pairings = scheduler::pairings(&run.spec);
+    let suite_len: i64 = tx
+        .prepare_cached("SELECT opening_count FROM suites WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(run.spec.openings)], |r| r.get(0)))
+        .ctx("reading a suite's size")?;
+    let suite_len = usize::try_from(suite_len).map_err(|_| corrupt(format!("suite size {suite_len}")))?;
+    let (next_pair_index, allocated) = {
+        let next: i64 = tx
+            .prepare_cached("SELECT next_pair_index FROM runs WHERE id = ?1")
+            .and_then(|mut s| s.query_row([key(run_id)], |r| r.get(0)))
+            .ctx("reading a run's next pair")?;
+        let allocated: Vec<i64> = tx
+            .prepare_cached("SELECT allocated FROM run_pairings WHERE run_id = ?1 ORDER BY pairing")
+            .and_then(|mut s| s.query_map([key(run_id)], |r| r.get(0))?.collect())
+            .ctx("reading a run's allocation")?;
+        let allocated = allocated.into_iter().map(|a| to_u64(a, "allocated pairs")).collect::<Result<Vec<u64>>>()?;
+        (to_u64(next, "next pair index")?, allocated)
+    };
+    let batch = scheduler::batch_pairs(run.spec.tc, free_slots);
+    let pooled: Vec<u64> = tx
+        .prepare_cached(
+            "SELECT pair_index FROM pairs WHERE run_id = ?1 AND status = 'pooled' ORDER BY pair_index LIMIT ?2",
+        )
+        .and_then(|mut s| {
+            s.query_map(params![key(run_id), int(batch as u64)], |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .ctx("reading pooled pairs")?
+        .into_iter()
+        .map(|p| to_u64(p, "pair index"))
+        .collect::<Result<_>>()?;
+    let target = scheduler::pairs_per_pairing(&run.spec.kind);
+    let plan = scheduler::plan_batch(&pooled, &allocated, target, next_pair_index, batch);
+    if plan.is_empty() {
+        return Ok(None);
+    }
+
+    let duration_ms = scheduler::lease_duration_ms(run.spec.tc, plan.len(), free_slots);
+    let deadline_ms = now_ms.saturating_add(duration_ms);
+    tx.prepare_cached(
+        "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms)
+         VALUES (?1, ?2, 'active', ?3, ?4, ?5)",
+    )
+    .and_then(|mut s| s.execute(params![key(run_id), key(worker), int(now_ms), int(deadline_ms), int(duration_ms)]))
+    .ctx("creating a lease")?;
+    let lease_id = to_u64(tx.last_insert_rowid(), "lease id")?;
+
+    let mut tasks: Vec<PairTask> = Vec::with_capacity(plan.len());
+    for &index in &plan.requeued {
+        let (pairing, opening): (i64, i64) = tx
+            .prepare_cached("SELECT pairing, opening_index FROM pairs WHERE run_id = ?1 AND pair_index = ?2")
+            .and_then(|mut s| s.query_row(params![key(run_id), int(index)], |r| Ok((r.get(0)?, r.get(1)?))))
+            .ctx("reading a pooled pair")?;
+        let (pairing, opening_index) = (to_u32(pairing, "pairing")?, to_u32(opening, "opening index")?);
+        tx.prepare_cached("UPDATE pairs SET status = 'leased' WHERE run_id = ?1 AND pair_index = ?2")
+            .and_then(|mut s| s.execute(params![key(run_id), int(index)]))
+            .ctx("leasing a pooled pair")?;
+        let line = opening_line(tx, run.spec.openings, opening_index)?;
+        tasks.push(make_task(&run.spec, &pairings, index, pairing, opening_index, line)?);
+    }
+    for new in &plan.fresh {
+        let opening_index = scheduler::opening_for_pair(run_id, new.pair_index, suite_len);
+        tx.prepare_cached(
+            "INSERT INTO pairs (run_id, pair_index, pairing, opening_index, status) VALUES (?1, ?2, ?3, ?4, 'leased')",
+        )
+        .and_then(|mut s| s.execute(params![key(run_id), int(new.pair_index), new.pairing, opening_index]))
+        .ctx("creating a pair")?;
+        tx.prepare_cached("UPDATE run_pairings SET allocated = allocated + 1 WHERE run_id = ?1 AND pairing = ?2")
+            .and_then(|mut s| s.execute(params![key(run_id), new.pairing]))
+            .ctx("counting a new pair")?;
+        let line = opening_line(tx, run.spec.openings, opening_index)?;
+        tasks.push(make_task(&run.spec, &pairings, new.pair_index, new.pairing, opening_index, line)?);
+    }
+    if let Some(last) = plan.fresh.last() {
+        tx.prepare_cached("UPDATE runs SET next_pair_index = ?2 WHERE id = ?1")
+            .and_then(|mut s| s.execute(params![key(run_id), int(last.pair_index + 1)]))
+            .ctx("advancing a run's pair index")?;
+    }
+    for task in &tasks {
+        tx.prepare_cached(
+            "INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES (?1, ?2, ?3, 'pending')",
+        )
+        .and_then(|mut s| s.execute(params![key(lease_id), key(run_id), int(task.pair_index)]))
+        .ctx("recording a leased pair")?;
+    }
+    let variants = task_variant_ids(&tasks).iter().map(|id| load_variant(tx, id)).collect::<Result<Vec<_>>>()?;
+    tracing::debug!(lease = lease_id, run = run_id, worker, pairs = tasks.len(), "lease granted");
+    Ok(Some(Lease {
+        id: lease_id,
+        run: run_id,
+        tasks,
+        deadline_unix_ms: deadline_ms,
+        tc: run.spec.tc,
+        adjudication: run.spec.adjudication,
+        sample_every: run.spec.sample_every,
+        variants,
+    }))
+}
+
+pub(super) fn heartbeat(conn: &Connection, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
+    let (_, state, deadline, duration) = owned_lease(conn, worker, lease)?;
+    if state != "active" {
+        return Err(Error::LeaseClosed(lease));
+    }
+    let deadline = deadline.max(now_ms.saturating_add(duration));
+    extend_lease(conn, lease, deadline)?;
+    touch_worker(conn, worker, now_ms)?;
+    Ok(deadline)
+}

@@ -1,0 +1,207 @@
+//! The SQLite schema and the connection settings. The schema is versioned in its own table;
+//! a database of another version is refused rather than misread.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+use super::Ctx;
+use crate::error::{Error, Result};
+
+pub(super) const SCHEMA_VERSION: i64 = 1;
+
+/// Integers that hold a `u64` id, count or time are non-negative and below 2^63; bench
+/// signatures and sequence numbers are stored as their 64 bits.
+const SCHEMA: &str = r"
+CREATE TABLE variants (
+    id   TEXT PRIMARY KEY,  -- hex SHA-256 of spec
+    spec TEXT NOT NULL      -- canonical encoding, spec::encode_variant
+) WITHOUT ROWID;
+
+CREATE TABLE suites (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,
+    opening_count INTEGER NOT NULL CHECK (opening_count > 0)
+);
+
+CREATE TABLE suite_openings (
+    suite_id INTEGER NOT NULL REFERENCES suites(id),
+    idx      INTEGER NOT NULL,
+    line     TEXT NOT NULL,
+    PRIMARY KEY (suite_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE runs (
+    id                INTEGER PRIMARY KEY,
+    name              TEXT NOT NULL,
+    kind              TEXT NOT NULL CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin')),
+    pairs_per_pairing INTEGER,  -- NULL for an SPRT
+    sprt_elo0         REAL,
+    sprt_elo1         REAL,
+    sprt_alpha        REAL,
+    sprt_beta         REAL,
+    sprt_model        TEXT CHECK (sprt_model IN ('normalized', 'logistic')),
+    tc_kind           TEXT NOT NULL CHECK (tc_kind IN ('nodes', 'depth', 'movetime', 'clock')),
+    tc_value          INTEGER NOT NULL,  -- nodes, depth, movetime ms or clock base ms
+    tc_inc_ms         INTEGER NOT NULL,  -- clock increment, else 0
+    suite_id          INTEGER NOT NULL REFERENCES suites(id),
+    resign_score      INTEGER NOT NULL,
+    resign_moves      INTEGER NOT NULL,
+    draw_score        INTEGER NOT NULL,
+    draw_moves        INTEGER NOT NULL,
+    draw_after_move   INTEGER NOT NULL,
+    bench_signature   INTEGER,
+    sample_every      INTEGER NOT NULL,
+    state             TEXT NOT NULL
+                      CHECK (state IN ('active', 'sprt_h0', 'sprt_h1', 'completed', 'stopped')),
+    created_ms        INTEGER NOT NULL,
+    next_pair_index   INTEGER NOT NULL DEFAULT 0,
+    exported_up_to    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX runs_by_state ON runs(state);
+
+CREATE TABLE run_variants (
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    idx        INTEGER NOT NULL,
+    variant_id TEXT NOT NULL REFERENCES variants(id),
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+
+-- One row per pairing of scheduler::pairings(spec), statistics from the pairing's a side.
+CREATE TABLE run_pairings (
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    pairing   INTEGER NOT NULL,
+    allocated INTEGER NOT NULL DEFAULT 0,  -- pairs ever created
+    ptnml0    INTEGER NOT NULL DEFAULT 0,
+    ptnml1    INTEGER NOT NULL DEFAULT 0,
+    ptnml2    INTEGER NOT NULL DEFAULT 0,
+    ptnml3    INTEGER NOT NULL DEFAULT 0,
+    ptnml4    INTEGER NOT NULL DEFAULT 0,
+    wins      INTEGER NOT NULL DEFAULT 0,
+    draws     INTEGER NOT NULL DEFAULT 0,
+    losses    INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, pairing)
+) WITHOUT ROWID;
+
+CREATE TABLE workers (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL,
+    host            TEXT NOT NULL,
+    cores           INTEGER NOT NULL,
+    engine_version  TEXT NOT NULL,
+    bench_signature INTEGER NOT NULL,
+    registered_ms   INTEGER NOT NULL,
+    last_seen_ms    INTEGER NOT NULL
+);
+
+CREATE TABLE leases (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    worker_id   INTEGER NOT NULL REFERENCES workers(id),
+    state       TEXT NOT NULL CHECK (state IN ('active', 'closed', 'expired')),
+    created_ms  INTEGER NOT NULL,
+    deadline_ms INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL
+);
+CREATE INDEX leases_active_by_deadline ON leases(deadline_ms) WHERE state = 'active';
+
+-- Every pair a run has created; 'leased' pairs are pending in exactly one active lease.
+CREATE TABLE pairs (
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    pair_index    INTEGER NOT NULL,
+    pairing       INTEGER NOT NULL,
+    opening_index INTEGER NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pooled', 'leased', 'done')),
+    PRIMARY KEY (run_id, pair_index)
+) WITHOUT ROWID;
+CREATE INDEX pairs_by_status ON pairs(run_id, status, pair_index);
+
+-- Which pairs each lease was given, and what became of them there.
+CREATE TABLE lease_pairs (
+    lease_id   INTEGER NOT NULL REFERENCES leases(id),
+    run_id     INTEGER NOT NULL,
+    pair_index INTEGER NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('pending', 'finished', 'returned')),
+    PRIMARY KEY (lease_id, pair_index),
+    FOREIGN KEY (run_id, pair_index) REFERENCES pairs(run_id, pair_index)
+) WITHOUT ROWID;
+CREATE INDEX lease_pairs_by_pair ON lease_pairs(run_id, pair_index);
+
+-- Seen submissions: a resent (lease, seq) is acknowledged without effect.
+CREATE TABLE submissions (
+    lease_id    INTEGER NOT NULL REFERENCES leases(id),
+    seq         INTEGER NOT NULL,
+    accepted    INTEGER NOT NULL,
+    received_ms INTEGER NOT NULL,
+    PRIMARY KEY (lease_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE games (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    pair_index    INTEGER NOT NULL,
+    game_in_pair  INTEGER NOT NULL CHECK (game_in_pair IN (0, 1)),
+    opening_index INTEGER NOT NULL,
+    worker_id     INTEGER NOT NULL REFERENCES workers(id),
+    red           TEXT NOT NULL,
+    black         TEXT NOT NULL,
+    start_fen     TEXT NOT NULL,
+    outcome       TEXT NOT NULL CHECK (outcome IN ('1-0', '0-1', '1/2-1/2')),
+    reason        TEXT NOT NULL,
+    moves         TEXT NOT NULL,  -- space-separated
+    duration_ms   INTEGER NOT NULL,
+    nodes         INTEGER NOT NULL,
+    UNIQUE (run_id, pair_index, game_in_pair),  -- a pair is counted once, whatever retries do
+    FOREIGN KEY (run_id, pair_index) REFERENCES pairs(run_id, pair_index)
+);
+CREATE INDEX games_by_run ON games(run_id, id);
+
+CREATE TABLE positions (
+    game_id      INTEGER NOT NULL REFERENCES games(id),
+    seq          INTEGER NOT NULL,
+    ply          INTEGER NOT NULL,
+    fen          TEXT NOT NULL,
+    red_to_move  INTEGER NOT NULL CHECK (red_to_move IN (0, 1)),
+    static_eval  INTEGER NOT NULL,
+    search_score INTEGER NOT NULL,
+    best_move    TEXT NOT NULL,
+    in_check     INTEGER NOT NULL CHECK (in_check IN (0, 1)),
+    quiet        INTEGER NOT NULL CHECK (quiet IN (0, 1)),
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+";
+
+/// Sets up a fresh connection: WAL (readers never block the writer), `synchronous=NORMAL`
+/// (durable at checkpoints; a power cut may lose the last commits but never corrupts), foreign
+/// keys, a busy timeout for a second process, then creates or checks the schema.
+pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).ctx("setting WAL mode")?;
+    if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
+        tracing::warn!(mode, "SQLite refused WAL mode");
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL").ctx("setting synchronous")?;
+    conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
+    conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
+
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx("starting the schema check")?;
+    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        .ctx("creating the schema version table")?;
+    let version: Option<i64> = tx
+        .query_row("SELECT MAX(version) FROM schema_version", [], |row| row.get(0))
+        .optional()
+        .ctx("reading the schema version")?
+        .flatten();
+    match version {
+        None => {
+            tx.execute_batch(SCHEMA).ctx("creating the schema")?;
+            tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [SCHEMA_VERSION])
+                .ctx("recording the schema version")?;
+            tracing::info!(version = SCHEMA_VERSION, "database schema created");
+        }
+        Some(SCHEMA_VERSION) => {}
+        Some(other) => {
+            return Err(Error::Corrupt(format!(
+                "database schema version {other}; this build reads version {SCHEMA_VERSION}"
+            )));
+        }
+    }
+    tx.commit().ctx("committing the schema")
+}

@@ -1,0 +1,361 @@
+//! Runs: what they play, how long players think, where they stand.
+
+use super::{each, enumeration, non_empty, pentanomial, positive, required};
+use crate::domain::{
+    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunKind, RunSpec, RunState, RunStatus,
+    SprtProgress, SprtSettings, TimeControl,
+};
+use crate::error::{Error, Result};
+use crate::pb;
+
+impl From<TimeControl> for pb::TimeControl {
+    fn from(tc: TimeControl) -> pb::TimeControl {
+        use pb::time_control::Kind;
+        let kind = match tc {
+            TimeControl::Nodes(nodes) => Kind::Nodes(nodes),
+            TimeControl::Depth(depth) => Kind::Depth(depth),
+            TimeControl::MoveTimeMs(ms) => Kind::MovetimeMs(ms),
+            TimeControl::Clock { base_ms, inc_ms } => Kind::Clock(pb::ClockControl { base_ms, inc_ms }),
+        };
+        pb::TimeControl { kind: Some(kind) }
+    }
+}
+
+impl TryFrom<pb::TimeControl> for TimeControl {
+    type Error = Error;
+    fn try_from(tc: pb::TimeControl) -> Result<TimeControl> {
+        use pb::time_control::Kind;
+        Ok(match tc.kind.ok_or_else(|| Error::missing("kind"))? {
+            Kind::Nodes(nodes) => TimeControl::Nodes(positive(nodes, "nodes")?),
+            Kind::Depth(depth) => TimeControl::Depth(positive(depth, "depth")?),
+            Kind::MovetimeMs(ms) => TimeControl::MoveTimeMs(positive(ms, "movetime_ms")?),
+            Kind::Clock(clock) => {
+                TimeControl::Clock { base_ms: positive(clock.base_ms, "clock.base_ms")?, inc_ms: clock.inc_ms }
+            }
+        })
+    }
+}
+
+impl From<Adjudication> for pb::Adjudication {
+    fn from(a: Adjudication) -> pb::Adjudication {
+        pb::Adjudication {
+            resign_score: a.resign_score,
+            resign_moves: a.resign_moves,
+            draw_score: a.draw_score,
+            draw_moves: a.draw_moves,
+            draw_after_move: a.draw_after_move,
+        }
+    }
+}
+
+impl TryFrom<pb::Adjudication> for Adjudication {
+    type Error = Error;
+    fn try_from(a: pb::Adjudication) -> Result<Adjudication> {
+        let centipawns = |score: i32, field: &str| {
+            if score < 0 { Err(Error::invalid(field, format!("must not be negative, got {score}"))) } else { Ok(score) }
+        };
+        Ok(Adjudication {
+            resign_score: centipawns(a.resign_score, "resign_score")?,
+            resign_moves: a.resign_moves,
+            draw_score: centipawns(a.draw_score, "draw_score")?,
+            draw_moves: a.draw_moves,
+            draw_after_move: a.draw_after_move,
+        })
+    }
+}
+
+impl From<EloModel> for pb::EloModel {
+    fn from(model: EloModel) -> pb::EloModel {
+        match model {
+            EloModel::Normalized => pb::EloModel::Normalized,
+            EloModel::Logistic => pb::EloModel::Logistic,
+        }
+    }
+}
+
+impl TryFrom<pb::EloModel> for EloModel {
+    type Error = Error;
+    fn try_from(model: pb::EloModel) -> Result<EloModel> {
+        match model {
+            pb::EloModel::Unspecified => Err(Error::missing("")),
+            pb::EloModel::Normalized => Ok(EloModel::Normalized),
+            pb::EloModel::Logistic => Ok(EloModel::Logistic),
+        }
+    }
+}
+
+impl From<SprtSettings> for pb::SprtRun {
+    fn from(s: SprtSettings) -> pb::SprtRun {
+        pb::SprtRun {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+            model: pb::EloModel::from(s.model).into(),
+        }
+    }
+}
+
+impl TryFrom<pb::SprtRun> for SprtSettings {
+    type Error = Error;
+    fn try_from(s: pb::SprtRun) -> Result<SprtSettings> {
+        let finite = |v: f64, field: &str| {
+            if v.is_finite() { Ok(v) } else { Err(Error::invalid(field, format!("must be a finite number, got {v}"))) }
+        };
+        // The negated comparison also rejects NaN.
+        let probability = |p: f64, field: &str| {
+            if !(p > 0.0 && p < 1.0) {
+                return Err(Error::invalid(field, format!("must lie strictly between 0 and 1, got {p}")));
+            }
+            Ok(p)
+        };
+        let elo0 = finite(s.elo0, "elo0")?;
+        let elo1 = finite(s.elo1, "elo1")?;
+        if elo1 <= elo0 {
+            return Err(Error::invalid("elo1", format!("must exceed elo0 ({elo0}), got {elo1}")));
+        }
+        Ok(SprtSettings {
+            elo0,
+            elo1,
+            alpha: probability(s.alpha, "alpha")?,
+            beta: probability(s.beta, "beta")?,
+            model: enumeration::<pb::EloModel, _>(s.model, "model")?,
+        })
+    }
+}
+
+impl From<RunKind> for pb::run_spec::Kind {
+    fn from(kind: RunKind) -> pb::run_spec::Kind {
+        use pb::run_spec::Kind;
+        match kind {
+            RunKind::Sprt(settings) => Kind::Sprt(settings.into()),
+            RunKind::Games { pairs } => Kind::Games(pb::GamesRun { pairs }),
+            RunKind::Gauntlet { pairs_per_opponent } => Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent }),
+            RunKind::RoundRobin { pairs_per_pairing } => Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing }),
+        }
+    }
+}
+
+impl TryFrom<pb::run_spec::Kind> for RunKind {
+    type Error = Error;
+    fn try_from(kind: pb::run_spec::Kind) -> Result<RunKind> {
+        use pb::run_spec::Kind;
+        Ok(match kind {
+            Kind::Sprt(sprt) => RunKind::Sprt(sprt.try_into().map_err(|e: Error| e.within("sprt"))?),
+            Kind::Games(games) => RunKind::Games { pairs: positive(games.pairs, "games.pairs")? },
+            Kind::Gauntlet(g) => {
+                RunKind::Gauntlet { pairs_per_opponent: positive(g.pairs_per_opponent, "gauntlet.pairs_per_opponent")? }
+            }
+            Kind::RoundRobin(r) => RunKind::RoundRobin {
+                pairs_per_pairing: positive(r.pairs_per_pairing, "round_robin.pairs_per_pairing")?,
+            },
+        })
+    }
+}
+
+/// The players a kind needs: `(description, smallest, largest)`.
+fn players(kind: &RunKind) -> (&'static str, usize, usize) {
+    match kind {
+        RunKind::Sprt(_) => ("an SPRT run plays exactly 2 variants (base, candidate)", 2, 2),
+        RunKind::Games { .. } => ("a games run plays exactly 2 variants", 2, 2),
+        RunKind::Gauntlet { .. } => ("a gauntlet plays a candidate and at least one opponent", 2, usize::MAX),
+        RunKind::RoundRobin { .. } => ("a round robin plays at least 2 variants", 2, usize::MAX),
+    }
+}
+
+impl From<RunSpec> for pb::RunSpec {
+    fn from(spec: RunSpec) -> pb::RunSpec {
+        pb::RunSpec {
+            name: spec.name,
+            kind: Some(spec.kind.into()),
+            variants: spec.variants,
+            tc: Some(spec.tc.into()),
+            opening_suite_id: spec.openings,
+            adjudication: Some(spec.adjudication.into()),
+            bench_signature: spec.bench_signature,
+            sample_every: spec.sample_every,
+        }
+    }
+}
+
+impl TryFrom<pb::RunSpec> for RunSpec {
+    type Error = Error;
+    fn try_from(spec: pb::RunSpec) -> Result<RunSpec> {
+        let kind: RunKind = spec.kind.ok_or_else(|| Error::missing("kind"))?.try_into()?;
+        let (rule, fewest, most) = players(&kind);
+        let n = spec.variants.len();
+        if n < fewest || n > most {
+            return Err(Error::invalid("variants", format!("{rule}, got {n}")));
+        }
+        let variants = spec
+            .variants
+            .into_iter()
+            .enumerate()
+            .map(|(i, id)| non_empty(id, &format!("variants[{i}]")))
+            .collect::<Result<_>>()?;
+        Ok(RunSpec {
+            name: spec.name,
+            kind,
+            variants,
+            tc: required(spec.tc, "tc")?,
+            openings: spec.opening_suite_id,
+            adjudication: required(spec.adjudication, "adjudication")?,
+            bench_signature: spec.bench_signature,
+            sample_every: spec.sample_every,
+        })
+    }
+}
+
+impl From<RunState> for pb::RunState {
+    fn from(state: RunState) -> pb::RunState {
+        match state {
+            RunState::Active => pb::RunState::Active,
+            RunState::SprtDone { h1: false } => pb::RunState::SprtH0Accepted,
+            RunState::SprtDone { h1: true } => pb::RunState::SprtH1Accepted,
+            RunState::Completed => pb::RunState::Completed,
+            RunState::Stopped => pb::RunState::Stopped,
+        }
+    }
+}
+
+impl TryFrom<pb::RunState> for RunState {
+    type Error = Error;
+    fn try_from(state: pb::RunState) -> Result<RunState> {
+        match state {
+            pb::RunState::Unspecified => Err(Error::missing("")),
+            pb::RunState::Active => Ok(RunState::Active),
+            pb::RunState::SprtH0Accepted => Ok(RunState::SprtDone { h1: false }),
+            pb::RunState::SprtH1Accepted => Ok(RunState::SprtDone { h1: true }),
+            pb::RunState::Completed => Ok(RunState::Completed),
+            pb::RunState::Stopped => Ok(RunState::Stopped),
+        }
+    }
+}
+
+impl From<PairingStats> for pb::PairingStats {
+    fn from(s: PairingStats) -> pb::PairingStats {
+        pb::PairingStats { pentanomial: s.pentanomial.to_vec(), wins: s.wins, draws: s.draws, losses: s.losses }
+    }
+}
+
+impl TryFrom<pb::PairingStats> for PairingStats {
+    type Error = Error;
+    fn try_from(s: pb::PairingStats) -> Result<PairingStats> {
+        Ok(PairingStats {
+            pentanomial: pentanomial(s.pentanomial, "pentanomial")?,
+            wins: s.wins,
+            draws: s.draws,
+            losses: s.losses,
+        })
+    }
+}
+
+impl From<Run> for pb::Run {
+    fn from(run: Run) -> pb::Run {
+        pb::Run {
+            run_id: run.id,
+            spec: Some(run.spec.into()),
+            state: pb::RunState::from(run.state).into(),
+            stats: run.stats.into_iter().map(Into::into).collect(),
+            created_unix_ms: run.created_unix_ms,
+        }
+    }
+}
+
+impl TryFrom<pb::Run> for Run {
+    type Error = Error;
+    fn try_from(run: pb::Run) -> Result<Run> {
+        Ok(Run {
+            id: run.run_id,
+            spec: required(run.spec, "spec")?,
+            state: enumeration::<pb::RunState, _>(run.state, "state")?,
+            stats: each(run.stats, "stats")?,
+            created_unix_ms: run.created_unix_ms,
+        })
+    }
+}
+
+impl From<SprtProgress> for pb::SprtProgress {
+    fn from(p: SprtProgress) -> pb::SprtProgress {
+        pb::SprtProgress { llr: p.llr, lower_bound: p.lower_bound, upper_bound: p.upper_bound }
+    }
+}
+
+impl From<pb::SprtProgress> for SprtProgress {
+    fn from(p: pb::SprtProgress) -> SprtProgress {
+        SprtProgress { llr: p.llr, lower_bound: p.lower_bound, upper_bound: p.upper_bound }
+    }
+}
+
+impl From<LiveStats> for pb::LiveStats {
+    fn from(s: LiveStats) -> pb::LiveStats {
+        pb::LiveStats {
+            games: s.counts.games(),
+            wins: s.counts.wins,
+            draws: s.counts.draws,
+            losses: s.counts.losses,
+            pentanomial: s.counts.pentanomial.to_vec(),
+            elo: s.elo,
+            elo_lower: s.elo_lower,
+            elo_upper: s.elo_upper,
+            nelo: s.nelo,
+            nelo_lower: s.nelo_lower,
+            nelo_upper: s.nelo_upper,
+            los: s.los,
+            sprt: s.sprt.map(Into::into),
+        }
+    }
+}
+
+impl TryFrom<pb::LiveStats> for LiveStats {
+    type Error = Error;
+    fn try_from(s: pb::LiveStats) -> Result<LiveStats> {
+        let counts = PairingStats {
+            pentanomial: pentanomial(s.pentanomial, "pentanomial")?,
+            wins: s.wins,
+            draws: s.draws,
+            losses: s.losses,
+        };
+        if s.games != counts.games() {
+            let reason = format!("{} differs from wins + draws + losses = {}", s.games, counts.games());
+            return Err(Error::invalid("games", reason));
+        }
+        Ok(LiveStats {
+            counts,
+            elo: s.elo,
+            elo_lower: s.elo_lower,
+            elo_upper: s.elo_upper,
+            nelo: s.nelo,
+            nelo_lower: s.nelo_lower,
+            nelo_upper: s.nelo_upper,
+            los: s.los,
+            sprt: s.sprt.map(SprtProgress::from),
+        })
+    }
+}
+
+impl From<RunStatus> for pb::RunStatus {
+    fn from(status: RunStatus) -> pb::RunStatus {
+        pb::RunStatus { run: Some(status.run.into()), live: status.live.into_iter().map(Into::into).collect() }
+    }
+}
+
+impl TryFrom<pb::RunStatus> for RunStatus {
+    type Error = Error;
+    fn try_from(status: pb::RunStatus) -> Result<RunStatus> {
+        Ok(RunStatus { run: required(status.run, "run")?, live: each(status.live, "live")? })
+    }
+}
+
+impl From<OpeningSuiteSummary> for pb::OpeningSuiteSummary {
+    fn from(suite: OpeningSuiteSummary) -> pb::OpeningSuiteSummary {
+        pb::OpeningSuiteSummary { suite_id: suite.id, name: suite.name, openings: suite.openings }
+    }
+}
+
+impl TryFrom<pb::OpeningSuiteSummary> for OpeningSuiteSummary {
+    type Error = Error;
+    fn try_from(suite: pb::OpeningSuiteSummary) -> Result<OpeningSuiteSummary> {
+        Ok(OpeningSuiteSummary { id: suite.suite_id, name: non_empty(suite.name, "name")?, openings: suite.openings })
+    }
+}

@@ -1,0 +1,84 @@
+//! Variants: the in-process engine with parameters, or an external engine.
+
+use super::{enumeration, non_empty, required};
+use crate::domain::{EngineProtocol, Variant, VariantKind, VariantSpec};
+use crate::error::{Error, Result};
+use crate::pb;
+
+impl From<EngineProtocol> for pb::EngineProtocol {
+    fn from(protocol: EngineProtocol) -> pb::EngineProtocol {
+        match protocol {
+            EngineProtocol::Uci => pb::EngineProtocol::Uci,
+            EngineProtocol::Ucci => pb::EngineProtocol::Ucci,
+        }
+    }
+}
+
+impl TryFrom<pb::EngineProtocol> for EngineProtocol {
+    type Error = Error;
+    fn try_from(protocol: pb::EngineProtocol) -> Result<EngineProtocol> {
+        match protocol {
+            pb::EngineProtocol::Unspecified => Err(Error::missing("")),
+            pb::EngineProtocol::Uci => Ok(EngineProtocol::Uci),
+            pb::EngineProtocol::Ucci => Ok(EngineProtocol::Ucci),
+        }
+    }
+}
+
+impl From<VariantKind> for pb::variant_spec::Kind {
+    fn from(kind: VariantKind) -> pb::variant_spec::Kind {
+        match kind {
+            VariantKind::Params { toml } => pb::variant_spec::Kind::Params(pb::ParamsVariant { toml }),
+            VariantKind::External { command, args, protocol, options } => {
+                pb::variant_spec::Kind::External(pb::ExternalVariant {
+                    command,
+                    args,
+                    protocol: pb::EngineProtocol::from(protocol).into(),
+                    options: options.into_iter().map(|(name, value)| pb::EngineOption { name, value }).collect(),
+                })
+            }
+        }
+    }
+}
+
+impl TryFrom<pb::variant_spec::Kind> for VariantKind {
+    type Error = Error;
+    fn try_from(kind: pb::variant_spec::Kind) -> Result<VariantKind> {
+        Ok(match kind {
+            pb::variant_spec::Kind::Params(params) => VariantKind::Params { toml: params.toml },
+            pb::variant_spec::Kind::External(external) => VariantKind::External {
+                command: non_empty(external.command, "external.command")?,
+                args: external.args,
+                protocol: enumeration::<pb::EngineProtocol, _>(external.protocol, "external.protocol")?,
+                options: external.options.into_iter().map(|option| (option.name, option.value)).collect(),
+            },
+        })
+    }
+}
+
+impl From<VariantSpec> for pb::VariantSpec {
+    fn from(spec: VariantSpec) -> pb::VariantSpec {
+        pb::VariantSpec { name: spec.name, kind: Some(spec.kind.into()) }
+    }
+}
+
+impl TryFrom<pb::VariantSpec> for VariantSpec {
+    type Error = Error;
+    fn try_from(spec: pb::VariantSpec) -> Result<VariantSpec> {
+        let kind = spec.kind.ok_or_else(|| Error::missing("kind"))?;
+        Ok(VariantSpec { name: non_empty(spec.name, "name")?, kind: kind.try_into()? })
+    }
+}
+
+impl From<Variant> for pb::Variant {
+    fn from(variant: Variant) -> pb::Variant {
+        pb::Variant { variant_id: variant.id, spec: Some(variant.spec.into()) }
+    }
+}
+
+impl TryFrom<pb::Variant> for Variant {
+    type Error = Error;
+    fn try_from(variant: pb::Variant) -> Result<Variant> {
+        Ok(Variant { id: non_empty(variant.variant_id, "variant_id")?, spec: required(variant.spec, "spec")? })
+    }
+}

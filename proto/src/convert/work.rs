@@ -1,0 +1,287 @@
+//! Work: leases of game pairs, the games played, and their delivery.
+
+use super::{each, enumeration, non_empty, positive, required};
+use crate::domain::{
+    BatchAck, BatchResult, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, PairReport, PairTask,
+    PositionSample, WorkerInfo,
+};
+use crate::error::{Error, Result};
+use crate::pb;
+
+impl From<PairTask> for pb::PairTask {
+    fn from(task: PairTask) -> pb::PairTask {
+        let [first_variant, second_variant] = task.variants;
+        pb::PairTask {
+            pair_index: task.pair_index,
+            pairing: task.pairing,
+            opening_index: task.opening_index,
+            opening: task.opening,
+            first_variant,
+            second_variant,
+        }
+    }
+}
+
+impl TryFrom<pb::PairTask> for PairTask {
+    type Error = Error;
+    fn try_from(task: pb::PairTask) -> Result<PairTask> {
+        Ok(PairTask {
+            pair_index: task.pair_index,
+            pairing: task.pairing,
+            opening_index: task.opening_index,
+            opening: non_empty(task.opening, "opening")?,
+            variants: [
+                non_empty(task.first_variant, "first_variant")?,
+                non_empty(task.second_variant, "second_variant")?,
+            ],
+        })
+    }
+}
+
+impl From<Lease> for pb::Lease {
+    fn from(lease: Lease) -> pb::Lease {
+        pb::Lease {
+            lease_id: lease.id,
+            run_id: lease.run,
+            tasks: lease.tasks.into_iter().map(Into::into).collect(),
+            deadline_unix_ms: lease.deadline_unix_ms,
+            tc: Some(lease.tc.into()),
+            adjudication: Some(lease.adjudication.into()),
+            sample_every: lease.sample_every,
+            variants: lease.variants.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl TryFrom<pb::Lease> for Lease {
+    type Error = Error;
+    fn try_from(lease: pb::Lease) -> Result<Lease> {
+        if lease.tasks.is_empty() {
+            return Err(Error::invalid("tasks", "a lease holds at least one pair"));
+        }
+        let lease = Lease {
+            id: lease.lease_id,
+            run: lease.run_id,
+            tasks: each(lease.tasks, "tasks")?,
+            deadline_unix_ms: lease.deadline_unix_ms,
+            tc: required(lease.tc, "tc")?,
+            adjudication: required(lease.adjudication, "adjudication")?,
+            sample_every: lease.sample_every,
+            variants: each(lease.variants, "variants")?,
+        };
+        // The worker looks every player up in `variants`: a dangling name is refused here
+        // rather than failing a game later.
+        for (i, task) in lease.tasks.iter().enumerate() {
+            for (id, field) in task.variants.iter().zip(["first_variant", "second_variant"]) {
+                if !lease.variants.iter().any(|v| &v.id == id) {
+                    let reason = format!("variant `{id}` is not among the lease's variants");
+                    return Err(Error::invalid(format!("tasks[{i}].{field}"), reason));
+                }
+            }
+        }
+        Ok(lease)
+    }
+}
+
+impl From<GameOutcome> for pb::GameOutcome {
+    fn from(outcome: GameOutcome) -> pb::GameOutcome {
+        match outcome {
+            GameOutcome::RedWins => pb::GameOutcome::RedWins,
+            GameOutcome::BlackWins => pb::GameOutcome::BlackWins,
+            GameOutcome::Draw => pb::GameOutcome::Draw,
+        }
+    }
+}
+
+impl TryFrom<pb::GameOutcome> for GameOutcome {
+    type Error = Error;
+    fn try_from(outcome: pb::GameOutcome) -> Result<GameOutcome> {
+        match outcome {
+            pb::GameOutcome::Unspecified => Err(Error::missing("")),
+            pb::GameOutcome::RedWins => Ok(GameOutcome::RedWins),
+            pb::GameOutcome::BlackWins => Ok(GameOutcome::BlackWins),
+            pb::GameOutcome::Draw => Ok(GameOutcome::Draw),
+        }
+    }
+}
+
+impl From<PositionSample> for pb::PositionSample {
+    fn from(p: PositionSample) -> pb::PositionSample {
+        pb::PositionSample {
+            ply: p.ply,
+            fen: p.fen,
+            red_to_move: p.red_to_move,
+            static_eval: p.static_eval,
+            search_score: p.search_score,
+            best_move: p.best_move,
+            in_check: p.in_check,
+            quiet: p.quiet,
+        }
+    }
+}
+
+impl TryFrom<pb::PositionSample> for PositionSample {
+    type Error = Error;
+    fn try_from(p: pb::PositionSample) -> Result<PositionSample> {
+        Ok(PositionSample {
+            ply: p.ply,
+            fen: non_empty(p.fen, "fen")?,
+            red_to_move: p.red_to_move,
+            static_eval: p.static_eval,
+            search_score: p.search_score,
+            best_move: p.best_move,
+            in_check: p.in_check,
+            quiet: p.quiet,
+        })
+    }
+}
+
+impl From<GameReport> for pb::GameReport {
+    fn from(game: GameReport) -> pb::GameReport {
+        pb::GameReport {
+            red_variant: game.red,
+            black_variant: game.black,
+            start_fen: game.start_fen,
+            outcome: pb::GameOutcome::from(game.outcome).into(),
+            reason: game.reason,
+            moves: game.moves,
+            duration_ms: game.duration_ms,
+            nodes: game.nodes,
+            positions: game.positions.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl TryFrom<pb::GameReport> for GameReport {
+    type Error = Error;
+    fn try_from(game: pb::GameReport) -> Result<GameReport> {
+        Ok(GameReport {
+            red: non_empty(game.red_variant, "red_variant")?,
+            black: non_empty(game.black_variant, "black_variant")?,
+            start_fen: non_empty(game.start_fen, "start_fen")?,
+            outcome: enumeration::<pb::GameOutcome, _>(game.outcome, "outcome")?,
+            reason: game.reason,
+            moves: game.moves,
+            duration_ms: game.duration_ms,
+            nodes: game.nodes,
+            positions: each(game.positions, "positions")?,
+        })
+    }
+}
+
+impl From<PairReport> for pb::PairReport {
+    fn from(pair: PairReport) -> pb::PairReport {
+        let [first, second] = pair.games;
+        pb::PairReport { pair_index: pair.pair_index, first_game: Some(first.into()), second_game: Some(second.into()) }
+    }
+}
+
+impl TryFrom<pb::PairReport> for PairReport {
+    type Error = Error;
+    fn try_from(pair: pb::PairReport) -> Result<PairReport> {
+        Ok(PairReport {
+            pair_index: pair.pair_index,
+            games: [required(pair.first_game, "first_game")?, required(pair.second_game, "second_game")?],
+        })
+    }
+}
+
+impl From<BatchResult> for pb::BatchResult {
+    fn from(batch: BatchResult) -> pb::BatchResult {
+        pb::BatchResult {
+            lease_id: batch.lease,
+            seq: batch.seq,
+            pairs: batch.pairs.into_iter().map(Into::into).collect(),
+            is_final: batch.is_final,
+        }
+    }
+}
+
+impl TryFrom<pb::BatchResult> for BatchResult {
+    type Error = Error;
+    fn try_from(batch: pb::BatchResult) -> Result<BatchResult> {
+        Ok(BatchResult {
+            lease: batch.lease_id,
+            seq: batch.seq,
+            pairs: each(batch.pairs, "pairs")?,
+            is_final: batch.is_final,
+        })
+    }
+}
+
+impl From<BatchAck> for pb::BatchAck {
+    fn from(ack: BatchAck) -> pb::BatchAck {
+        pb::BatchAck {
+            lease_id: ack.lease,
+            seq: ack.seq,
+            recorded_pairs: ack.recorded_pairs,
+            duplicate: ack.duplicate,
+            lease_closed: ack.lease_closed,
+        }
+    }
+}
+
+impl TryFrom<pb::BatchAck> for BatchAck {
+    type Error = Error;
+    fn try_from(ack: pb::BatchAck) -> Result<BatchAck> {
+        Ok(BatchAck {
+            lease: ack.lease_id,
+            seq: ack.seq,
+            recorded_pairs: ack.recorded_pairs,
+            duplicate: ack.duplicate,
+            lease_closed: ack.lease_closed,
+        })
+    }
+}
+
+impl From<LeaseReply> for pb::LeaseResponse {
+    fn from(reply: LeaseReply) -> pb::LeaseResponse {
+        use pb::lease_response::Grant;
+        let grant = match reply.grant {
+            LeaseGrant::Lease(lease) => Grant::Lease(lease.into()),
+            LeaseGrant::NoWork { retry_after_ms } => Grant::NoWork(pb::NoWork { retry_after_ms }),
+        };
+        pb::LeaseResponse {
+            acks: reply.acks.into_iter().map(Into::into).collect(),
+            closed_lease_ids: reply.closed,
+            grant: Some(grant),
+        }
+    }
+}
+
+impl TryFrom<pb::LeaseResponse> for LeaseReply {
+    type Error = Error;
+    fn try_from(reply: pb::LeaseResponse) -> Result<LeaseReply> {
+        use pb::lease_response::Grant;
+        let grant = match reply.grant.ok_or_else(|| Error::missing("grant"))? {
+            Grant::Lease(lease) => LeaseGrant::Lease(lease.try_into().map_err(|e: Error| e.within("lease"))?),
+            Grant::NoWork(no_work) => LeaseGrant::NoWork { retry_after_ms: no_work.retry_after_ms },
+        };
+        Ok(LeaseReply { acks: each(reply.acks, "acks")?, closed: reply.closed_lease_ids, grant })
+    }
+}
+
+impl From<WorkerInfo> for pb::WorkerInfo {
+    fn from(worker: WorkerInfo) -> pb::WorkerInfo {
+        pb::WorkerInfo {
+            name: worker.name,
+            host: worker.host,
+            cores: worker.cores,
+            engine_version: worker.engine_version,
+            bench_signature: worker.bench_signature,
+        }
+    }
+}
+
+impl TryFrom<pb::WorkerInfo> for WorkerInfo {
+    type Error = Error;
+    fn try_from(worker: pb::WorkerInfo) -> Result<WorkerInfo> {
+        Ok(WorkerInfo {
+            name: non_empty(worker.name, "name")?,
+            host: worker.host,
+            cores: positive(worker.cores, "cores")?,
+            engine_version: worker.engine_version,
+            bench_signature: worker.bench_signature,
+        })
+    }
+}

@@ -1,0 +1,75 @@
+//! Why a wire message could not become a domain value.
+
+use std::fmt;
+
+/// A conversion failure. `field` is the path of the offending field from the converted
+/// message, in the schema's field names: `spec.tc.nodes`, `batch.pairs[2].first_game.outcome`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A required message field or oneof is absent, or an enum is 0 (`*_UNSPECIFIED`).
+    #[error("missing field `{field}`")]
+    MissingField { field: String },
+    /// A field is present but its value is not allowed.
+    #[error("invalid field `{field}`: {reason}")]
+    InvalidField { field: String, reason: String },
+    /// The request was written for another protocol version.
+    #[error(
+        "protocol version mismatch: the request speaks {}, this side speaks xqfarm.v1 protocol {ours}",
+        Version(*.theirs)
+    )]
+    VersionMismatch { theirs: u32, ours: u32 },
+    /// A farm token must be non-empty visible ASCII to travel as gRPC metadata.
+    #[error("the farm token must be non-empty visible ASCII (no spaces or control characters)")]
+    InvalidToken,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn missing(field: impl Into<String>) -> Error {
+        Error::MissingField { field: field.into() }
+    }
+
+    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::InvalidField { field: field.into(), reason: reason.into() }
+    }
+
+    /// The path of the offending field, if the error is about one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::MissingField { field } | Error::InvalidField { field, .. } => Some(field),
+            Error::VersionMismatch { .. } | Error::InvalidToken => None,
+        }
+    }
+
+    /// Puts `parent` (a field name, possibly indexed: `pairs[2]`) in front of the path.
+    pub(crate) fn within(mut self, parent: &str) -> Error {
+        if let Error::MissingField { field } | Error::InvalidField { field, .. } = &mut self {
+            *field = if field.is_empty() { parent.to_owned() } else { format!("{parent}.{field}") };
+        }
+        self
+    }
+}
+
+/// A bad field is the caller's fault (INVALID_ARGUMENT); a version mismatch means the caller
+/// must upgrade (FAILED_PRECONDITION).
+impl From<Error> for tonic::Status {
+    fn from(error: Error) -> tonic::Status {
+        match error {
+            Error::VersionMismatch { .. } => tonic::Status::failed_precondition(error.to_string()),
+            _ => tonic::Status::invalid_argument(error.to_string()),
+        }
+    }
+}
+
+/// Shows a protocol version, making 0 recognisable as "not set".
+struct Version(u32);
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => f.write_str("no protocol version (0: unset)"),
+            v => write!(f, "xqfarm.v1 protocol {v}"),
+        }
+    }
+}

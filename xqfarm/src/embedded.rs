@@ -1,0 +1,85 @@
+//! The embedded default: a coordinator on loopback (SQLite file, Parquet directory) inside
+//! this process, and local workers that reach it through the same gRPC path as remote ones.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use coordinator::farm::Farm;
+use coordinator::{SqliteStorage, SystemClock};
+use proto::domain::WorkerInfo;
+use tokio::task::JoinHandle;
+use worker::client::{run_worker, WorkerConfig};
+
+/// A running in-process coordinator.
+pub struct Embedded {
+    pub url: String,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    server: JoinHandle<()>,
+}
+
+impl Embedded {
+    /// Serves a farm over `db` and `data` on 127.0.0.1 (a free port).
+    pub async fn start(db: &Path, data: &Path, token: &str) -> Result<Embedded> {
+        let storage = SqliteStorage::open(db).with_context(|| format!("opening the database {}", db.display()))?;
+        let farm = Arc::new(
+            Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.to_owned()))
+                .context("starting the coordinator")?,
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding 127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let token_owned = token.to_owned();
+        let server = tokio::spawn(async move {
+            let shutdown = async {
+                let _ = rx.await;
+            };
+            if let Err(e) = coordinator::server::serve(listener, farm, &token_owned, shutdown).await {
+                tracing::error!(error = %e, "coordinator stopped");
+            }
+        });
+        Ok(Embedded { url: format!("http://{addr}"), shutdown: Some(tx), server })
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.server).await;
+    }
+}
+
+/// What this machine's worker says of itself.
+pub fn local_worker_info(name: &str, cores: usize, bench_signature: u64) -> WorkerInfo {
+    WorkerInfo {
+        name: name.to_owned(),
+        host: hostname(),
+        cores: cores as u32,
+        engine_version: engine::uci::ENGINE_NAME.to_owned(),
+        bench_signature,
+    }
+}
+
+pub fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_owned()).unwrap_or_else(|_| "localhost".to_owned())
+}
+
+/// The engine's bench signature (node count of `xqengine bench` at its default depth).
+pub fn bench_signature() -> u64 {
+    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::eval::Params::default(), |_, _, _| {}).nodes
+}
+
+/// Starts a local worker task playing `concurrency` games at once against `url`.
+pub fn spawn_worker(url: &str, token: &str, concurrency: usize, spool: PathBuf, signature: u64) -> JoinHandle<worker::Result<()>> {
+    let cfg = WorkerConfig {
+        coordinator: url.to_owned(),
+        token: token.to_owned(),
+        name: format!("local-{}", std::process::id()),
+        concurrency,
+        spool_dir: spool,
+        bench_signature: signature,
+        max_leases: None,
+    };
+    let info = local_worker_info(&cfg.name, concurrency, signature);
+    tokio::spawn(run_worker(cfg, info))
+}

@@ -1,0 +1,311 @@
+//! The farm's service commands: `serve`, `worker`, and the user commands against a
+//! coordinator (`run`, `variant`, `openings add`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use coordinator::farm::Farm;
+use coordinator::{SqliteStorage, SystemClock};
+use proto::domain::{
+    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunSpec, RunStatus, SprtSettings, TimeControl,
+    VariantKind, VariantSpec,
+};
+use proto::pb;
+use worker::client::{run_worker, WorkerConfig};
+
+use crate::embedded;
+use crate::remote;
+use crate::sprt::{add_suite, create_run, progress_line, summary, watch};
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    listen: String,
+    /// SQLite database file (created if missing).
+    #[arg(long, default_value = "xqfarm.db")]
+    db: PathBuf,
+    /// Directory of the Parquet data.
+    #[arg(long, default_value = "xqfarm-data")]
+    data: PathBuf,
+    /// Token every call must carry (or XQFARM_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+}
+
+pub async fn serve(args: ServeArgs) -> Result<()> {
+    let token = remote::token(args.token)?;
+    let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
+    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?);
+    let listener = tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
+    eprintln!("xqfarm coordinator on {} (db {}, data {})", listener.local_addr()?, args.db.display(), args.data.display());
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    coordinator::server::serve(listener, farm, &token, shutdown).await.context("serving")?;
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// Coordinator address, e.g. http://farm:7878.
+    #[arg(long)]
+    coordinator: String,
+    /// Token (or XQFARM_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+    /// Games played at once (default: all cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Where results wait until the coordinator acknowledges them.
+    #[arg(long, default_value = "xqfarm-spool")]
+    spool: PathBuf,
+    /// Worker name shown in the data (default: host and process id).
+    #[arg(long)]
+    name: Option<String>,
+    /// Stop after this many leases.
+    #[arg(long)]
+    max_leases: Option<usize>,
+}
+
+pub async fn worker(args: WorkerArgs) -> Result<()> {
+    let token = remote::token(args.token)?;
+    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
+    eprintln!("measuring the bench signature...");
+    let signature = tokio::task::spawn_blocking(embedded::bench_signature).await?;
+    let cfg = WorkerConfig {
+        coordinator: args.coordinator,
+        token,
+        name: name.clone(),
+        concurrency,
+        spool_dir: args.spool,
+        bench_signature: signature,
+        max_leases: args.max_leases,
+    };
+    eprintln!("worker {name}: {concurrency} games at once, bench signature {signature}");
+    run_worker(cfg, embedded::local_worker_info(&name, concurrency, signature)).await?;
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct Remote {
+    /// Coordinator address.
+    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    coordinator: String,
+    /// Token (or XQFARM_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+}
+
+impl Remote {
+    async fn client(&self) -> Result<remote::Client> {
+        remote::connect(&self.coordinator, &remote::token(self.token.clone())?).await
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RunCommand {
+    /// Create a run.
+    Create(CreateArgs),
+    /// List runs, newest first.
+    List {
+        #[command(flatten)]
+        remote: Remote,
+        /// Only active runs.
+        #[arg(long)]
+        active: bool,
+    },
+    /// Show a run's statistics.
+    Show {
+        #[command(flatten)]
+        remote: Remote,
+        id: u64,
+        /// Follow the run until it ends.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// Stop a run.
+    Stop {
+        #[command(flatten)]
+        remote: Remote,
+        id: u64,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    remote: Remote,
+    /// Run name.
+    #[arg(long, default_value = "run")]
+    name: String,
+    /// sprt, games, gauntlet or round-robin.
+    #[arg(long, default_value = "sprt")]
+    kind: String,
+    /// Variant ids (SPRT: candidate then base; gauntlet: candidate then opponents).
+    #[arg(long, num_args = 1.., required = true)]
+    variants: Vec<String>,
+    /// Opening suite id (from `openings add`).
+    #[arg(long)]
+    suite: u64,
+    /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
+    #[arg(long, default_value = "nodes=20000")]
+    tc: String,
+    /// Pairs (games), per opponent (gauntlet) or per pairing (round robin).
+    #[arg(long, default_value_t = 100)]
+    pairs: u64,
+    /// SPRT bounds and error rates.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    elo0: f64,
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
+    elo1: f64,
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// normalized or logistic.
+    #[arg(long, default_value = "normalized")]
+    model: String,
+    /// Only workers with this engine bench signature play the run.
+    #[arg(long)]
+    bench_signature: Option<u64>,
+    /// Sample one position every N plies into the positions table (0 = none).
+    #[arg(long, default_value_t = 8)]
+    sample_every: u32,
+}
+
+pub async fn run_command(cmd: RunCommand) -> Result<()> {
+    match cmd {
+        RunCommand::Create(a) => {
+            let kind = match a.kind.as_str() {
+                "sprt" => {
+                    let model = match a.model.as_str() {
+                        "normalized" => EloModel::Normalized,
+                        "logistic" => EloModel::Logistic,
+                        other => bail!("--model `{other}`: expected normalized or logistic"),
+                    };
+                    RunKind::Sprt(SprtSettings { elo0: a.elo0, elo1: a.elo1, alpha: a.alpha, beta: a.beta, model })
+                }
+                "games" => RunKind::Games { pairs: a.pairs },
+                "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: a.pairs },
+                "round-robin" => RunKind::RoundRobin { pairs_per_pairing: a.pairs },
+                other => bail!("--kind `{other}`: expected sprt, games, gauntlet or round-robin"),
+            };
+            let tc: TimeControl = a.tc.parse().map_err(anyhow::Error::msg)?;
+            let spec = RunSpec {
+                name: a.name,
+                kind,
+                variants: a.variants,
+                tc,
+                openings: a.suite,
+                adjudication: Adjudication::default(),
+                bench_signature: a.bench_signature,
+                sample_every: a.sample_every,
+            };
+            let mut client = a.remote.client().await?;
+            println!("{}", create_run(&mut client, spec).await?);
+        }
+        RunCommand::List { remote, active } => {
+            let mut client = remote.client().await?;
+            let resp = client
+                .list_runs(pb::ListRunsRequest::from(RunFilter { active_only: active, limit: 0 }))
+                .await
+                .map_err(remote::status("listing runs"))?;
+            for s in Vec::<RunStatus>::try_from(resp.into_inner()).context("reading runs")? {
+                println!("{:>5}  {:<14} {:<30} {}", s.run.id, format!("{:?}", s.run.state), s.run.spec.name, progress_line(&s));
+            }
+        }
+        RunCommand::Show { remote, id, watch: follow } => {
+            let mut client = remote.client().await?;
+            let status = if follow {
+                watch(&mut client, id).await?
+            } else {
+                let resp = client.get_run(pb::GetRunRequest::from(id)).await.map_err(remote::status("reading the run"))?;
+                RunStatus::try_from(resp.into_inner()).context("reading the run")?
+            };
+            print!("{}", summary(&status));
+        }
+        RunCommand::Stop { remote, id } => {
+            let mut client = remote.client().await?;
+            let resp = client.stop_run(pb::StopRunRequest::from(id)).await.map_err(remote::status("stopping the run"))?;
+            print!("{}", summary(&RunStatus::try_from(resp.into_inner()).context("reading the run")?));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct VariantAddArgs {
+    #[command(flatten)]
+    remote: Remote,
+    /// Parameter file (TOML) of an in-process variant.
+    file: Option<PathBuf>,
+    /// Name (default: the file's stem, or the command).
+    #[arg(long)]
+    name: Option<String>,
+    /// An external engine command instead of a parameter file.
+    #[arg(long, conflicts_with = "file")]
+    external: Option<String>,
+    /// uci or ucci (external engines).
+    #[arg(long, default_value = "uci")]
+    protocol: String,
+    /// Engine options NAME=VALUE (external engines).
+    #[arg(long = "option")]
+    options: Vec<String>,
+}
+
+pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
+    let spec = match (&a.file, &a.external) {
+        (Some(file), None) => {
+            let toml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+            engine::eval::Params::from_toml_str(&toml).with_context(|| format!("checking {}", file.display()))?;
+            let name = a.name.clone().unwrap_or_else(|| file.file_stem().map_or("params".into(), |s| s.to_string_lossy().into()));
+            VariantSpec { name, kind: VariantKind::Params { toml } }
+        }
+        (None, Some(cmd)) => {
+            let mut words = cmd.split_whitespace().map(str::to_owned);
+            let command = words.next().context("--external needs a command")?;
+            let protocol = match a.protocol.as_str() {
+                "uci" => EngineProtocol::Uci,
+                "ucci" => EngineProtocol::Ucci,
+                other => bail!("--protocol `{other}`: expected uci or ucci"),
+            };
+            let options = a
+                .options
+                .iter()
+                .map(|o| o.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).with_context(|| format!("--option `{o}`: expected NAME=VALUE")))
+                .collect::<Result<_>>()?;
+            VariantSpec { name: a.name.clone().unwrap_or_else(|| command.clone()), kind: VariantKind::External { command, args: words.collect(), protocol, options } }
+        }
+        _ => bail!("pass a parameter file or --external COMMAND"),
+    };
+    let mut client = a.remote.client().await?;
+    let resp = client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("adding the variant"))?;
+    let v = proto::domain::Variant::try_from(resp.into_inner()).context("reading the variant")?;
+    println!("{}  {}", v.id, v.spec.name);
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct OpeningsAddArgs {
+    #[command(flatten)]
+    remote: Remote,
+    /// Suite file: one FEN or `startpos moves ...` a line.
+    file: PathBuf,
+    /// Suite name (default: the file's stem).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+pub async fn openings_add(a: OpeningsAddArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    let lines: Vec<String> = text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_owned()).filter(|l| !l.is_empty()).collect();
+    let name = a.name.unwrap_or_else(|| a.file.file_stem().map_or("suite".into(), |s| s.to_string_lossy().into()));
+    let mut client = a.remote.client().await?;
+    let s = add_suite(&mut client, &name, lines).await?;
+    println!("{}  {} ({} openings)", s.id, s.name, s.openings);
+    Ok(())
+}
