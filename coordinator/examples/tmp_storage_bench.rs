@@ -34,4 +34,5 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let p = std::env::var("DB").map(std::path::PathBuf::from).unwrap_or(dir.path().join("b.db")); bench(&SqliteStorage::open(p).unwrap(), "sqlite");
     bench(&MemoryStorage::new(), "memory");
+    bench(&SqliteStorage::open_in_memory().unwrap(), "sqlite-mem");
 }

