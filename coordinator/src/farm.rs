@@ -126,7 +126,8 @@ impl Farm {
         })
     }
 
-    /// New results: SPRT runs may stop, every active run's games go to Parquet.
+    /// New results: SPRT runs may stop. (Parquet export runs apart from the request path:
+    /// see `export_all`.)
     fn after_results(&self) -> Result<()> {
         for run in self.storage.list_runs()? {
             if let (RunState::Active, RunKind::Sprt(settings)) = (&run.state, &run.spec.kind) {
@@ -139,9 +140,20 @@ impl Farm {
                     tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
                 }
             }
-            self.export(run.id)?;
         }
         self.notify();
+        Ok(())
+    }
+
+    /// Exports every run's recorded games not yet in Parquet. The server calls this about
+    /// once a second and at shutdown, so submissions never wait for file writes.
+    pub fn export_all(&self) -> Result<()> {
+        if self.data_dir.is_none() {
+            return Ok(());
+        }
+        for run in self.storage.list_runs()? {
+            self.export(run.id)?;
+        }
         Ok(())
     }
 

@@ -1,5 +1,5 @@
-//! Serving the farm: a bound listener in, a future that ends at shutdown out. A background
-//! task expires overdue leases.
+//! Serving the farm: a bound listener in, a future that ends at shutdown out. Background
+//! tasks expire overdue leases and export new games to Parquet.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,10 +28,28 @@ pub async fn serve(
             }
         }
     });
+    let export_farm = Arc::clone(&farm);
+    let exporter = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            let farm = Arc::clone(&export_farm);
+            match tokio::task::spawn_blocking(move || farm.export_all()).await {
+                Ok(Err(e)) => tracing::warn!(error = %e, "Parquet export failed; retried next tick"),
+                Err(e) => tracing::warn!(error = %e, "Parquet export task failed"),
+                Ok(Ok(())) => {}
+            }
+        }
+    });
     let result = tonic::transport::Server::builder()
-        .add_service(FarmService::new(farm, token).into_server())
+        .add_service(FarmService::new(Arc::clone(&farm), token).into_server())
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     expiry.abort();
+    exporter.abort();
+    // Whatever was recorded reaches Parquet before the server is gone.
+    if let Err(e) = tokio::task::spawn_blocking(move || farm.export_all()).await.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())) {
+        tracing::warn!(error = %e, "final Parquet export failed");
+    }
     result
 }

@@ -1,6 +1,7 @@
 //! `xqfarm`: the one command line of the farm. It only wires the library crates together;
 //! each subcommand's logic lives in the crate that owns it.
 
+mod bench_cmds;
 mod embedded;
 mod farm_cmds;
 mod local;
@@ -49,6 +50,9 @@ enum Command {
     Stats(stats_cmd::StatsArgs),
     /// Play a local match of game pairs between two parameter sets (no coordinator).
     Match(local_match::MatchArgs),
+    /// The farm's speed figures (RPC throughput, worker overhead).
+    #[command(subcommand)]
+    Bench(bench_cmds::BenchCommand),
     /// Perft of the engine's move generator, with leaves per second.
     Perft {
         /// Position (`startpos` or a FEN).
@@ -146,6 +150,7 @@ fn run() -> Result<ExitCode> {
             }
         }
         Command::Stats(args) => stats_cmd::run(&args)?,
+        Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,
         Command::Perft { fen, depth } => {
             let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };

@@ -48,7 +48,7 @@ pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<us
 }
 
 pub(super) fn expire(conn: &Connection, now_ms: u64) -> Result<usize> {
-    // No ORDER BY: with one, SQLite walks every lease by id instead of the partial index.
+    // No ORDER BY: with one, SQLite may sort or walk leases by id instead of using the index.
     let overdue: Vec<i64> = conn
         .prepare_cached("SELECT id FROM leases WHERE state = 'active' AND deadline_ms < ?1")
         .and_then(|mut s| s.query_map([int(now_ms)], |r| r.get(0))?.collect())

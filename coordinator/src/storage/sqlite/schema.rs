@@ -1,6 +1,7 @@
 //! The SQLite schema and the connection settings. The schema is versioned in its own table;
 //! a database of another version is refused rather than misread.
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use super::Ctx;
@@ -104,7 +105,8 @@ CREATE TABLE leases (
     deadline_ms INTEGER NOT NULL,
     duration_ms INTEGER NOT NULL
 );
-CREATE INDEX leases_active_by_deadline ON leases(deadline_ms) WHERE state = 'active';
+-- Expiry searches the active leases by deadline.
+CREATE INDEX leases_by_state ON leases(state, deadline_ms);
 
 -- Every pair a run has created; 'leased' pairs are pending in exactly one active lease.
 CREATE TABLE pairs (
@@ -181,12 +183,16 @@ pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
         tracing::warn!(mode, "SQLite refused WAL mode");
     }
-    conn.pragma_update(None, "synchronous", std::env::var("XQ_SYNC").unwrap_or("NORMAL".into())).ctx("setting synchronous")?;
+    conn.pragma_update(None, "synchronous", "NORMAL").ctx("setting synchronous")?;
     conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
     conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
     // Every statement is prepared once and cached; the default cache (16) is smaller than the
     // set a lease and a submission use, and re-preparing dominated their cost.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Without the query planner stability guarantee, a statement whose plan looked at a bound
+    // value (`LIMIT ?`, a filter `= ?` bound to 0 or 1) is re-prepared on every use, because
+    // the statement cache clears bindings.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).ctx("enabling the planner guarantee")?;
 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx("starting the schema check")?;
     tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")

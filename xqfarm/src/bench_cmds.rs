@@ -1,0 +1,203 @@
+//! `xqfarm bench rpc` and `xqfarm bench worker`: the farm's own speed figures.
+//! - rpc: lease + submit round trips per second that one embedded coordinator (SQLite)
+//!   sustains with many simulated workers on loopback;
+//! - worker: games per minute per core at a node limit, and the share of the worker's
+//!   CPU spent outside engine search (the arbiter, sampling, bookkeeping).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use engine::eval::Params;
+use engine::{Limits, Position};
+use proto::domain::{
+    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec,
+    PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
+};
+use proto::pb;
+use worker::player::{InProcess, Player, Reply};
+
+use crate::embedded::Embedded;
+use crate::remote;
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Lease + submit RPCs per second with simulated workers on loopback.
+    Rpc(RpcArgs),
+    /// Games per minute per core and the worker's time outside search.
+    Worker(WorkerBenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RpcArgs {
+    /// Simulated workers.
+    #[arg(long, default_value_t = 64)]
+    workers: usize,
+    /// Seconds to measure.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct WorkerBenchArgs {
+    /// Nodes per move.
+    #[arg(long, default_value_t = 5000)]
+    nodes: u64,
+    /// Game pairs to play.
+    #[arg(long, default_value_t = 20)]
+    pairs: usize,
+    /// Threads (games at once).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+pub async fn run(cmd: BenchCommand) -> Result<()> {
+    match cmd {
+        BenchCommand::Rpc(a) => rpc(a).await,
+        BenchCommand::Worker(a) => tokio::task::spawn_blocking(move || worker_bench(a)).await?,
+    }
+}
+
+async fn rpc(a: RpcArgs) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let token = "bench";
+    let emb = Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?;
+    let mut client = remote::connect(&emb.url, token).await?;
+    let toml = Params::default().to_toml();
+    let mut ids = Vec::new();
+    for name in ["a", "b"] {
+        let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
+        let v = client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("variant"))?;
+        ids.push(proto::domain::Variant::try_from(v.into_inner())?.id);
+    }
+    let suite = client
+        .add_openings(pb::AddOpeningsRequest::from(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }))
+        .await
+        .map_err(remote::status("openings"))?;
+    let suite = proto::domain::OpeningSuiteSummary::try_from(suite.into_inner())?;
+    let spec = RunSpec {
+        name: "rpc-bench".into(),
+        kind: RunKind::Games { pairs: 100_000_000 },
+        variants: ids.clone(),
+        // A clock long enough that the scheduler leases one pair per free slot, as a real
+        // farm's workers see it: every RPC then carries one pair.
+        tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
+        openings: suite.id,
+        adjudication: Adjudication::default(),
+        bench_signature: None,
+        sample_every: 0,
+    };
+    client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("run"))?;
+
+    let rpcs = Arc::new(AtomicU64::new(0));
+    let pairs_done = Arc::new(AtomicU64::new(0));
+    let stop_at = Instant::now() + Duration::from_secs(a.seconds);
+    let mut tasks = Vec::new();
+    for i in 0..a.workers {
+        let (url, rpcs, pairs_done) = (emb.url.clone(), Arc::clone(&rpcs), Arc::clone(&pairs_done));
+        tasks.push(tokio::spawn(async move {
+            let mut c = remote::connect(&url, token).await?;
+            let info = WorkerInfo { name: format!("sim{i}"), host: "bench".into(), cores: 1, engine_version: "bench".into(), bench_signature: 0 };
+            let worker: u64 = c.register(pb::RegisterRequest::from(info)).await.map_err(remote::status("register"))?.into_inner().into();
+            while Instant::now() < stop_at {
+                let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
+                let resp = c.lease(pb::LeaseRequest::from(req)).await.map_err(remote::status("lease"))?;
+                rpcs.fetch_add(1, Ordering::Relaxed);
+                let LeaseReply { grant, .. } = LeaseReply::try_from(resp.into_inner())?;
+                let LeaseGrant::Lease(lease) = grant else { continue };
+                let pairs: Vec<PairReport> = lease
+                    .tasks
+                    .iter()
+                    .map(|t| {
+                        let game = |red: &str, black: &str| GameReport {
+                            red: red.into(),
+                            black: black.into(),
+                            start_fen: engine::START_FEN.into(),
+                            outcome: GameOutcome::Draw,
+                            reason: "repetition".into(),
+                            moves: vec!["h2e2".into(), "h7e7".into()],
+                            duration_ms: 1,
+                            nodes: 1,
+                            positions: Vec::new(),
+                        };
+                        let [x, y] = &t.variants;
+                        PairReport { pair_index: t.pair_index, games: [game(x, y), game(y, x)] }
+                    })
+                    .collect();
+                let n = pairs.len() as u64;
+                let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
+                c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch })).await.map_err(remote::status("submit"))?;
+                rpcs.fetch_add(1, Ordering::Relaxed);
+                pairs_done.fetch_add(n, Ordering::Relaxed);
+            }
+            anyhow::Ok(())
+        }));
+    }
+    let started = Instant::now();
+    for t in tasks {
+        t.await.context("simulated worker")??;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let n = rpcs.load(Ordering::Relaxed);
+    println!("{} simulated workers, {:.1} s: {n} lease+submit RPCs = {:.0} RPCs/s, {} pairs recorded ({:.0} pairs/s)",
+        a.workers, secs, n as f64 / secs, pairs_done.load(Ordering::Relaxed), pairs_done.load(Ordering::Relaxed) as f64 / secs);
+    emb.stop().await;
+    Ok(())
+}
+
+/// A player that adds the time it spends thinking to a shared counter.
+struct Timed {
+    inner: InProcess,
+    busy_ns: Arc<AtomicU64>,
+}
+
+impl Player for Timed {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn new_game(&mut self) -> worker::Result<()> {
+        self.inner.new_game()
+    }
+    fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
+        let t = Instant::now();
+        let r = self.inner.play(pos, limits);
+        self.busy_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
+    }
+}
+
+fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
+    let openings = crate::local_match::load_openings(None)?;
+    let busy = Arc::new(AtomicU64::new(0));
+    let settings = worker::game::GameSettings::new(TimeControl::Nodes(a.nodes));
+    let started = Instant::now();
+    let results = worker::matchrun::run_pairs(
+        a.pairs,
+        &openings,
+        &settings,
+        a.threads,
+        || {
+            let t = |n: &str, p: Params| Timed { inner: InProcess::new(n, p), busy_ns: Arc::clone(&busy) };
+            (t("a", Params::default()), t("b", Params::default()))
+        },
+        |_| {},
+    );
+    // What a worker does besides searching: convert every game to its report with
+    // sampled positions (static eval + quiescence every 8 plies).
+    let mut reports = 0;
+    for pair in &results {
+        for g in &pair.games {
+            let _ = worker::runner::to_report(g, "a", "b", 8);
+            reports += 1;
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let thread_time = wall * a.threads as f64;
+    let search = busy.load(Ordering::Relaxed) as f64 / 1e9;
+    let games = 2 * results.len();
+    println!("{games} games at nodes={} on {} thread(s) in {wall:.1} s: {:.1} games/min/core", a.nodes, a.threads, games as f64 / (wall / 60.0) / a.threads as f64);
+    println!("time in engine search {search:.2} s of {thread_time:.2} s thread time: {:.2}% outside search (arbiter, game loop, {reports} reports with sampling)", 100.0 * (1.0 - search / thread_time));
+    Ok(())
+}
