@@ -17,10 +17,11 @@ pub const BATCH_TARGET_MS: u64 = 60_000;
 /// Fewest and most pairs in one batch.
 pub const MIN_BATCH_PAIRS: usize = 1;
 pub const MAX_BATCH_PAIRS: usize = 64;
-/// A lease lasts this multiple of its estimated duration, plus [`LEASE_GRACE_MS`]: slow
-/// machines and long games must not lose their work.
-pub const LEASE_SLACK_FACTOR: u64 = 3;
-pub const LEASE_GRACE_MS: u64 = 60_000;
+/// A lease lives this long after it is granted and after every heartbeat (a Lease call that
+/// holds it, or a Submit for it). Workers heartbeat every few seconds while they play, so a
+/// long batch on a slow machine keeps its lease; a worker that goes silent (killed, cut off)
+/// loses it half a minute later and only its unfinished pairs go back to the pool.
+pub const LEASE_TIMEOUT_MS: u64 = 30_000;
 
 /// Estimated time per move at a fixed depth, in microseconds, for depths 1, 2, ...: a
 /// branching factor of about 2.5 from ~1 M nodes per second. Deeper searches grow by the last
@@ -243,19 +244,9 @@ pub fn batch_pairs(tc: TimeControl, free_slots: u32) -> usize {
     usize::try_from(pairs).unwrap_or(usize::MAX).clamp(MIN_BATCH_PAIRS, MAX_BATCH_PAIRS)
 }
 
-/// How long a lease of `pairs` pairs on `free_slots` slots lasts, in milliseconds: the
-/// estimated wall time (the slots play in parallel) times [`LEASE_SLACK_FACTOR`], plus
-/// [`LEASE_GRACE_MS`]. A heartbeat extends the deadline by the same amount from its own time.
-pub fn lease_duration_ms(tc: TimeControl, pairs: usize, free_slots: u32) -> u64 {
-    let slots = u64::from(free_slots.max(1));
-    let pairs = u64::try_from(pairs).unwrap_or(u64::MAX);
-    let wall_us = pair_estimate_us(tc).saturating_mul(pairs).div_ceil(slots);
-    (wall_us / 1_000).saturating_mul(LEASE_SLACK_FACTOR).saturating_add(LEASE_GRACE_MS)
-}
-
-/// The deadline of a lease created at `now_ms`.
-pub fn lease_deadline_ms(now_ms: u64, tc: TimeControl, pairs: usize, free_slots: u32) -> u64 {
-    now_ms.saturating_add(lease_duration_ms(tc, pairs, free_slots))
+/// The deadline of a lease granted or renewed at `now_ms`.
+pub fn lease_deadline_ms(now_ms: u64) -> u64 {
+    now_ms.saturating_add(LEASE_TIMEOUT_MS)
 }
 
 /// Whether a lease with this deadline has run out at `now_ms`.
@@ -389,19 +380,17 @@ mod tests {
     }
 
     #[test]
-    fn lease_deadlines_are_generous_and_expire_with_the_clock() {
+    fn lease_deadlines_expire_with_the_clock() {
         let clock = ManualClock::new(1_000_000);
-        let tc = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
-        let pairs = batch_pairs(tc, 4);
-        let deadline = lease_deadline_ms(clock.now_ms(), tc, pairs, 4);
-        // Four pairs on four slots: ~72 s of wall time, tripled, plus a minute.
-        assert_eq!(deadline - clock.now_ms(), (pair_estimate_us(tc) / 1_000) * 3 + 60_000);
+        let deadline = lease_deadline_ms(clock.now_ms());
+        assert_eq!(deadline - clock.now_ms(), LEASE_TIMEOUT_MS);
         assert!(!is_expired(deadline, clock.now_ms()));
         clock.set(deadline);
         assert!(!is_expired(deadline, clock.now_ms()), "the deadline itself is still in time");
         clock.advance(1);
         assert!(is_expired(deadline, clock.now_ms()));
         // Huge values saturate instead of overflowing.
-        assert_eq!(lease_deadline_ms(u64::MAX - 5, TimeControl::Depth(100), 64, 1), u64::MAX);
+        assert_eq!(lease_deadline_ms(u64::MAX - 5), u64::MAX);
     }
+
 }

@@ -260,7 +260,7 @@ fn leasing_respects_free_slots(s: &dyn Storage) {
     assert_eq!(s.lease_batch(w, 0, clock.now_ms()).expect("lease"), None, "no free slot, no work");
     let lease = s.lease_batch(w, 3, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.tasks.len(), 3, "one slow pair per slot");
-    assert_eq!(lease.deadline_unix_ms, clock.now_ms() + scheduler::lease_duration_ms(SLOW, 3, 3));
+    assert_eq!(lease.deadline_unix_ms, clock.now_ms() + scheduler::LEASE_TIMEOUT_MS);
     assert_eq!(lease.tc, SLOW);
     let ids: Vec<&str> = lease.variants.iter().map(|x| x.id.as_str()).collect();
     assert_eq!(ids, vec![v[0].as_str(), v[1].as_str()]);
@@ -347,7 +347,7 @@ fn expiry_returns_only_unfinished_pairs_to_another_worker(s: &dyn Storage) {
 
     // Before the deadline nothing expires.
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 0);
-    clock.set(lease.deadline_unix_ms + scheduler::lease_duration_ms(SLOW, 4, 4) + 1);
+    clock.set(lease.deadline_unix_ms + scheduler::LEASE_TIMEOUT_MS + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire again"), 0);
     assert!(matches!(s.heartbeat(a, lease.id, clock.now_ms()), Err(Error::LeaseClosed(id)) if id == lease.id));

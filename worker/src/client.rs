@@ -19,7 +19,8 @@ use crate::error::{Error, Result};
 use crate::runner::{default_player, play_lease};
 use crate::spool::Spool;
 
-/// Submit finished pairs at least this often during a long lease (also the heartbeat).
+/// Submit finished pairs (or heartbeat) this often during a lease: well inside the
+/// coordinator's lease timeout.
 const SUBMIT_EVERY: Duration = Duration::from_secs(5);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -165,8 +166,12 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
                     None => break,
                 },
                 _ = tick.tick() => {
-                    seq += 1;
-                    send_batch(&mut conn, &spool, worker, lease_id, seq, std::mem::take(&mut pending), false).await?;
+                    if pending.is_empty() {
+                        heartbeat(&mut conn, worker, lease_id).await?;
+                    } else {
+                        seq += 1;
+                        send_batch(&mut conn, &spool, worker, lease_id, seq, std::mem::take(&mut pending), false).await?;
+                    }
                 }
             }
         }
@@ -178,6 +183,18 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
         send_batch(&mut conn, &spool, worker, lease_id, seq, pending, true).await?;
         leases_done += 1;
     }
+}
+
+/// Keeps a lease alive while no pair has finished (a Lease call that holds it, asking for
+/// no new work).
+async fn heartbeat(conn: &mut Connection, worker: u64, lease: u64) -> Result<()> {
+    let req = pb::LeaseRequest::from(LeaseRequest { worker, free_slots: 0, held: vec![lease], finished: Vec::new() });
+    let c = &mut conn.client;
+    let resp: pb::LeaseResponse = with_retry!(conn, c.lease(req.clone()))?;
+    if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
+        tracing::warn!(lease, "the coordinator closed this lease; results still count if nobody else reported them");
+    }
+    Ok(())
 }
 
 async fn send_batch(

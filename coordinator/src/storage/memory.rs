@@ -307,7 +307,7 @@ impl Storage for MemoryStorage {
             tasks.push(make_task(&run.run.spec, &run.pairings, new.pair_index, new.pairing, opening_index, opening)?);
         }
         run.in_flight += plan.len() as u64;
-        let duration_ms = scheduler::lease_duration_ms(tc, plan.len(), free_slots);
+        let duration_ms = scheduler::LEASE_TIMEOUT_MS;
         let deadline_ms = now_ms.saturating_add(duration_ms);
         state.leases.insert(
             lease_id,

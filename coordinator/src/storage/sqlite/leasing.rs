@@ -177,7 +177,7 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         return Ok(None);
     }
 
-    let duration_ms = scheduler::lease_duration_ms(run.spec.tc, plan.len(), free_slots);
+    let duration_ms = scheduler::LEASE_TIMEOUT_MS;
     let deadline_ms = now_ms.saturating_add(duration_ms);
     tx.prepare_cached(
         "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms)
