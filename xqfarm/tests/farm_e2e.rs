@@ -105,3 +105,60 @@ async fn two_workers_play_a_fixed_games_run() {
     let positions = coordinator::parquet::read_positions(&data, run.id).expect("parquet positions");
     assert!(!positions.is_empty(), "sampled positions are written");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_calls_get_clear_status_codes_and_change_nothing() {
+    use proto::pb;
+    use proto::pb::farm_client::FarmClient;
+    use tonic::Code;
+
+    let farm = Arc::new(Farm::new(Arc::new(coordinator::MemoryStorage::new()), Arc::new(SystemClock), None).expect("farm"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server_farm = Arc::clone(&farm);
+    let server = tokio::spawn(async move {
+        coordinator::server::serve(listener, server_farm, "right", async {
+            let _ = stop_rx.await;
+        })
+        .await
+    });
+    let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect().await.expect("connect");
+    let list = || pb::ListRunsRequest { protocol_version: proto::PROTOCOL_VERSION, active_only: false, limit: 0 };
+
+    // No token, wrong token.
+    let mut bare = FarmClient::new(channel.clone());
+    assert_eq!(bare.list_runs(list()).await.expect_err("no token").code(), Code::Unauthenticated);
+    let mut wrong = FarmClient::with_interceptor(channel.clone(), proto::auth::BearerToken::new("wrong").expect("token"));
+    assert_eq!(wrong.list_runs(list()).await.expect_err("wrong token").code(), Code::Unauthenticated);
+
+    let mut c = FarmClient::with_interceptor(channel, proto::auth::BearerToken::new("right").expect("token"));
+    assert!(c.list_runs(list()).await.is_ok());
+    // Another protocol version.
+    let err = c.list_runs(pb::ListRunsRequest { protocol_version: 99, ..list() }).await.expect_err("version");
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert!(err.message().contains("99"), "{}", err.message());
+    // A missing field names it.
+    let err = c
+        .create_run(pb::CreateRunRequest { protocol_version: proto::PROTOCOL_VERSION, spec: None })
+        .await
+        .expect_err("missing spec");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("spec"), "{}", err.message());
+    // Unknown run; a run naming unknown variants; an illegal opening.
+    let err = c.get_run(pb::GetRunRequest::from(42u64)).await.expect_err("unknown run");
+    assert_eq!(err.code(), Code::NotFound);
+    let bad_suite = OpeningSuiteSpec { name: "bad".into(), openings: vec!["startpos moves h2h9 h9h0".into()] };
+    let err = c.add_openings(pb::AddOpeningsRequest::from(bad_suite)).await.expect_err("illegal opening");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("h9h0") || err.message().contains("move 1"), "{}", err.message());
+    let bad_params = VariantSpec { name: "x".into(), kind: VariantKind::Params { toml: "[material.rook]\nmg = \"heavy\"\n".into() } };
+    let err = c.add_variant(pb::AddVariantRequest::from(bad_params)).await.expect_err("bad params");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("material.rook.mg"), "{}", err.message());
+
+    // Nothing was stored by the refused calls.
+    assert!(farm.list_runs(&proto::domain::RunFilter::default()).expect("runs").is_empty());
+    let _ = stop_tx.send(());
+    let _ = server.await;
+}
