@@ -3,6 +3,7 @@
 
 mod bench_cmds;
 mod embedded;
+mod export;
 mod farm_cmds;
 mod local;
 mod local_match;
@@ -46,6 +47,9 @@ enum Command {
     /// Opening suites: generate one, or add one to a coordinator.
     #[command(subcommand)]
     Openings(OpeningsCommand),
+    /// Export a run's games.
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// SPRT calculator: Elo, nElo, LOS and LLR of pentanomial counts.
     Stats(stats_cmd::StatsArgs),
     /// Play a local match of game pairs between two parameter sets (no coordinator).
@@ -62,6 +66,12 @@ enum Command {
         #[arg(long, default_value_t = 6)]
         depth: u32,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum ExportCommand {
+    /// xqbase-style PGN.
+    Pgn(export::PgnArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -150,6 +160,7 @@ fn run() -> Result<ExitCode> {
             }
         }
         Command::Stats(args) => stats_cmd::run(&args)?,
+        Command::Export(ExportCommand::Pgn(args)) => export::pgn(&args)?,
         Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,
         Command::Perft { fen, depth } => {
