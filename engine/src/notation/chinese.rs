@@ -157,21 +157,11 @@ fn parse_piece(head: &[char]) -> Result<(PieceKind, Selector), String> {
 mod tests {
     use super::*;
 
-    fn pos(fen: &str) -> Position {
-        Position::from_fen(fen).unwrap()
-    }
+    use crate::notation::test_support::{mv, pos, START_AFTER_C2_5};
 
-    fn mv(uci: &str) -> Move {
-        super::super::parse_uci(uci).unwrap()
+    fn check(fen: &str, uci: &str, text: &str) {
+        crate::notation::test_support::check_both_ways(write, parse, fen, uci, text);
     }
-
-    fn check(fen: &str, uci: &str, chinese: &str) {
-        let p = pos(fen);
-        assert_eq!(write(&p, mv(uci)), chinese, "{uci} in {fen}");
-        assert_eq!(parse(&p, chinese), Ok(mv(uci)), "{chinese} in {fen}");
-    }
-
-    const START_AFTER_C2_5: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
 
     #[test]
     fn known_moves_of_both_sides() {

@@ -107,3 +107,35 @@ pub fn guess_notation(text: &str) -> Notation {
         Notation::Wxf
     }
 }
+
+/// Helpers shared by the notation modules' tests.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // in tests a panic is the failure report
+pub(crate) mod test_support {
+    use super::parse_uci;
+    use crate::position::Position;
+    use crate::types::Move;
+
+    pub const START_AFTER_C2_5: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
+
+    pub fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap()
+    }
+
+    pub fn mv(uci: &str) -> Move {
+        parse_uci(uci).unwrap()
+    }
+
+    /// Writes `uci` in `fen` with `write` and checks the text, then reads it back with `parse`.
+    pub fn check_both_ways(
+        write: fn(&Position, Move) -> String,
+        parse: fn(&Position, &str) -> Result<Move, String>,
+        fen: &str,
+        uci: &str,
+        text: &str,
+    ) {
+        let p = pos(fen);
+        assert_eq!(write(&p, mv(uci)), text, "{uci} in {fen}");
+        assert_eq!(parse(&p, text), Ok(mv(uci)), "{text} in {fen}");
+    }
+}
