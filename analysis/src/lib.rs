@@ -1,5 +1,7 @@
 //! xqfarm analysis. The statistics are pure functions over counts, shared by the
-//! coordinator (live SPRT), the command line (`xqfarm stats`) and the reports.
+//! coordinator (live SPRT), the command line (`xqfarm stats`) and the reports. The tuner's core
+//! ([`tune`]: compact traces, loss and exact gradient, K fit, Adam) works on the engine's
+//! evaluation trace and knows nothing of files.
 //!
 //! ```
 //! use analysis::stats::{Pentanomial, elo_estimate};
@@ -12,5 +14,6 @@
 
 pub mod error;
 pub mod stats;
+pub mod tune;
 
 pub use error::{Error, Result};
