@@ -2,6 +2,7 @@
 //! Parquet export and live statistics, over a `Storage` and a `Clock`. The gRPC handlers in
 //! `grpc.rs` only convert and call these methods.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +32,8 @@ pub struct Farm {
     changes: watch::Sender<u64>,
     /// Exports of one run must not interleave (segment ranges, compaction).
     export_lock: Mutex<()>,
+    /// Whether each run seen so far is an SPRT (a run's kind never changes).
+    sprt_runs: Mutex<HashMap<RunId, bool>>,
 }
 
 impl std::fmt::Debug for Farm {
@@ -44,7 +47,19 @@ impl Farm {
     /// repaired or adopted and anything recorded but not yet exported is exported now.
     pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
         let (changes, _) = watch::channel(0);
-        let farm = Farm { storage, clock, data_dir, changes, export_lock: Mutex::new(()) };
+        let farm = Farm {
+            storage,
+            clock,
+            data_dir,
+            changes,
+            export_lock: Mutex::new(()),
+            sprt_runs: Mutex::new(HashMap::new()),
+        };
+        // Results recorded just before a crash may have settled an SPRT whose verdict was
+        // not stored yet.
+        for run in farm.storage.list_runs()? {
+            farm.check_sprt(&run)?;
+        }
         if let Some(dir) = &farm.data_dir {
             std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
             for run in farm.storage.list_runs()? {
@@ -115,7 +130,7 @@ impl Farm {
             self.clock.now_ms(),
         )?;
         if outcome.accepted > 0 {
-            self.after_results()?;
+            self.after_results(outcome.run)?;
         }
         Ok(BatchAck {
             lease: batch.lease,
@@ -126,22 +141,47 @@ impl Farm {
         })
     }
 
-    /// New results: SPRT runs may stop. (Parquet export runs apart from the request path:
-    /// see `export_all`.)
-    fn after_results(&self) -> Result<()> {
-        for run in self.storage.list_runs()? {
-            if let (RunState::Active, RunKind::Sprt(settings)) = (&run.state, &run.spec.kind) {
-                let counts = run.stats.first().copied().unwrap_or_default();
-                if let Some(progress) = sprt_progress(&counts, settings)
-                    && let Some(h) = progress.1
-                {
-                    let h1 = h == Hypothesis::H1;
-                    self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
-                    tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
-                }
-            }
+    /// New results for `run`: an SPRT run may stop. Only that run's statistics changed, so
+    /// only it is looked at, and only if it is an SPRT. (Parquet export runs apart from the
+    /// request path: see `export_all`.)
+    fn after_results(&self, run: RunId) -> Result<()> {
+        if self.is_sprt(run)? {
+            self.check_sprt(&self.storage.get_run(run)?)?;
         }
         self.notify();
+        Ok(())
+    }
+
+    /// Whether a run is an SPRT; a run's kind never changes, so the answer is kept.
+    fn is_sprt(&self, run: RunId) -> Result<bool> {
+        let known = self
+            .sprt_runs
+            .lock()
+            .map_err(|_| Error::storage("reading run kinds", "the lock is poisoned"))?
+            .get(&run)
+            .copied();
+        if let Some(sprt) = known {
+            return Ok(sprt);
+        }
+        let sprt = matches!(self.storage.get_run(run)?.spec.kind, RunKind::Sprt(_));
+        if let Ok(mut kinds) = self.sprt_runs.lock() {
+            kinds.insert(run, sprt);
+        }
+        Ok(sprt)
+    }
+
+    /// Records the verdict of an active SPRT run whose statistics reached a bound.
+    fn check_sprt(&self, run: &Run) -> Result<()> {
+        if let (RunState::Active, RunKind::Sprt(settings)) = (&run.state, &run.spec.kind) {
+            let counts = run.stats.first().copied().unwrap_or_default();
+            if let Some(progress) = sprt_progress(&counts, settings)
+                && let Some(h) = progress.1
+            {
+                let h1 = h == Hypothesis::H1;
+                self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
+                tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
+            }
+        }
         Ok(())
     }
 

@@ -1,5 +1,9 @@
 //! The gRPC face of the farm: authenticate, convert (`proto::convert`, which also checks the
 //! protocol version), call `Farm`, convert back. Nothing else happens here.
+//!
+//! `Farm` calls block on storage, so they run on Tokio's blocking pool: the runtime's few
+//! threads keep serving connections meanwhile, and the SQLite writer finds many callers
+//! waiting and commits them together.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -39,6 +43,22 @@ impl FarmService {
     fn auth<T>(&self, req: &Request<T>) -> Result<(), Status> {
         proto::auth::authorize(req.metadata(), &self.token)
     }
+
+    /// Runs a blocking farm call on the blocking pool.
+    async fn call<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Farm) -> crate::error::Result<T> + Send + 'static,
+    {
+        let farm = Arc::clone(&self.farm);
+        match tokio::task::spawn_blocking(move || f(&farm)).await {
+            Ok(result) => result.map_err(Status::from),
+            Err(e) => {
+                tracing::error!(error = %e, "a farm call failed to complete");
+                Err(Status::internal(format!("the call failed to complete: {e}")))
+            }
+        }
+    }
 }
 
 impl From<Error> for Status {
@@ -75,43 +95,43 @@ impl pb::farm_server::Farm for FarmService {
     async fn register(&self, req: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
         self.auth(&req)?;
         let info: WorkerInfo = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.register(&info)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.register(&info)).await?.into()))
     }
 
     async fn lease(&self, req: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseResponse>, Status> {
         self.auth(&req)?;
         let lease: LeaseRequest = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.lease(&lease)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.lease(&lease)).await?.into()))
     }
 
     async fn submit(&self, req: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
         self.auth(&req)?;
         let submit: SubmitRequest = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.submit(&submit)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.submit(&submit)).await?.into()))
     }
 
     async fn create_run(&self, req: Request<pb::CreateRunRequest>) -> Result<Response<pb::CreateRunResponse>, Status> {
         self.auth(&req)?;
         let spec: RunSpec = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.create_run(&spec)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.create_run(&spec)).await?.into()))
     }
 
     async fn list_runs(&self, req: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {
         self.auth(&req)?;
         let filter: RunFilter = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.list_runs(&filter)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.list_runs(&filter)).await?.into()))
     }
 
     async fn get_run(&self, req: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.get_run(id)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.get_run(id)).await?.into()))
     }
 
     async fn stop_run(&self, req: Request<pb::StopRunRequest>) -> Result<Response<pb::StopRunResponse>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.stop_run(id)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.stop_run(id)).await?.into()))
     }
 
     type WatchRunStream = WatchStream;
@@ -120,7 +140,7 @@ impl pb::farm_server::Farm for FarmService {
     async fn watch_run(&self, req: Request<pb::WatchRunRequest>) -> Result<Response<WatchStream>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
-        let first = self.farm.get_run(id)?;
+        let first = self.call(move |farm| farm.get_run(id)).await?;
         let farm = Arc::clone(&self.farm);
         let mut changes = farm.subscribe();
         let stream = async_stream(move |tx| async move {
@@ -132,7 +152,15 @@ impl pb::farm_server::Farm for FarmService {
                 if changes.changed().await.is_err() {
                     return;
                 }
-                match farm.get_run(id) {
+                let current = Arc::clone(&farm);
+                let status = match tokio::task::spawn_blocking(move || current.get_run(id)).await {
+                    Ok(status) => status,
+                    Err(e) => {
+                        let _ = tx.send(Err(Status::internal(format!("reading the run failed: {e}")))).await;
+                        return;
+                    }
+                };
+                match status {
                     Ok(status) if status != last => {
                         last = status;
                         if tx.send(Ok(last.clone().into())).await.is_err() {
@@ -153,13 +181,13 @@ impl pb::farm_server::Farm for FarmService {
     async fn add_variant(&self, req: Request<pb::AddVariantRequest>) -> Result<Response<pb::AddVariantResponse>, Status> {
         self.auth(&req)?;
         let spec: VariantSpec = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.add_variant(&spec)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.add_variant(&spec)).await?.into()))
     }
 
     async fn add_openings(&self, req: Request<pb::AddOpeningsRequest>) -> Result<Response<pb::AddOpeningsResponse>, Status> {
         self.auth(&req)?;
         let spec: OpeningSuiteSpec = convert(req.into_inner())?;
-        Ok(Response::new(self.farm.add_openings(&spec)?.into()))
+        Ok(Response::new(self.call(move |farm| farm.add_openings(&spec)).await?.into()))
     }
 }
 

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::farm::Farm;
@@ -23,8 +24,11 @@ pub async fn serve(
         let mut tick = tokio::time::interval(Duration::from_secs(2));
         loop {
             tick.tick().await;
-            if let Err(e) = expiry_farm.expire_leases() {
-                tracing::warn!(error = %e, "lease expiry failed");
+            let farm = Arc::clone(&expiry_farm);
+            match tokio::task::spawn_blocking(move || farm.expire_leases()).await {
+                Ok(Err(e)) => tracing::warn!(error = %e, "lease expiry failed"),
+                Err(e) => tracing::warn!(error = %e, "lease expiry task failed"),
+                Ok(Ok(_)) => {}
             }
         }
     });
@@ -43,7 +47,7 @@ pub async fn serve(
     });
     let result = tonic::transport::Server::builder()
         .add_service(FarmService::new(Arc::clone(&farm), token).into_server())
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener).map(no_delay), shutdown)
         .await;
     expiry.abort();
     exporter.abort();
@@ -52,4 +56,16 @@ pub async fn serve(
         tracing::warn!(error = %e, "final Parquet export failed");
     }
     result
+}
+
+/// Turns Nagle's algorithm off on an accepted connection, as tonic does for listeners it binds
+/// itself (it leaves given connections alone): a small gRPC reply is sent at once instead of
+/// waiting for the client's delayed ACK (tens of milliseconds per call).
+fn no_delay(conn: std::io::Result<TcpStream>) -> std::io::Result<TcpStream> {
+    if let Ok(stream) = &conn
+        && let Err(e) = stream.set_nodelay(true)
+    {
+        tracing::warn!(error = %e, "could not turn off Nagle's algorithm");
+    }
+    conn
 }

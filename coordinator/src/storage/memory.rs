@@ -355,7 +355,7 @@ impl Storage for MemoryStorage {
         let lease = state.owned_lease(worker, lease_id)?;
         let run_id = lease.run;
         if state.submissions.contains_key(&(lease_id, seq)) {
-            return Ok(RecordOutcome { accepted: 0, duplicate: true });
+            return Ok(RecordOutcome { run: run_id, accepted: 0, duplicate: true });
         }
         // Check everything before changing anything: a bad pair rejects the whole submission.
         let lease = &state.leases[&lease_id];
@@ -435,7 +435,7 @@ impl Storage for MemoryStorage {
         }
         state.submissions.insert((lease_id, seq), accepted);
         tracing::debug!(lease = lease_id, seq, accepted, "results recorded");
-        Ok(RecordOutcome { accepted, duplicate: false })
+        Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
     }
 
     fn heartbeat(&self, worker: WorkerId, lease_id: LeaseId, now_ms: u64) -> Result<u64> {

@@ -23,6 +23,8 @@ pub use sqlite::SqliteStorage;
 /// What a submission did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecordOutcome {
+    /// The run the lease belongs to.
+    pub run: RunId,
     /// Pairs counted by this call: pairs already recorded (under any lease or sequence
     /// number) are acknowledged but not counted again.
     pub accepted: usize,

@@ -1,10 +1,13 @@
 //! Variants, opening suites and runs: writing them and reading them back checked.
 
+use std::sync::Arc;
+
 use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
 use super::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
+use super::db::Db;
 use crate::error::{Error, Result};
 use crate::storage::check_state_change;
 use crate::{scheduler, spec};
@@ -17,8 +20,12 @@ pub(super) fn insert_variant(conn: &Connection, variant: &VariantSpec) -> Result
     Ok(Variant { id, spec: variant.clone() })
 }
 
-pub(super) fn load_variant(conn: &Connection, id: &str) -> Result<Variant> {
-    let text: Option<String> = conn
+/// A variant, checked against its id the first time this connection reads it.
+pub(super) fn load_variant(db: &Db, id: &str) -> Result<Variant> {
+    if let Some(variant) = db.cached_variant(id) {
+        return Ok(variant);
+    }
+    let text: Option<String> = db
         .prepare_cached("SELECT spec FROM variants WHERE id = ?1")
         .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
         .ctx("reading a variant")?;
@@ -27,7 +34,9 @@ pub(super) fn load_variant(conn: &Connection, id: &str) -> Result<Variant> {
     if spec::variant_id(&spec) != id {
         return Err(corrupt(format!("variant {id} does not hash to its id")));
     }
-    Ok(Variant { id: id.into(), spec })
+    let variant = Variant { id: id.into(), spec };
+    db.remember_variant(&variant);
+    Ok(variant)
 }
 
 pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> Result<OpeningSuite> {
@@ -63,6 +72,21 @@ pub(super) fn load_suite(conn: &Connection, id: SuiteId) -> Result<OpeningSuite>
     Ok(OpeningSuite { id, name, openings: rows.into_iter().map(|(_, line)| line).collect() })
 }
 
+/// How many openings a suite holds.
+pub(super) fn suite_size(db: &Db, suite: SuiteId) -> Result<usize> {
+    if let Some(size) = db.cached_suite_size(suite) {
+        return Ok(size);
+    }
+    let size: i64 = db
+        .prepare_cached("SELECT opening_count FROM suites WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(suite)], |r| r.get(0)).optional())
+        .ctx("reading a suite's size")?
+        .ok_or(Error::SuiteNotFound(suite))?;
+    let size = usize::try_from(size).ok().filter(|n| *n > 0).ok_or_else(|| corrupt(format!("suite size {size}")))?;
+    db.remember_suite_size(suite, size);
+    Ok(size)
+}
+
 pub(super) fn opening_line(conn: &Connection, suite: SuiteId, index: u32) -> Result<String> {
     conn.prepare_cached("SELECT line FROM suite_openings WHERE suite_id = ?1 AND idx = ?2")
         .and_then(|mut s| s.query_row(params![key(suite), index], |r| r.get(0)).optional())
@@ -71,7 +95,7 @@ pub(super) fn opening_line(conn: &Connection, suite: SuiteId, index: u32) -> Res
 }
 
 /// Inserts a run whose spec was checked; its variants and suite must exist.
-pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
+pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
     for variant in &run_spec.variants {
         let exists = conn
             .prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
@@ -137,19 +161,40 @@ pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, now_ms: u64) -> 
     load_run(conn, to_u64(id, "run id")?)
 }
 
-pub(super) fn load_run(conn: &Connection, id: RunId) -> Result<Run> {
-    let row = conn
+/// A run's spec, which never changes once the run exists.
+pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
+    if let Some(spec) = db.cached_run_spec(id) {
+        return Ok(spec);
+    }
+    let row = db
         .prepare_cached(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"))
         .and_then(|mut s| s.query_row([key(id)], RunRow::read).optional())
         .ctx("reading a run")?
         .ok_or(Error::RunNotFound(id))?;
-    let variants: Vec<(i64, String)> = conn
+    let variants: Vec<(i64, String)> = db
         .prepare_cached("SELECT idx, variant_id FROM run_variants WHERE run_id = ?1 ORDER BY idx")
         .and_then(|mut s| s.query_map([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .ctx("reading a run's variants")?;
     if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
+    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| v).collect())?);
+    db.remember_run_spec(id, &spec);
+    Ok(spec)
+}
+
+/// A run's state.
+pub(super) fn run_state(conn: &Connection, id: RunId) -> Result<RunState> {
+    let state: String = conn
+        .prepare_cached("SELECT state FROM runs WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(id)], |r| r.get(0)).optional())
+        .ctx("reading a run's state")?
+        .ok_or(Error::RunNotFound(id))?;
+    codec::state_from(&state)
+}
+
+/// A run's statistics, one entry per pairing.
+pub(super) fn run_stats(conn: &Connection, id: RunId) -> Result<Vec<PairingStats>> {
     let raw: Vec<(i64, [i64; 8])> = conn
         .prepare_cached(&format!(
             "SELECT pairing, {STATS_COLUMNS} FROM run_pairings WHERE run_id = ?1 ORDER BY pairing"
@@ -168,15 +213,30 @@ pub(super) fn load_run(conn: &Connection, id: RunId) -> Result<Run> {
     if !raw.iter().enumerate().all(|(i, (pairing, _))| *pairing == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its pairings")));
     }
-    let stats = raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect::<Result<Vec<PairingStats>>>()?;
-    let run = row.into_run(variants.into_iter().map(|(_, v)| v).collect(), stats)?;
-    if run.stats.len() != scheduler::pairings(&run.spec).len() {
-        return Err(corrupt(format!("run {id} has {} pairings stored", run.stats.len())));
-    }
-    Ok(run)
+    raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect()
 }
 
-pub(super) fn list_runs(conn: &Connection) -> Result<Vec<Run>> {
+pub(super) fn load_run(db: &Db, id: RunId) -> Result<Run> {
+    let spec = run_spec(db, id)?;
+    let (state, created_ms): (String, i64) = db
+        .prepare_cached("SELECT state, created_ms FROM runs WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .ctx("reading a run")?
+        .ok_or(Error::RunNotFound(id))?;
+    let stats = run_stats(db, id)?;
+    if stats.len() != scheduler::pairings(&spec).len() {
+        return Err(corrupt(format!("run {id} has {} pairings stored", stats.len())));
+    }
+    Ok(Run {
+        id,
+        spec: RunSpec::clone(&spec),
+        state: codec::state_from(&state)?,
+        stats,
+        created_unix_ms: to_u64(created_ms, "run creation time")?,
+    })
+}
+
+pub(super) fn list_runs(conn: &Db) -> Result<Vec<Run>> {
     let ids: Vec<i64> = conn
         .prepare_cached("SELECT id FROM runs ORDER BY id")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
@@ -184,7 +244,7 @@ pub(super) fn list_runs(conn: &Connection) -> Result<Vec<Run>> {
     ids.into_iter().map(|id| load_run(conn, to_u64(id, "run id")?)).collect()
 }
 
-pub(super) fn set_run_state(conn: &Connection, id: RunId, state: RunState) -> Result<Run> {
+pub(super) fn set_run_state(conn: &Db, id: RunId, state: RunState) -> Result<Run> {
     let mut run = load_run(conn, id)?;
     check_state_change(&run, &state)?;
     conn.prepare_cached("UPDATE runs SET state = ?2 WHERE id = ?1")

@@ -2,8 +2,7 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, Run, RunKind, RunSpec, RunState, SprtSettings, TimeControl,
-    VariantId,
+    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunSpec, RunState, SprtSettings, TimeControl, VariantId,
 };
 use rusqlite::Row;
 
@@ -69,7 +68,7 @@ pub(super) fn state_text(state: &RunState) -> &'static str {
     crate::storage::state_name(state)
 }
 
-fn state_from(text: &str) -> Result<RunState> {
+pub(super) fn state_from(text: &str) -> Result<RunState> {
     match text {
         "active" => Ok(RunState::Active),
         "sprt_h0" => Ok(RunState::SprtDone { h1: false }),
@@ -119,12 +118,13 @@ pub(super) fn model_text(model: EloModel) -> &'static str {
     }
 }
 
-/// The columns of `runs` that [`RunRow::read`] expects, in order.
+/// The columns of `runs` that [`RunRow::read`] expects, in order: the run's spec, fixed when
+/// it is created.
 pub(super) const RUN_COLUMNS: &str = "id, name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, \
      sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score, draw_moves, \
-     draw_after_move, bench_signature, sample_every, state, created_ms";
+     draw_after_move, bench_signature, sample_every";
 
-/// A `runs` row as stored, before any check.
+/// The spec columns of a `runs` row as stored, before any check.
 #[derive(Debug)]
 pub(super) struct RunRow {
     id: i64,
@@ -138,8 +138,6 @@ pub(super) struct RunRow {
     adjudication: [i64; 5],
     bench_signature: Option<i64>,
     sample_every: i64,
-    state: String,
-    created_ms: i64,
 }
 
 impl RunRow {
@@ -156,13 +154,12 @@ impl RunRow {
             adjudication: [row.get(13)?, row.get(14)?, row.get(15)?, row.get(16)?, row.get(17)?],
             bench_signature: row.get(18)?,
             sample_every: row.get(19)?,
-            state: row.get(20)?,
-            created_ms: row.get(21)?,
         })
     }
 
-    /// The run, given its variants and per-pairing statistics read from their own tables.
-    pub(super) fn into_run(self, variants: Vec<VariantId>, stats: Vec<PairingStats>) -> Result<Run> {
+    /// The run's spec, given its variants read from their own table. The spec never changes
+    /// once the run exists; its state and statistics do.
+    pub(super) fn into_spec(self, variants: Vec<VariantId>) -> Result<RunSpec> {
         let pairs = || -> Result<u64> {
             let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
             to_u64(v, "pairs per pairing")
@@ -185,7 +182,7 @@ impl RunRow {
             other => return Err(corrupt(format!("run kind {other:?}"))),
         };
         let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
-        let spec = RunSpec {
+        Ok(RunSpec {
             name: self.name,
             kind,
             variants,
@@ -200,13 +197,6 @@ impl RunRow {
             },
             bench_signature: self.bench_signature.map(from_bits),
             sample_every: to_u32(self.sample_every, "sample interval")?,
-        };
-        Ok(Run {
-            id: to_u64(self.id, "run id")?,
-            spec,
-            state: state_from(&self.state)?,
-            stats,
-            created_unix_ms: to_u64(self.created_ms, "run creation time")?,
         })
     }
 }

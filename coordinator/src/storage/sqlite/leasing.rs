@@ -4,8 +4,9 @@ use proto::domain::{Lease, LeaseId, PairTask, RunId, WorkerId, WorkerInfo};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::catalog::{load_run, load_variant, opening_line};
-use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
+use super::catalog::{load_variant, opening_line, run_spec, suite_size};
+use super::codec::{bits, from_bits, int, key, to_u32, to_u64};
+use super::db::Db;
 use crate::error::{Error, Result};
 use crate::scheduler::{self, RunLoad};
 use crate::storage::{make_task, task_variant_ids};
@@ -30,17 +31,26 @@ pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -
 }
 
 pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<usize> {
-    let returned = conn
-        .prepare_cached(
-            "UPDATE pairs SET status = 'pooled'
-             WHERE status = 'leased' AND (run_id, pair_index) IN
-                 (SELECT run_id, pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending')",
-        )
-        .and_then(|mut s| s.execute([lease]))
-        .ctx("returning pairs to the pool")?;
-    conn.prepare_cached("UPDATE lease_pairs SET status = 'returned' WHERE lease_id = ?1 AND status = 'pending'")
-        .and_then(|mut s| s.execute([lease]))
-        .ctx("returning pairs to the pool")?;
+    // The pending pairs first, then each back to the pool by its key: an `IN (SELECT ...)`
+    // filter would build temporary tables on every call, and usually nothing is pending.
+    let pending: Vec<(i64, i64)> = conn
+        .prepare_cached("SELECT run_id, pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending'")
+        .and_then(|mut s| s.query_map([lease], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .ctx("finding unfinished pairs")?;
+    let mut returned = 0;
+    for (run, pair) in &pending {
+        returned += conn
+            .prepare_cached(
+                "UPDATE pairs SET status = 'pooled' WHERE run_id = ?1 AND pair_index = ?2 AND status = 'leased'",
+            )
+            .and_then(|mut s| s.execute([run, pair]))
+            .ctx("returning pairs to the pool")?;
+    }
+    if !pending.is_empty() {
+        conn.prepare_cached("UPDATE lease_pairs SET status = 'returned' WHERE lease_id = ?1 AND status = 'pending'")
+            .and_then(|mut s| s.execute([lease]))
+            .ctx("returning pairs to the pool")?;
+    }
     conn.prepare_cached("UPDATE leases SET state = ?2 WHERE id = ?1")
         .and_then(|mut s| s.execute(params![lease, state]))
         .ctx("ending a lease")?;
@@ -127,25 +137,21 @@ fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
         .collect()
 }
 
-pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
     expire(tx, now_ms)?;
+    // Notes the worker's activity and reads its signature in one statement.
     let signature: i64 = tx
-        .prepare_cached("SELECT bench_signature FROM workers WHERE id = ?1")
-        .and_then(|mut s| s.query_row([key(worker)], |r| r.get(0)).optional())
+        .prepare_cached("UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature")
+        .and_then(|mut s| s.query_row(params![key(worker), int(now_ms)], |r| r.get(0)).optional())
         .ctx("reading a worker")?
         .ok_or(Error::WorkerNotFound(worker))?;
-    touch_worker(tx, worker, now_ms)?;
     if free_slots == 0 {
         return Ok(None);
     }
     let Some(run_id) = scheduler::choose_run(&run_loads(tx, from_bits(signature))?) else { return Ok(None) };
-    let run = load_run(tx, run_id)?;
-    let pairings = scheduler::pairings(&run.spec);
-    let suite_len: i64 = tx
-        .prepare_cached("SELECT opening_count FROM suites WHERE id = ?1")
-        .and_then(|mut s| s.query_row([key(run.spec.openings)], |r| r.get(0)))
-        .ctx("reading a suite's size")?;
-    let suite_len = usize::try_from(suite_len).map_err(|_| corrupt(format!("suite size {suite_len}")))?;
+    let spec = run_spec(tx, run_id)?;
+    let pairings = scheduler::pairings(&spec);
+    let suite_len = suite_size(tx, spec.openings)?;
     let (next_pair_index, allocated) = {
         let next: i64 = tx
             .prepare_cached("SELECT next_pair_index FROM runs WHERE id = ?1")
@@ -158,7 +164,7 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         let allocated = allocated.into_iter().map(|a| to_u64(a, "allocated pairs")).collect::<Result<Vec<u64>>>()?;
         (to_u64(next, "next pair index")?, allocated)
     };
-    let batch = scheduler::batch_pairs(run.spec.tc, free_slots);
+    let batch = scheduler::batch_pairs(spec.tc, free_slots);
     let pooled: Vec<u64> = tx
         .prepare_cached(
             "SELECT pair_index FROM pairs WHERE run_id = ?1 AND status = 'pooled' ORDER BY pair_index LIMIT ?2",
@@ -171,7 +177,7 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         .into_iter()
         .map(|p| to_u64(p, "pair index"))
         .collect::<Result<_>>()?;
-    let target = scheduler::pairs_per_pairing(&run.spec.kind);
+    let target = scheduler::pairs_per_pairing(&spec.kind);
     let plan = scheduler::plan_batch(&pooled, &allocated, target, next_pair_index, batch);
     if plan.is_empty() {
         return Ok(None);
@@ -197,8 +203,8 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         tx.prepare_cached("UPDATE pairs SET status = 'leased' WHERE run_id = ?1 AND pair_index = ?2")
             .and_then(|mut s| s.execute(params![key(run_id), int(index)]))
             .ctx("leasing a pooled pair")?;
-        let line = opening_line(tx, run.spec.openings, opening_index)?;
-        tasks.push(make_task(&run.spec, &pairings, index, pairing, opening_index, line)?);
+        let line = opening_line(tx, spec.openings, opening_index)?;
+        tasks.push(make_task(&spec, &pairings, index, pairing, opening_index, line)?);
     }
     for new in &plan.fresh {
         let opening_index = scheduler::opening_for_pair(run_id, new.pair_index, suite_len);
@@ -210,8 +216,8 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         tx.prepare_cached("UPDATE run_pairings SET allocated = allocated + 1 WHERE run_id = ?1 AND pairing = ?2")
             .and_then(|mut s| s.execute(params![key(run_id), new.pairing]))
             .ctx("counting a new pair")?;
-        let line = opening_line(tx, run.spec.openings, opening_index)?;
-        tasks.push(make_task(&run.spec, &pairings, new.pair_index, new.pairing, opening_index, line)?);
+        let line = opening_line(tx, spec.openings, opening_index)?;
+        tasks.push(make_task(&spec, &pairings, new.pair_index, new.pairing, opening_index, line)?);
     }
     if let Some(last) = plan.fresh.last() {
         tx.prepare_cached("UPDATE runs SET next_pair_index = ?2 WHERE id = ?1")
@@ -232,9 +238,9 @@ pub(super) fn lease_batch(tx: &Connection, worker: WorkerId, free_slots: u32, no
         run: run_id,
         tasks,
         deadline_unix_ms: deadline_ms,
-        tc: run.spec.tc,
-        adjudication: run.spec.adjudication,
-        sample_every: run.spec.sample_every,
+        tc: spec.tc,
+        adjudication: spec.adjudication,
+        sample_every: spec.sample_every,
         variants,
     }))
 }

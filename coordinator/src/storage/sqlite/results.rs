@@ -4,8 +4,9 @@ use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, PositionSampl
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::catalog::{load_run, run_exists};
+use super::catalog::{run_exists, run_spec, run_state, run_stats};
 use super::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
+use super::db::Db;
 use super::leasing::{end_lease, extend_lease, owned_lease, touch_worker};
 use crate::error::{Error, Result};
 use crate::storage::{RecordOutcome, StoredGame, make_task};
@@ -127,7 +128,7 @@ fn record_pair(
 }
 
 pub(super) fn record_results(
-    tx: &Connection,
+    tx: &Db,
     worker: WorkerId,
     lease: LeaseId,
     seq: u64,
@@ -141,16 +142,16 @@ pub(super) fn record_results(
         .and_then(|mut s| s.exists(params![key(lease), bits(seq)]))
         .ctx("looking up a submission")?;
     if seen {
-        return Ok(RecordOutcome { accepted: 0, duplicate: true });
+        return Ok(RecordOutcome { run: run_id, accepted: 0, duplicate: true });
     }
     // Check everything before changing anything: a bad pair rejects the whole submission.
-    let run = load_run(tx, run_id)?;
-    let pairings = scheduler::pairings(&run.spec);
+    let spec = run_spec(tx, run_id)?;
+    let pairings = scheduler::pairings(&spec);
     let mut checked = Vec::with_capacity(pairs.len());
     for report in pairs {
         let (pairing, opening_index) = leased_pair(tx, lease, report.pair_index)?
             .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
-        let task = make_task(&run.spec, &pairings, report.pair_index, pairing, opening_index, String::new())?;
+        let task = make_task(&spec, &pairings, report.pair_index, pairing, opening_index, String::new())?;
         report::check_pair(lease, report, &task.variants)?;
         checked.push((report, pairing, opening_index));
     }
@@ -162,15 +163,16 @@ pub(super) fn record_results(
         }
     }
     // Only bounded runs complete by themselves; an SPRT waits for its verdict.
-    let bounded = scheduler::pairs_per_pairing(&run.spec.kind).is_some();
-    if accepted > 0 && bounded && run.state == RunState::Active {
-        let run = load_run(tx, run_id)?;
-        if scheduler::is_complete(&run.spec.kind, &run.stats) {
-            tx.prepare_cached("UPDATE runs SET state = 'completed' WHERE id = ?1")
-                .and_then(|mut s| s.execute([key(run_id)]))
-                .ctx("completing a run")?;
-            tracing::info!(run = run_id, "run completed");
-        }
+    let bounded = scheduler::pairs_per_pairing(&spec.kind).is_some();
+    if accepted > 0
+        && bounded
+        && run_state(tx, run_id)? == RunState::Active
+        && scheduler::is_complete(&spec.kind, &run_stats(tx, run_id)?)
+    {
+        tx.prepare_cached("UPDATE runs SET state = 'completed' WHERE id = ?1")
+            .and_then(|mut s| s.execute([key(run_id)]))
+            .ctx("completing a run")?;
+        tracing::info!(run = run_id, "run completed");
     }
     if lease_state == "active" {
         let pending = tx
@@ -187,7 +189,7 @@ pub(super) fn record_results(
         .and_then(|mut s| s.execute(params![key(lease), bits(seq), int(accepted as u64), int(now_ms)]))
         .ctx("recording a submission")?;
     tracing::debug!(lease, seq, accepted, "results recorded");
-    Ok(RecordOutcome { accepted, duplicate: false })
+    Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
 }
 
 fn positions_of(conn: &Connection, game_id: i64) -> Result<Vec<PositionSample>> {
