@@ -56,8 +56,8 @@ impl Readers {
         match idle {
             Some(db) => Ok(db),
             None => {
-                let mut conn = Connection::open(&self.path).ctx("opening a reader")?;
-                schema::configure(&mut conn)?;
+                let conn = Connection::open(&self.path).ctx("opening a reader")?;
+                schema::configure(&conn)?;
                 conn.pragma_update(None, "query_only", "ON").ctx("making a reader read-only")?;
                 Ok(Db::new(conn))
             }
@@ -108,8 +108,8 @@ impl SqliteStorage {
         let mut conn = Connection::open(path).ctx(&format!("opening {}", path.display()))?;
         schema::prepare(&mut conn)?;
         let mut db = Db::new(conn);
-        let mut checkpoints = Connection::open(path).ctx("opening the checkpointer's connection")?;
-        schema::configure(&mut checkpoints)?;
+        let checkpoints = Connection::open(path).ctx("opening the checkpointer's connection")?;
+        schema::configure(&checkpoints)?;
         let (checkpointer, policy) = Checkpointer::start(checkpoints, &mut db)?;
         let writer = Writer::start(db, policy)?;
         tracing::info!(path = %path.display(), "database opened");

@@ -191,7 +191,7 @@ const WRITER_CACHE_KIB: i64 = 32 * 1024;
 /// a power cut may lose the last commits but never corrupts), foreign keys, a busy timeout for
 /// a second connection or process, temporary data (savepoint journals) in memory and a
 /// statement cache.
-pub(super) fn configure(conn: &mut Connection) -> Result<()> {
+pub(super) fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL").ctx("setting synchronous")?;
     conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
     conn.pragma_update(None, "temp_store", "MEMORY").ctx("setting temp_store")?;
