@@ -12,8 +12,16 @@
 //! assert!(e.elo > 0.0 && e.lower < e.elo && e.elo < e.upper);
 //! ```
 
+#[cfg(feature = "reports")]
+pub mod charts;
+#[cfg(feature = "reports")]
+pub mod data;
 pub mod error;
+#[cfg(feature = "reports")]
+pub mod report;
 pub mod stats;
+#[cfg(feature = "reports")]
+pub mod texel;
 pub mod tune;
 
 pub use error::{Error, Result};

@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, EloModel as StatsModel, Hypothesis, Pentanomial, SprtParams, Wdl};
 use proto::domain::{
-    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec,
-    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
-    SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats,
+    OpeningSuiteSpec, OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec,
+    RunState, RunStatus, SprtProgress, SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId,
+    WorkerInfo,
 };
 use tokio::sync::watch;
 
@@ -34,18 +35,26 @@ pub struct Farm {
     export_lock: Mutex<()>,
     /// Whether each run seen so far is an SPRT (a run's kind never changes).
     sprt_runs: Mutex<HashMap<RunId, bool>>,
+    /// The `runs` table as last written, so an unchanged table is not rewritten every pass.
+    runs_written: Mutex<Vec<pq::RunRow>>,
 }
 
 impl std::fmt::Debug for Farm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Farm").field("data_dir", &self.data_dir).finish_non_exhaustive()
+        f.debug_struct("Farm")
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
     }
 }
 
 impl Farm {
     /// A farm over `storage`; with a data directory, Parquet parts left by a crash are
     /// repaired or adopted and anything recorded but not yet exported is exported now.
-    pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
+    pub fn new(
+        storage: Arc<dyn Storage>,
+        clock: Arc<dyn Clock>,
+        data_dir: Option<PathBuf>,
+    ) -> Result<Farm> {
         let (changes, _) = watch::channel(0);
         let farm = Farm {
             storage,
@@ -54,6 +63,7 @@ impl Farm {
             changes,
             export_lock: Mutex::new(()),
             sprt_runs: Mutex::new(HashMap::new()),
+            runs_written: Mutex::new(Vec::new()),
         };
         // Results recorded just before a crash may have settled an SPRT whose verdict was
         // not stored yet.
@@ -61,10 +71,12 @@ impl Farm {
             farm.check_sprt(&run)?;
         }
         if let Some(dir) = &farm.data_dir {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
             for run in farm.storage.list_runs()? {
                 let done = farm.storage.exported_up_to(run.id)?;
-                let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
+                let adopted =
+                    pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
                 if adopted > done {
                     farm.storage.mark_exported(run.id, adopted)?;
                 }
@@ -108,12 +120,24 @@ impl Farm {
         }
         let grant = match self.storage.lease_batch(req.worker, req.free_slots, now)? {
             Some(lease) => {
-                tracing::debug!(worker = req.worker, lease = lease.id, run = lease.run, pairs = lease.tasks.len(), "leased");
+                tracing::debug!(
+                    worker = req.worker,
+                    lease = lease.id,
+                    run = lease.run,
+                    pairs = lease.tasks.len(),
+                    "leased"
+                );
                 LeaseGrant::Lease(lease)
             }
-            None => LeaseGrant::NoWork { retry_after_ms: NO_WORK_RETRY_MS },
+            None => LeaseGrant::NoWork {
+                retry_after_ms: NO_WORK_RETRY_MS,
+            },
         };
-        Ok(LeaseReply { acks, closed, grant })
+        Ok(LeaseReply {
+            acks,
+            closed,
+            grant,
+        })
     }
 
     pub fn submit(&self, req: &SubmitRequest) -> Result<BatchAck> {
@@ -178,7 +202,8 @@ impl Farm {
                 && let Some(h) = progress.1
             {
                 let h1 = h == Hypothesis::H1;
-                self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
+                self.storage
+                    .set_run_state(run.id, RunState::SprtDone { h1 })?;
                 tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
             }
         }
@@ -191,8 +216,35 @@ impl Farm {
         if self.data_dir.is_none() {
             return Ok(());
         }
-        for run in self.storage.list_runs()? {
+        let runs = self.storage.list_runs()?;
+        for run in &runs {
             self.export(run.id)?;
+        }
+        self.export_runs(&runs)
+    }
+
+    /// Rewrites the `runs` table when a run was added or changed state.
+    fn export_runs(&self, runs: &[Run]) -> Result<()> {
+        let Some(dir) = &self.data_dir else {
+            return Ok(());
+        };
+        let mut rows = Vec::with_capacity(runs.len());
+        for run in runs {
+            let variants = run
+                .spec
+                .variants
+                .iter()
+                .map(|id| self.storage.get_variant(id))
+                .collect::<Result<Vec<_>>>()?;
+            rows.push(pq::RunRow::new(run, &variants));
+        }
+        let mut written = self
+            .runs_written
+            .lock()
+            .map_err(|_| Error::Export("runs table lock poisoned".into()))?;
+        if *written != rows {
+            pq::write_runs(dir, &rows).map_err(|e| Error::Export(e.to_string()))?;
+            *written = rows;
         }
         Ok(())
     }
@@ -200,15 +252,31 @@ impl Farm {
     /// Writes the run's recorded but not yet exported games to Parquet (one segment per
     /// call batch), then compacts small parts. A no-op without a data directory.
     pub fn export(&self, run: RunId) -> Result<()> {
-        let Some(dir) = &self.data_dir else { return Ok(()) };
-        let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
+        let Some(dir) = &self.data_dir else {
+            return Ok(());
+        };
+        let _guard = self
+            .export_lock
+            .lock()
+            .map_err(|_| Error::Export("export lock poisoned".into()))?;
         loop {
             let done = self.storage.exported_up_to(run)?;
             let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
-            let Some(last) = games.last().map(|g| g.game_id) else { break };
+            let Some(last) = games.last().map(|g| g.game_id) else {
+                break;
+            };
             let rows: Vec<_> = games
                 .iter()
-                .map(|g| pq::rows_from_report(run, g.game_id, g.pair_index, g.opening_index, &g.worker, &g.report))
+                .map(|g| {
+                    pq::rows_from_report(
+                        run,
+                        g.game_id,
+                        g.pair_index,
+                        g.opening_index,
+                        &g.worker,
+                        &g.report,
+                    )
+                })
                 .collect();
             pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
             self.storage.mark_exported(run, last)?;
@@ -217,14 +285,18 @@ impl Farm {
             }
         }
         let done = self.storage.exported_up_to(run)?;
-        pq::compact(dir, run, done, &CompactionPolicy::default()).map_err(|e| Error::Export(e.to_string()))?;
+        pq::compact(dir, run, done, &CompactionPolicy::default())
+            .map_err(|e| Error::Export(e.to_string()))?;
         Ok(())
     }
 
     pub fn expire_leases(&self) -> Result<usize> {
         let n = self.storage.expire_leases(self.clock.now_ms())?;
         if n > 0 {
-            tracing::info!(expired = n, "leases expired; unfinished pairs back in the pool");
+            tracing::info!(
+                expired = n,
+                "leases expired; unfinished pairs back in the pool"
+            );
             self.notify();
         }
         Ok(n)
@@ -232,16 +304,24 @@ impl Farm {
 
     pub fn add_variant(&self, spec: &VariantSpec) -> Result<Variant> {
         if spec.name.trim().is_empty() {
-            return Err(Error::InvalidSpec { field: "name".into(), reason: "empty".into() });
+            return Err(Error::InvalidSpec {
+                field: "name".into(),
+                reason: "empty".into(),
+            });
         }
         match &spec.kind {
             VariantKind::Params { toml } => {
-                engine::eval::Params::from_toml_str(toml)
-                    .map_err(|e| Error::InvalidSpec { field: "params".into(), reason: e.to_string() })?;
+                engine::eval::Params::from_toml_str(toml).map_err(|e| Error::InvalidSpec {
+                    field: "params".into(),
+                    reason: e.to_string(),
+                })?;
             }
             VariantKind::External { command, .. } => {
                 if command.trim().is_empty() {
-                    return Err(Error::InvalidSpec { field: "external.command".into(), reason: "empty".into() });
+                    return Err(Error::InvalidSpec {
+                        field: "external.command".into(),
+                        reason: "empty".into(),
+                    });
                 }
             }
         }
@@ -251,15 +331,27 @@ impl Farm {
     /// Stores a suite after checking every line with the engine's rules.
     pub fn add_openings(&self, spec: &OpeningSuiteSpec) -> Result<OpeningSuiteSummary> {
         for (i, line) in spec.openings.iter().enumerate() {
-            check_opening(line).map_err(|reason| Error::InvalidSpec { field: format!("openings[{i}]"), reason })?;
+            check_opening(line).map_err(|reason| Error::InvalidSpec {
+                field: format!("openings[{i}]"),
+                reason,
+            })?;
         }
         let suite = self.storage.add_openings(&spec.name, &spec.openings)?;
-        Ok(OpeningSuiteSummary { id: suite.id, name: suite.name, openings: suite.openings.len() as u32 })
+        Ok(OpeningSuiteSummary {
+            id: suite.id,
+            name: suite.name,
+            openings: suite.openings.len() as u32,
+        })
     }
 
     pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
         if let RunKind::Sprt(s) = &spec.kind {
-            to_stats_params(s).validate().map_err(|e| Error::InvalidSpec { field: "sprt".into(), reason: e.to_string() })?;
+            to_stats_params(s)
+                .validate()
+                .map_err(|e| Error::InvalidSpec {
+                    field: "sprt".into(),
+                    reason: e.to_string(),
+                })?;
         }
         let run = self.storage.create_run(spec, self.clock.now_ms())?;
         tracing::info!(run = run.id, name = %run.spec.name, "run created");
@@ -269,7 +361,11 @@ impl Farm {
 
     pub fn stop_run(&self, id: RunId) -> Result<RunStatus> {
         let run = self.storage.get_run(id)?;
-        let run = if run.state == RunState::Active { self.storage.set_run_state(id, RunState::Stopped)? } else { run };
+        let run = if run.state == RunState::Active {
+            self.storage.set_run_state(id, RunState::Stopped)?
+        } else {
+            run
+        };
         self.notify();
         Ok(status(run))
     }
@@ -305,8 +401,10 @@ pub fn check_opening(line: &str) -> std::result::Result<(), String> {
         engine::Position::from_fen(setup).map_err(|e| format!("`{text}`: {e}"))?
     };
     for (i, m) in moves.iter().enumerate() {
-        let mv = engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
-        pos.try_play(mv).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+        let mv =
+            engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+        pos.try_play(mv)
+            .map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
     }
     if !pos.has_legal_move() {
         return Err(format!("`{text}`: the side to move has no legal move"));
@@ -327,10 +425,22 @@ fn to_stats_params(s: &proto::domain::SprtSettings) -> SprtParams {
     }
 }
 
-fn sprt_progress(counts: &PairingStats, settings: &proto::domain::SprtSettings) -> Option<(SprtProgress, Option<Hypothesis>)> {
-    let p = Pentanomial { counts: counts.pentanomial };
+fn sprt_progress(
+    counts: &PairingStats,
+    settings: &proto::domain::SprtSettings,
+) -> Option<(SprtProgress, Option<Hypothesis>)> {
+    let p = Pentanomial {
+        counts: counts.pentanomial,
+    };
     let r = stats::sprt(&p, &to_stats_params(settings)).ok()?;
-    Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
+    Some((
+        SprtProgress {
+            llr: r.llr,
+            lower_bound: r.lower,
+            upper_bound: r.upper,
+        },
+        r.verdict,
+    ))
 }
 
 /// The live statistics of a run's pairings.
@@ -339,14 +449,24 @@ pub fn status(run: Run) -> RunStatus {
         .stats
         .iter()
         .map(|c| {
-            let p = Pentanomial { counts: c.pentanomial };
-            let wdl = Wdl { wins: c.wins, draws: c.draws, losses: c.losses };
+            let p = Pentanomial {
+                counts: c.pentanomial,
+            };
+            let wdl = Wdl {
+                wins: c.wins,
+                draws: c.draws,
+                losses: c.losses,
+            };
             let elo = stats::elo_estimate(&p);
             let nelo = stats::nelo_estimate(&p);
             let sprt = match &run.spec.kind {
                 RunKind::Sprt(s) => sprt_progress(c, s).map(|(p, _)| p).or_else(|| {
                     let (lower_bound, upper_bound) = stats::llr_bounds(s.alpha, s.beta);
-                    Some(SprtProgress { llr: 0.0, lower_bound, upper_bound })
+                    Some(SprtProgress {
+                        llr: 0.0,
+                        lower_bound,
+                        upper_bound,
+                    })
                 }),
                 _ => None,
             };

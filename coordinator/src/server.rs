@@ -39,7 +39,9 @@ pub async fn serve(
             tick.tick().await;
             let farm = Arc::clone(&export_farm);
             match tokio::task::spawn_blocking(move || farm.export_all()).await {
-                Ok(Err(e)) => tracing::warn!(error = %e, "Parquet export failed; retried next tick"),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "Parquet export failed; retried next tick")
+                }
                 Err(e) => tracing::warn!(error = %e, "Parquet export task failed"),
                 Ok(Ok(())) => {}
             }
@@ -52,7 +54,11 @@ pub async fn serve(
     expiry.abort();
     exporter.abort();
     // Whatever was recorded reaches Parquet before the server is gone.
-    if let Err(e) = tokio::task::spawn_blocking(move || farm.export_all()).await.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())) {
+    if let Err(e) = tokio::task::spawn_blocking(move || farm.export_all())
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()))
+    {
         tracing::warn!(error = %e, "final Parquet export failed");
     }
     result

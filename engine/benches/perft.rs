@@ -1,9 +1,9 @@
 //! perft(5) and perft(6) from the start position, single thread, in leaves per second
 //! (criterion's throughput in elements/s). Run: `cargo bench -p engine --bench perft`.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use engine::perft::perft;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine::Position;
+use engine::perft::perft;
 
 fn bench_perft(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft-startpos");

@@ -24,11 +24,11 @@ pub mod position;
 pub mod rules;
 pub mod search;
 pub mod types;
-pub mod uci;
 pub mod ucci;
+pub mod uci;
 
-pub use error::{Error, IllegalMoveReason, Result};
 pub use engine::Engine;
+pub use error::{Error, IllegalMoveReason, Result};
 pub use position::{Position, START_FEN};
 pub use search::{Limits, SearchResult};
 pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};

@@ -1,6 +1,6 @@
 //! Perft: counts the leaf nodes of the legal move tree, the proof of move generation.
 
-use crate::movegen::{count_legal, StagedMoves};
+use crate::movegen::{StagedMoves, count_legal};
 use crate::position::Position;
 use crate::types::Move;
 

@@ -31,7 +31,12 @@ pub enum VariantKind {
     /// `xqengine params --dump` writes it).
     Params { toml: String },
     /// An external engine started as a child process.
-    External { command: String, args: Vec<String>, protocol: EngineProtocol, options: Vec<(String, String)> },
+    External {
+        command: String,
+        args: Vec<String>,
+        protocol: EngineProtocol,
+        options: Vec<(String, String)>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -53,7 +58,10 @@ pub enum TimeControl {
     Depth(u32),
     MoveTimeMs(u64),
     /// Base and increment in milliseconds; the worker keeps the clock.
-    Clock { base_ms: u64, inc_ms: u64 },
+    Clock {
+        base_ms: u64,
+        inc_ms: u64,
+    },
 }
 
 impl fmt::Display for TimeControl {
@@ -63,7 +71,12 @@ impl fmt::Display for TimeControl {
             TimeControl::Depth(d) => write!(f, "depth={d}"),
             TimeControl::MoveTimeMs(t) => write!(f, "movetime={t}"),
             TimeControl::Clock { base_ms, inc_ms } => {
-                write!(f, "{}+{}", *base_ms as f64 / 1000.0, *inc_ms as f64 / 1000.0)
+                write!(
+                    f,
+                    "{}+{}",
+                    *base_ms as f64 / 1000.0,
+                    *inc_ms as f64 / 1000.0
+                )
             }
         }
     }
@@ -73,7 +86,11 @@ impl FromStr for TimeControl {
     type Err = String;
     /// `nodes=N`, `depth=N`, `movetime=MS`, or `BASE+INC` in seconds (`10+0.1`).
     fn from_str(s: &str) -> Result<TimeControl, String> {
-        let bad = || format!("time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds");
+        let bad = || {
+            format!(
+                "time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds"
+            )
+        };
         if let Some((key, value)) = s.split_once('=') {
             let n: u64 = value.trim().parse().map_err(|_| bad())?;
             if n == 0 {
@@ -98,7 +115,10 @@ impl FromStr for TimeControl {
         if base_ms == 0 {
             return Err(bad());
         }
-        Ok(TimeControl::Clock { base_ms, inc_ms: ms(inc)? })
+        Ok(TimeControl::Clock {
+            base_ms,
+            inc_ms: ms(inc)?,
+        })
     }
 }
 
@@ -114,7 +134,13 @@ pub struct Adjudication {
 
 impl Default for Adjudication {
     fn default() -> Adjudication {
-        Adjudication { resign_score: 600, resign_moves: 3, draw_score: 20, draw_moves: 8, draw_after_move: 34 }
+        Adjudication {
+            resign_score: 600,
+            resign_moves: 3,
+            draw_score: 20,
+            draw_moves: 8,
+            draw_after_move: 34,
+        }
     }
 }
 
@@ -137,7 +163,13 @@ pub struct SprtSettings {
 
 impl Default for SprtSettings {
     fn default() -> SprtSettings {
-        SprtSettings { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
+        SprtSettings {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Normalized,
+        }
     }
 }
 
@@ -147,11 +179,17 @@ impl Default for SprtSettings {
 pub enum RunKind {
     Sprt(SprtSettings),
     /// A fixed number of game pairs between the two variants.
-    Games { pairs: u64 },
+    Games {
+        pairs: u64,
+    },
     /// This many pairs of the candidate against each opponent.
-    Gauntlet { pairs_per_opponent: u64 },
+    Gauntlet {
+        pairs_per_opponent: u64,
+    },
     /// This many pairs for every pairing of the variants.
-    RoundRobin { pairs_per_pairing: u64 },
+    RoundRobin {
+        pairs_per_pairing: u64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -176,9 +214,9 @@ impl RunSpec {
         match self.kind {
             RunKind::Sprt(_) | RunKind::Games { .. } => vec![(0, 1)],
             RunKind::Gauntlet { .. } => (1..n).map(|opponent| (0, opponent)).collect(),
-            RunKind::RoundRobin { .. } => {
-                (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect()
-            }
+            RunKind::RoundRobin { .. } => (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .collect(),
         }
     }
 }
@@ -196,7 +234,9 @@ pub struct RunFilter {
 pub enum RunState {
     Active,
     /// Stopped by the SPRT: `true` when H1 (the candidate is better) was accepted.
-    SprtDone { h1: bool },
+    SprtDone {
+        h1: bool,
+    },
     /// All scheduled pairs played.
     Completed,
     /// Stopped by a user.
@@ -374,8 +414,16 @@ mod tests {
             let tc: TimeControl = text.parse().expect("valid");
             assert_eq!(tc.to_string().parse::<TimeControl>(), Ok(tc), "{text}");
         }
-        assert_eq!("10+0.1".parse(), Ok(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }));
-        for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1"] {
+        assert_eq!(
+            "10+0.1".parse(),
+            Ok(TimeControl::Clock {
+                base_ms: 10_000,
+                inc_ms: 100
+            })
+        );
+        for bad in [
+            "nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1",
+        ] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
     }
@@ -392,11 +440,29 @@ mod tests {
             bench_signature: None,
             sample_every: 0,
         };
-        assert_eq!(spec(RunKind::Sprt(SprtSettings::default()), 2).pairings(), [(0, 1)]);
-        assert_eq!(spec(RunKind::Games { pairs: 1 }, 2).pairings(), [(0, 1)]);
-        assert_eq!(spec(RunKind::Gauntlet { pairs_per_opponent: 1 }, 4).pairings(), [(0, 1), (0, 2), (0, 3)]);
         assert_eq!(
-            spec(RunKind::RoundRobin { pairs_per_pairing: 1 }, 4).pairings(),
+            spec(RunKind::Sprt(SprtSettings::default()), 2).pairings(),
+            [(0, 1)]
+        );
+        assert_eq!(spec(RunKind::Games { pairs: 1 }, 2).pairings(), [(0, 1)]);
+        assert_eq!(
+            spec(
+                RunKind::Gauntlet {
+                    pairs_per_opponent: 1
+                },
+                4
+            )
+            .pairings(),
+            [(0, 1), (0, 2), (0, 3)]
+        );
+        assert_eq!(
+            spec(
+                RunKind::RoundRobin {
+                    pairs_per_pairing: 1
+                },
+                4
+            )
+            .pairings(),
             [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
         );
     }

@@ -4,14 +4,21 @@
 pub use proto::domain::Adjudication;
 
 /// No adjudication at all.
-pub const NO_ADJUDICATION: Adjudication =
-    Adjudication { resign_score: 0, resign_moves: 0, draw_score: 0, draw_moves: 0, draw_after_move: 0 };
+pub const NO_ADJUDICATION: Adjudication = Adjudication {
+    resign_score: 0,
+    resign_moves: 0,
+    draw_score: 0,
+    draw_moves: 0,
+    draw_after_move: 0,
+};
 
 /// A verdict of the adjudicator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Adjudicated {
     /// The side that is losing by both engines' scores (0 = Red, 1 = Black).
-    Resign { loser: usize },
+    Resign {
+        loser: usize,
+    },
     Draw,
 }
 
@@ -25,24 +32,41 @@ pub struct Adjudicator {
 impl Adjudicator {
     /// Records the mover's score (its own view) after ply `ply` (0-based) and returns a
     /// verdict if the game should end.
-    pub fn record(&mut self, cfg: &Adjudication, mover_is_red: bool, score: Option<i32>, fullmove: u32) -> Option<Adjudicated> {
-        self.red_view.push(score.map(|s| if mover_is_red { s } else { -s }));
+    pub fn record(
+        &mut self,
+        cfg: &Adjudication,
+        mover_is_red: bool,
+        score: Option<i32>,
+        fullmove: u32,
+    ) -> Option<Adjudicated> {
+        self.red_view
+            .push(score.map(|s| if mover_is_red { s } else { -s }));
         let n = self.red_view.len();
         if cfg.resign_moves > 0 {
             let k = 2 * cfg.resign_moves as usize;
             if n >= k {
                 let tail = &self.red_view[n - k..];
-                if tail.iter().all(|s| s.is_some_and(|v| v >= cfg.resign_score)) {
+                if tail
+                    .iter()
+                    .all(|s| s.is_some_and(|v| v >= cfg.resign_score))
+                {
                     return Some(Adjudicated::Resign { loser: 1 });
                 }
-                if tail.iter().all(|s| s.is_some_and(|v| v <= -cfg.resign_score)) {
+                if tail
+                    .iter()
+                    .all(|s| s.is_some_and(|v| v <= -cfg.resign_score))
+                {
                     return Some(Adjudicated::Resign { loser: 0 });
                 }
             }
         }
         if cfg.draw_moves > 0 && fullmove >= cfg.draw_after_move {
             let k = 2 * cfg.draw_moves as usize;
-            if n >= k && self.red_view[n - k..].iter().all(|s| s.is_some_and(|v| v.abs() <= cfg.draw_score)) {
+            if n >= k
+                && self.red_view[n - k..]
+                    .iter()
+                    .all(|s| s.is_some_and(|v| v.abs() <= cfg.draw_score))
+            {
                 return Some(Adjudicated::Draw);
             }
         }
@@ -69,7 +93,13 @@ mod tests {
         for ply in 0..6 {
             let red = ply % 2 == 0;
             // Black's engine disagrees on the last ply.
-            let s = if red { 700 } else if ply == 5 { 100 } else { -700 };
+            let s = if red {
+                700
+            } else if ply == 5 {
+                100
+            } else {
+                -700
+            };
             verdict = b.record(&cfg, red, Some(s), 10);
         }
         assert_eq!(verdict, None);

@@ -6,7 +6,7 @@ use std::sync::mpsc;
 
 use engine::rules::GameResult;
 
-use crate::game::{play_game, GameRecord, GameSettings};
+use crate::game::{GameRecord, GameSettings, play_game};
 use crate::openings::Opening;
 use crate::player::Player;
 
@@ -66,7 +66,14 @@ where
                     let start = &openings[opening].position;
                     let g0 = play_game([&mut a, &mut b], start, settings);
                     let g1 = play_game([&mut b, &mut a], start, settings);
-                    if tx.send(PairResult { index, opening, games: [g0, g1] }).is_err() {
+                    if tx
+                        .send(PairResult {
+                            index,
+                            opening,
+                            games: [g0, g1],
+                        })
+                        .is_err()
+                    {
                         break;
                     }
                 }

@@ -21,7 +21,11 @@ pub struct Opening {
 
 /// Parses one opening line.
 pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
-    let err = |reason: String| Error::Opening { index, text: line.to_owned(), reason };
+    let err = |reason: String| Error::Opening {
+        index,
+        text: line.to_owned(),
+        reason,
+    };
     let text = line.trim();
     let (setup, moves) = match text.split_once("moves") {
         Some((s, m)) => (s.trim(), m.split_whitespace().collect::<Vec<_>>()),
@@ -34,12 +38,16 @@ pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
     };
     for (i, m) in moves.iter().enumerate() {
         let mv = parse_uci(m).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
-        pos.try_play(mv).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
+        pos.try_play(mv)
+            .map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
     }
     if !pos.has_legal_move() {
         return Err(err("the side to move has no legal move".to_owned()));
     }
-    Ok(Opening { text: text.to_owned(), position: pos })
+    Ok(Opening {
+        text: text.to_owned(),
+        position: pos,
+    })
 }
 
 /// Parses a suite; blank lines and `#` comments are skipped. Errors name the line.
@@ -57,27 +65,27 @@ pub fn parse_suite(text: &str) -> Result<Vec<Opening>> {
 
 /// The systems the generator starts from (UCI plies from the start position).
 const SYSTEMS: &[&str] = &[
-    "h2e2 h9g7",           // 中炮对屏风马 (first step)
-    "h2e2 h9g7 h0g2 b9c7", // 中炮对屏风马
-    "h2e2 b9c7 h0g2 h9g7", // 中炮对屏风马 (other order)
-    "h2e2 h9g7 h0g2 b7d7", // 中炮对反宫马
-    "h2e2 h7e7",           // 顺炮
-    "h2e2 b7e7",           // 列炮
-    "h2e2 h7e7 h0g2 h9g7", // 顺炮直车
-    "h2e2 c6c5",           // 中炮对进卒
-    "g3g4 g6g5",           // 仙人指路对兵局
-    "g3g4 b7c7",           // 仙人指路对卒底炮
-    "g3g4 h9g7",           // 仙人指路对进马
-    "c0e2 h7e7",           // 飞相对左中炮
-    "c0e2 c6c5",           // 飞相对进卒
-    "g0e2 h9g7",           // 飞相局
-    "b0c2 h9g7",           // 起马局
-    "h0g2 c6c5",           // 起马对挺卒
-    "h2d2 h9g7",           // 过宫炮
-    "b2f2 b9c7",           // 过宫炮 (other side)
-    "h2f2 h9g7",           // 士角炮
-    "c3c4 h9g7",           // 仙人指路 (c pawn)
-    "b2e2 b9c7",           // 左中炮
+    "h2e2 h9g7",                // 中炮对屏风马 (first step)
+    "h2e2 h9g7 h0g2 b9c7",      // 中炮对屏风马
+    "h2e2 b9c7 h0g2 h9g7",      // 中炮对屏风马 (other order)
+    "h2e2 h9g7 h0g2 b7d7",      // 中炮对反宫马
+    "h2e2 h7e7",                // 顺炮
+    "h2e2 b7e7",                // 列炮
+    "h2e2 h7e7 h0g2 h9g7",      // 顺炮直车
+    "h2e2 c6c5",                // 中炮对进卒
+    "g3g4 g6g5",                // 仙人指路对兵局
+    "g3g4 b7c7",                // 仙人指路对卒底炮
+    "g3g4 h9g7",                // 仙人指路对进马
+    "c0e2 h7e7",                // 飞相对左中炮
+    "c0e2 c6c5",                // 飞相对进卒
+    "g0e2 h9g7",                // 飞相局
+    "b0c2 h9g7",                // 起马局
+    "h0g2 c6c5",                // 起马对挺卒
+    "h2d2 h9g7",                // 过宫炮
+    "b2f2 b9c7",                // 过宫炮 (other side)
+    "h2f2 h9g7",                // 士角炮
+    "c3c4 h9g7",                // 仙人指路 (c pawn)
+    "b2e2 b9c7",                // 左中炮
     "h2e2 h9g7 h0g2 i9h9 i0h0", // 中炮直车对屏风马
 ];
 
@@ -95,7 +103,13 @@ pub struct GenerateSettings {
 
 impl Default for GenerateSettings {
     fn default() -> Self {
-        GenerateSettings { count: 240, extra_plies: 2, margin_cp: 60, depth: 6, seed: 0x5eed }
+        GenerateSettings {
+            count: 240,
+            extra_plies: 2,
+            margin_cp: 60,
+            depth: 6,
+            seed: 0x5eed,
+        }
     }
 }
 
@@ -160,7 +174,9 @@ mod tests {
         assert_eq!(suite.len(), 2);
         assert_eq!(suite[0].position.history().len(), 2);
         match parse_suite("startpos moves h2e2 h2e2\n") {
-            Err(Error::Opening { index: 1, reason, .. }) => assert!(reason.contains("move 1"), "{reason}"),
+            Err(Error::Opening {
+                index: 1, reason, ..
+            }) => assert!(reason.contains("move 1"), "{reason}"),
             other => panic!("expected an opening error, got {other:?}"),
         }
         assert!(parse_suite("9/9 w\n").is_err());
@@ -175,7 +191,11 @@ mod tests {
 
     #[test]
     fn generated_openings_are_distinct_and_balanced() {
-        let lines = generate(&GenerateSettings { count: 12, depth: 3, ..GenerateSettings::default() });
+        let lines = generate(&GenerateSettings {
+            count: 12,
+            depth: 3,
+            ..GenerateSettings::default()
+        });
         assert_eq!(lines.len(), 12);
         let suite = parse_suite(&lines.join("\n")).expect("generated lines parse");
         let keys: std::collections::HashSet<u64> = suite.iter().map(|o| o.position.key()).collect();

@@ -13,8 +13,9 @@ use clap::{Args, Subcommand};
 use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
-    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec,
-    PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
+    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest,
+    OpeningSuiteSpec, PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind,
+    VariantSpec, WorkerInfo,
 };
 use proto::pb;
 use worker::player::{InProcess, Player, Reply};
@@ -63,17 +64,31 @@ pub async fn run(cmd: BenchCommand) -> Result<()> {
 async fn rpc(a: RpcArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let token = "bench";
-    let emb = Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?;
+    let emb = Embedded::start(
+        &dir.path().join("bench.db"),
+        &dir.path().join("data"),
+        token,
+    )
+    .await?;
     let mut client = remote::connect(&emb.url, token).await?;
     let toml = Params::default().to_toml();
     let mut ids = Vec::new();
     for name in ["a", "b"] {
-        let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
-        let v = client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("variant"))?;
+        let spec = VariantSpec {
+            name: name.into(),
+            kind: VariantKind::Params { toml: toml.clone() },
+        };
+        let v = client
+            .add_variant(pb::AddVariantRequest::from(spec))
+            .await
+            .map_err(remote::status("variant"))?;
         ids.push(proto::domain::Variant::try_from(v.into_inner())?.id);
     }
     let suite = client
-        .add_openings(pb::AddOpeningsRequest::from(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }))
+        .add_openings(pb::AddOpeningsRequest::from(OpeningSuiteSpec {
+            name: "s".into(),
+            openings: vec!["startpos".into()],
+        }))
         .await
         .map_err(remote::status("openings"))?;
     let suite = proto::domain::OpeningSuiteSummary::try_from(suite.into_inner())?;
@@ -83,13 +98,19 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         variants: ids.clone(),
         // A clock long enough that the scheduler leases one pair per free slot, as a real
         // farm's workers see it: every RPC then carries one pair.
-        tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
+        tc: TimeControl::Clock {
+            base_ms: 60_000,
+            inc_ms: 600,
+        },
         openings: suite.id,
         adjudication: Adjudication::default(),
         bench_signature: None,
         sample_every: 0,
     };
-    client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("run"))?;
+    client
+        .create_run(pb::CreateRunRequest::from(spec))
+        .await
+        .map_err(remote::status("run"))?;
 
     let rpcs = Arc::new(AtomicU64::new(0));
     let pairs_done = Arc::new(AtomicU64::new(0));
@@ -99,14 +120,35 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         let (url, rpcs, pairs_done) = (emb.url.clone(), Arc::clone(&rpcs), Arc::clone(&pairs_done));
         tasks.push(tokio::spawn(async move {
             let mut c = remote::connect(&url, token).await?;
-            let info = WorkerInfo { name: format!("sim{i}"), host: "bench".into(), cores: 1, engine_version: "bench".into(), bench_signature: 0 };
-            let worker: u64 = c.register(pb::RegisterRequest::from(info)).await.map_err(remote::status("register"))?.into_inner().into();
+            let info = WorkerInfo {
+                name: format!("sim{i}"),
+                host: "bench".into(),
+                cores: 1,
+                engine_version: "bench".into(),
+                bench_signature: 0,
+            };
+            let worker: u64 = c
+                .register(pb::RegisterRequest::from(info))
+                .await
+                .map_err(remote::status("register"))?
+                .into_inner()
+                .into();
             while Instant::now() < stop_at {
-                let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
-                let resp = c.lease(pb::LeaseRequest::from(req)).await.map_err(remote::status("lease"))?;
+                let req = LeaseRequest {
+                    worker,
+                    free_slots: 1,
+                    held: Vec::new(),
+                    finished: Vec::new(),
+                };
+                let resp = c
+                    .lease(pb::LeaseRequest::from(req))
+                    .await
+                    .map_err(remote::status("lease"))?;
                 rpcs.fetch_add(1, Ordering::Relaxed);
                 let LeaseReply { grant, .. } = LeaseReply::try_from(resp.into_inner())?;
-                let LeaseGrant::Lease(lease) = grant else { continue };
+                let LeaseGrant::Lease(lease) = grant else {
+                    continue;
+                };
                 let pairs: Vec<PairReport> = lease
                     .tasks
                     .iter()
@@ -123,12 +165,22 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                             positions: Vec::new(),
                         };
                         let [x, y] = &t.variants;
-                        PairReport { pair_index: t.pair_index, games: [game(x, y), game(y, x)] }
+                        PairReport {
+                            pair_index: t.pair_index,
+                            games: [game(x, y), game(y, x)],
+                        }
                     })
                     .collect();
                 let n = pairs.len() as u64;
-                let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
-                c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch })).await.map_err(remote::status("submit"))?;
+                let batch = BatchResult {
+                    lease: lease.id,
+                    seq: 1,
+                    pairs,
+                    is_final: true,
+                };
+                c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch }))
+                    .await
+                    .map_err(remote::status("submit"))?;
                 rpcs.fetch_add(1, Ordering::Relaxed);
                 pairs_done.fetch_add(n, Ordering::Relaxed);
             }
@@ -141,8 +193,14 @@ async fn rpc(a: RpcArgs) -> Result<()> {
     }
     let secs = started.elapsed().as_secs_f64();
     let n = rpcs.load(Ordering::Relaxed);
-    println!("{} simulated workers, {:.1} s: {n} lease+submit RPCs = {:.0} RPCs/s, {} pairs recorded ({:.0} pairs/s)",
-        a.workers, secs, n as f64 / secs, pairs_done.load(Ordering::Relaxed), pairs_done.load(Ordering::Relaxed) as f64 / secs);
+    println!(
+        "{} simulated workers, {:.1} s: {n} lease+submit RPCs = {:.0} RPCs/s, {} pairs recorded ({:.0} pairs/s)",
+        a.workers,
+        secs,
+        n as f64 / secs,
+        pairs_done.load(Ordering::Relaxed),
+        pairs_done.load(Ordering::Relaxed) as f64 / secs
+    );
     emb.stop().await;
     Ok(())
 }
@@ -163,7 +221,8 @@ impl Player for Timed {
     fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
         let t = Instant::now();
         let r = self.inner.play(pos, limits);
-        self.busy_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.busy_ns
+            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     }
 }
@@ -179,7 +238,10 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
         &settings,
         a.threads,
         || {
-            let t = |n: &str, p: Params| Timed { inner: InProcess::new(n, p), busy_ns: Arc::clone(&busy) };
+            let t = |n: &str, p: Params| Timed {
+                inner: InProcess::new(n, p),
+                busy_ns: Arc::clone(&busy),
+            };
             (t("a", Params::default()), t("b", Params::default()))
         },
         |_| {},
@@ -197,7 +259,15 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
     let thread_time = wall * a.threads as f64;
     let search = busy.load(Ordering::Relaxed) as f64 / 1e9;
     let games = 2 * results.len();
-    println!("{games} games at nodes={} on {} thread(s) in {wall:.1} s: {:.1} games/min/core", a.nodes, a.threads, games as f64 / (wall / 60.0) / a.threads as f64);
-    println!("time in engine search {search:.2} s of {thread_time:.2} s thread time: {:.2}% outside search (arbiter, game loop, {reports} reports with sampling)", 100.0 * (1.0 - search / thread_time));
+    println!(
+        "{games} games at nodes={} on {} thread(s) in {wall:.1} s: {:.1} games/min/core",
+        a.nodes,
+        a.threads,
+        games as f64 / (wall / 60.0) / a.threads as f64
+    );
+    println!(
+        "time in engine search {search:.2} s of {thread_time:.2} s thread time: {:.2}% outside search (arbiter, game loop, {reports} reports with sampling)",
+        100.0 * (1.0 - search / thread_time)
+    );
     Ok(())
 }

@@ -7,9 +7,12 @@ mod export;
 mod farm_cmds;
 mod local;
 mod local_match;
+mod loop_cmd;
 mod remote;
+mod report_cmd;
 mod sprt;
 mod stats_cmd;
+mod tune_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,7 +24,11 @@ use engine::perft::divide;
 use engine::{Position, START_FEN};
 
 #[derive(Parser, Debug)]
-#[command(name = "xqfarm", version, about = "Make Xiangqi engines stronger: self-play, SPRT, tuning")]
+#[command(
+    name = "xqfarm",
+    version,
+    about = "Make Xiangqi engines stronger: self-play, SPRT, tuning"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -52,6 +59,13 @@ enum Command {
     Export(ExportCommand),
     /// SPRT calculator: Elo, nElo, LOS and LLR of pentanomial counts.
     Stats(stats_cmd::StatsArgs),
+    /// Report over a data directory: per-run Elo/LOS/SPRT, rating list, terminations, game
+    /// lengths, worker consistency; writes report.md and PNG charts.
+    Report(report_cmd::ReportArgs),
+    /// Texel-tune the evaluation weights on the sampled positions of a data directory.
+    Tune(tune_cmd::TuneArgs),
+    /// Self-play, tune, SPRT the tuned set against the best, promote on H1; repeat.
+    Loop(loop_cmd::LoopArgs),
     /// Play a local match of game pairs between two parameter sets (no coordinator).
     Match(local_match::MatchArgs),
     /// The farm's speed figures (RPC throughput, worker overhead).
@@ -104,7 +118,8 @@ enum OpeningsCommand {
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("XQFARM_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("XQFARM_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -118,7 +133,10 @@ fn main() -> ExitCode {
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 fn run() -> Result<ExitCode> {
@@ -141,10 +159,24 @@ fn run() -> Result<ExitCode> {
         Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
         Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
         Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
-        Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
-        Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,
-        Command::Openings(OpeningsCommand::Generate { count, depth, margin, out }) => {
-            let settings = worker::openings::GenerateSettings { count, depth, margin_cp: margin, ..Default::default() };
+        Command::Variant(VariantCommand::Add(args)) => {
+            runtime()?.block_on(farm_cmds::variant_add(args))?
+        }
+        Command::Openings(OpeningsCommand::Add(args)) => {
+            runtime()?.block_on(farm_cmds::openings_add(args))?
+        }
+        Command::Openings(OpeningsCommand::Generate {
+            count,
+            depth,
+            margin,
+            out,
+        }) => {
+            let settings = worker::openings::GenerateSettings {
+                count,
+                depth,
+                margin_cp: margin,
+                ..Default::default()
+            };
             let lines = worker::openings::generate(&settings);
             let mut text = format!(
                 "# xqfarm opening suite: {} openings, common systems plus random plies, each within {margin} cp at depth {depth}\n",
@@ -155,7 +187,8 @@ fn run() -> Result<ExitCode> {
                 text.push('\n');
             }
             match out {
-                Some(path) => std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?,
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
                 None => print!("{text}"),
             }
         }
@@ -163,9 +196,17 @@ fn run() -> Result<ExitCode> {
         Command::Export(ExportCommand::Pgn(args)) => export::pgn(&args)?,
         Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,
+        Command::Report(args) => report_cmd::run(&args)?,
+        Command::Tune(args) => runtime()?.block_on(tune_cmd::run(&args))?,
+        Command::Loop(args) => runtime()?.block_on(loop_cmd::run(&args))?,
         Command::Perft { fen, depth } => {
-            let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };
-            let mut pos = Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
+            let fen = if fen == "startpos" {
+                START_FEN.to_owned()
+            } else {
+                fen
+            };
+            let mut pos =
+                Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
             let start = Instant::now();
             let per_move = divide(&mut pos, depth);
             let secs = start.elapsed().as_secs_f64();

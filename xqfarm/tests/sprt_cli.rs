@@ -4,11 +4,26 @@ use std::process::Command;
 
 fn sprt(base: &str, candidate: &str, dir: &std::path::Path) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xqfarm"))
-        .args(["sprt", "--base", base, "--candidate", candidate, "--tc", "depth=2", "--concurrency", "2", "--local", "--dir"])
+        .args([
+            "sprt",
+            "--base",
+            base,
+            "--candidate",
+            candidate,
+            "--tc",
+            "depth=2",
+            "--concurrency",
+            "2",
+            "--local",
+            "--dir",
+        ])
         .arg(dir)
         .output()
         .expect("xqfarm runs");
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[test]
@@ -27,7 +42,14 @@ fn exit_codes_follow_the_verdict() {
     assert!(dir.path().join("h0/summary.txt").is_file());
 
     let bad = Command::new(env!("CARGO_BIN_EXE_xqfarm"))
-        .args(["sprt", "--base", "/nonexistent.toml", "--candidate", "default", "--local"])
+        .args([
+            "sprt",
+            "--base",
+            "/nonexistent.toml",
+            "--candidate",
+            "default",
+            "--local",
+        ])
         .output()
         .expect("xqfarm runs");
     assert_eq!(bad.status.code(), Some(2));

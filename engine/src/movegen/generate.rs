@@ -1,7 +1,7 @@
 //! Pseudo-legal generation by kind (captures, quiets, all) and the legality filter.
 
-use super::attacks::{self, ADVISOR_STEPS, KING_STEPS, PAWN_STEPS};
 use super::MoveList;
+use super::attacks::{self, ADVISOR_STEPS, KING_STEPS, PAWN_STEPS};
 use crate::position::Position;
 use crate::types::{Bitboard, Move, PieceKind, Square};
 
@@ -100,7 +100,9 @@ pub fn count_legal(pos: &Position) -> usize {
 /// The pseudo-legal targets of the piece on `from` (empty if there is none of the side to
 /// move), with all piece rules applied.
 pub fn piece_targets(pos: &Position, from: Square) -> Bitboard {
-    let Some(p) = pos.piece_at(from) else { return Bitboard::EMPTY };
+    let Some(p) = pos.piece_at(from) else {
+        return Bitboard::EMPTY;
+    };
     let occ = pos.occupied();
     let ours = pos.by_color(p.color);
     let theirs = pos.by_color(!p.color);
@@ -111,7 +113,8 @@ pub fn piece_targets(pos: &Position, from: Square) -> Bitboard {
         PieceKind::Knight => attacks::knight_attacks(from, occ) & !ours,
         PieceKind::Rook => attacks::rook_attacks(from, occ) & !ours,
         PieceKind::Cannon => {
-            (attacks::rook_attacks(from, occ) & !occ) | (attacks::cannon_attacks(from, occ) & theirs)
+            (attacks::rook_attacks(from, occ) & !occ)
+                | (attacks::cannon_attacks(from, occ) & theirs)
         }
         PieceKind::Pawn => PAWN_STEPS[p.color.index()][from.index()] & !ours,
     }
@@ -132,7 +135,9 @@ impl Position {
             return false;
         }
         match self.piece_at(m.from()) {
-            Some(p) if p.color == self.side_to_move() => piece_targets(self, m.from()).contains(m.to()),
+            Some(p) if p.color == self.side_to_move() => {
+                piece_targets(self, m.from()).contains(m.to())
+            }
             _ => false,
         }
     }

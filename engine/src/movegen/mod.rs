@@ -7,7 +7,7 @@ mod movelist;
 mod pins;
 mod staged;
 
-pub use generate::{count_legal, generate_pseudo, piece_targets, GenType};
-pub use movelist::{MoveList, MAX_MOVES};
+pub use generate::{GenType, count_legal, generate_pseudo, piece_targets};
+pub use movelist::{MAX_MOVES, MoveList};
 pub use pins::KingSafety;
-pub use staged::{mvv_lva_value, Stage, StagedMoves};
+pub use staged::{Stage, StagedMoves, mvv_lva_value};

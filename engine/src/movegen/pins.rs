@@ -51,20 +51,26 @@ impl Position {
                 *bb = bb.without(sq);
                 Some(sq)
             };
-            let Some(b1) = next(&mut on_ray) else { continue };
+            let Some(b1) = next(&mut on_ray) else {
+                continue;
+            };
             if rooks_kings.contains(b1) {
                 checkers = checkers.with(b1);
             } else if cannons.contains(b1) {
                 // Nothing between: any piece landing in between becomes a screen.
                 screen_squares |= ray & !RAYS[b1.index()][dir] & !Bitboard::from_square(b1);
             }
-            let Some(b2) = next(&mut on_ray) else { continue };
+            let Some(b2) = next(&mut on_ray) else {
+                continue;
+            };
             if rooks_kings.contains(b2) {
                 blockers |= Bitboard::from_square(b1) & ours;
             } else if cannons.contains(b2) {
                 checkers = checkers.with(b2);
             }
-            let Some(b3) = next(&mut on_ray) else { continue };
+            let Some(b3) = next(&mut on_ray) else {
+                continue;
+            };
             if cannons.contains(b3) {
                 blockers |= (Bitboard::from_square(b1) | Bitboard::from_square(b2)) & ours;
             }
@@ -88,15 +94,27 @@ impl Position {
                 }
             }
         }
-        checkers |= PAWN_ATTACKERS[(!us).index()][king.index()] & theirs & self.by_kind(PieceKind::Pawn);
-        debug_assert_eq!(checkers.any(), self.in_check_slow(), "king safety of {}", self.fen());
-        KingSafety { king, checkers, blockers, screen_squares }
+        checkers |=
+            PAWN_ATTACKERS[(!us).index()][king.index()] & theirs & self.by_kind(PieceKind::Pawn);
+        debug_assert_eq!(
+            checkers.any(),
+            self.in_check_slow(),
+            "king safety of {}",
+            self.fen()
+        );
+        KingSafety {
+            king,
+            checkers,
+            blockers,
+            screen_squares,
+        }
     }
 
     /// Check status by the plain attack test (the reference for `king_safety`).
     pub fn in_check_slow(&self) -> bool {
         let us = self.side_to_move();
-        self.attackers_to_king(self.king(us), !us, self.occupied(), Bitboard::FULL).any()
+        self.attackers_to_king(self.king(us), !us, self.occupied(), Bitboard::FULL)
+            .any()
     }
 
     /// Whether pseudo-legal `m` keeps the king safe, given the node's `KingSafety`.
@@ -121,7 +139,9 @@ impl Position {
         let (from, to) = (m.from(), m.to());
         let occ = (self.occupied() & !Bitboard::from_square(from)) | Bitboard::from_square(to);
         let ksq = if from == king { to } else { king };
-        !self.attackers_to_king(ksq, !self.side_to_move(), occ, !Bitboard::from_square(to)).any()
+        !self
+            .attackers_to_king(ksq, !self.side_to_move(), occ, !Bitboard::from_square(to))
+            .any()
     }
 }
 

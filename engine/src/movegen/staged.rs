@@ -3,10 +3,10 @@
 //! before it is used up, so a search that cuts off on a capture never generates quiets.
 //! Every move it yields is legal.
 
-use super::generate::{generate_pseudo, GenType};
-use super::MoveList;
-use crate::position::Position;
 use super::KingSafety;
+use super::MoveList;
+use super::generate::{GenType, generate_pseudo};
+use crate::position::Position;
 use crate::types::{Move, PieceKind};
 
 /// Where the generator is.
@@ -54,7 +54,11 @@ impl StagedMoves {
         let safety = pos.king_safety();
         let in_check = safety.in_check();
         let mut s = StagedMoves {
-            stage: if in_check { Stage::Evasions } else { Stage::Captures },
+            stage: if in_check {
+                Stage::Evasions
+            } else {
+                Stage::Captures
+            },
             list: MoveList::new(),
             next: 0,
             safety,

@@ -12,10 +12,10 @@ use super::movepick::MovePicker;
 use super::score::*;
 use super::timeman::TimeManager;
 use super::tt::{Bound, TranspositionTable, TtHit};
-use crate::eval::{evaluate, Params};
+use crate::eval::{Params, evaluate};
 use crate::movegen::MoveList;
 use crate::position::Position;
-use crate::rules::{repetition_verdict, RepetitionVerdict};
+use crate::rules::{RepetitionVerdict, repetition_verdict};
 use crate::types::{Move, PieceKind};
 
 /// Plies without a capture after which the game is drawn.
@@ -104,7 +104,9 @@ impl<'a> Searcher<'a> {
         }
         if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
-        } else if self.nodes & 1023 == 0 && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time()) {
+        } else if self.nodes & 1023 == 0
+            && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time())
+        {
             self.stopped = true;
         }
         self.stopped
@@ -145,21 +147,29 @@ impl<'a> Searcher<'a> {
     fn rule_score(&self, ply: usize) -> Option<i32> {
         if self.repeats() {
             return Some(match repetition_verdict(&self.pos, 2) {
-                Some(RepetitionVerdict::Loses(c)) if c == self.pos.side_to_move() => rep_lost_in(ply),
+                Some(RepetitionVerdict::Loses(c)) if c == self.pos.side_to_move() => {
+                    rep_lost_in(ply)
+                }
                 Some(RepetitionVerdict::Loses(_)) => -rep_lost_in(ply),
                 Some(RepetitionVerdict::Draw) | None => DRAW,
             });
         }
         if self.pos.rule60() >= NATURAL_LIMIT {
-            return Some(if self.pos.has_legal_move() { DRAW } else { mated_in(ply) });
+            return Some(if self.pos.has_legal_move() {
+                DRAW
+            } else {
+                mated_in(ply)
+            });
         }
         None
     }
 
     fn has_pieces(&self) -> bool {
         let us = self.pos.side_to_move();
-        (self.pos.pieces(us, PieceKind::Rook) | self.pos.pieces(us, PieceKind::Knight) | self.pos.pieces(us, PieceKind::Cannon))
-            .any()
+        (self.pos.pieces(us, PieceKind::Rook)
+            | self.pos.pieces(us, PieceKind::Knight)
+            | self.pos.pieces(us, PieceKind::Cannon))
+        .any()
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -171,7 +181,15 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = child_len;
     }
 
-    pub fn search(&mut self, mut alpha: i32, mut beta: i32, depth: i32, ply: usize, pv_node: bool, null_ok: bool) -> i32 {
+    pub fn search(
+        &mut self,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+        null_ok: bool,
+    ) -> i32 {
         let root = ply == 0;
         self.pv_len[ply] = ply;
         if depth <= 0 {
@@ -186,7 +204,11 @@ impl<'a> Searcher<'a> {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
-                return if self.pos.in_check() { DRAW } else { self.eval() };
+                return if self.pos.in_check() {
+                    DRAW
+                } else {
+                    self.eval()
+                };
             }
             // Mate-distance pruning (the repetition band lies beyond the mate band).
             alpha = alpha.max(rep_lost_in(ply));
@@ -208,7 +230,11 @@ impl<'a> Searcher<'a> {
         }
 
         let in_check = self.pos.in_check();
-        let static_eval = if in_check { -INFINITE } else { hit.map_or_else(|| self.eval(), |h| h.eval) };
+        let static_eval = if in_check {
+            -INFINITE
+        } else {
+            hit.map_or_else(|| self.eval(), |h| h.eval)
+        };
         self.eval_stack[ply] = static_eval;
         let improving = ply >= 2 && !in_check && static_eval > self.eval_stack[ply - 2];
 
@@ -333,7 +359,8 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, best_move, to_tt(best, ply), static_eval, depth, bound);
+        self.tt
+            .store(key, best_move, to_tt(best, ply), static_eval, depth, bound);
         best
     }
 
@@ -388,8 +415,13 @@ impl<'a> Searcher<'a> {
         if in_check && best == -INFINITE {
             return mated_in(ply);
         }
-        let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
-        self.tt.store(key, best_move, to_tt(best, ply), static_eval, 0, bound);
+        let bound = if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(key, best_move, to_tt(best, ply), static_eval, 0, bound);
         best
     }
 }

@@ -3,7 +3,7 @@
 //! generated only when reached, and every move it returns is legal.
 
 use super::history::History;
-use crate::movegen::{generate_pseudo, mvv_lva_value, GenType, KingSafety, MoveList, MAX_MOVES};
+use crate::movegen::{GenType, KingSafety, MAX_MOVES, MoveList, generate_pseudo, mvv_lva_value};
 use crate::position::Position;
 use crate::types::Move;
 
@@ -49,13 +49,19 @@ impl MovePicker {
 
     /// For quiescence: captures only (all evasions when in check).
     pub fn quiescence(pos: &Position, tt_move: Move) -> MovePicker {
-        let tt_move = if pos.is_capture(tt_move) { tt_move } else { Move::NULL };
+        let tt_move = if pos.is_capture(tt_move) {
+            tt_move
+        } else {
+            Move::NULL
+        };
         Self::build(pos, tt_move, [Move::NULL; 2], true)
     }
 
     fn build(pos: &Position, tt_move: Move, killers: [Move; 2], captures_only: bool) -> MovePicker {
         let safety = pos.king_safety();
-        let tt_ok = !tt_move.is_null() && pos.is_pseudo_legal(tt_move) && pos.is_legal_with(tt_move, &safety);
+        let tt_ok = !tt_move.is_null()
+            && pos.is_pseudo_legal(tt_move)
+            && pos.is_legal_with(tt_move, &safety);
         MovePicker {
             stage: if tt_ok {
                 Stage::TtMove
@@ -117,7 +123,11 @@ impl MovePicker {
         loop {
             match self.stage {
                 Stage::TtMove => {
-                    self.stage = if self.safety.in_check() { Stage::GenEvasions } else { Stage::GenCaptures };
+                    self.stage = if self.safety.in_check() {
+                        Stage::GenEvasions
+                    } else {
+                        Stage::GenCaptures
+                    };
                     return Some(self.tt_move);
                 }
                 Stage::GenCaptures => {
@@ -125,13 +135,25 @@ impl MovePicker {
                     self.stage = Stage::Captures;
                 }
                 Stage::Captures => match self.pick_best() {
-                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => return Some(m),
+                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => {
+                        return Some(m);
+                    }
                     Some(_) => {}
-                    None => self.stage = if self.captures_only { Stage::Done } else { Stage::Killer0 },
+                    None => {
+                        self.stage = if self.captures_only {
+                            Stage::Done
+                        } else {
+                            Stage::Killer0
+                        }
+                    }
                 },
                 Stage::Killer0 | Stage::Killer1 => {
                     let k = self.killers[usize::from(self.stage == Stage::Killer1)];
-                    self.stage = if self.stage == Stage::Killer0 { Stage::Killer1 } else { Stage::GenQuiets };
+                    self.stage = if self.stage == Stage::Killer0 {
+                        Stage::Killer1
+                    } else {
+                        Stage::GenQuiets
+                    };
                     if self.is_fresh_quiet(pos, k) {
                         return Some(k);
                     }
@@ -157,7 +179,9 @@ impl MovePicker {
                     self.stage = Stage::Evasions;
                 }
                 Stage::Evasions => match self.pick_best() {
-                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => return Some(m),
+                    Some(m) if m != self.tt_move && pos.is_legal_with(m, &self.safety) => {
+                        return Some(m);
+                    }
                     Some(_) => {}
                     None => self.stage = Stage::Done,
                 },
@@ -191,7 +215,11 @@ mod tests {
         for fen in fens {
             let pos = Position::from_fen(fen).expect("valid");
             let legal: HashSet<Move> = pos.legal_moves().iter().copied().collect();
-            let some_quiet = legal.iter().copied().find(|&m| !pos.is_capture(m)).expect("a quiet move");
+            let some_quiet = legal
+                .iter()
+                .copied()
+                .find(|&m| !pos.is_capture(m))
+                .expect("a quiet move");
             let mut picker = MovePicker::new(&pos, some_quiet, [some_quiet, Move::NULL]);
             let mut seen = Vec::new();
             while let Some(m) = picker.next(&pos, &history) {

@@ -33,7 +33,11 @@ impl Square {
 
     #[inline]
     pub const fn try_from_index(index: usize) -> Option<Square> {
-        if index < 90 { Some(Square(index as u8)) } else { None }
+        if index < 90 {
+            Some(Square(index as u8))
+        } else {
+            None
+        }
     }
 
     #[inline]

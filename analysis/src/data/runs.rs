@@ -1,0 +1,106 @@
+//! The `runs` table (`<data>/runs.parquet`): what each run was.
+
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::{collect, column, data_error, f64s, strings, u64s};
+use crate::error::Result;
+
+/// One run as the coordinator described it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunInfo {
+    pub run: u64,
+    pub name: String,
+    /// `sprt`, `games`, `gauntlet` or `round_robin`.
+    pub kind: String,
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// `normalized` or `logistic` (SPRT only).
+    pub model: String,
+    pub variant_ids: Vec<String>,
+    pub variant_names: Vec<String>,
+    /// `active`, `h1`, `h0`, `completed` or `stopped`.
+    pub state: String,
+    pub tc: String,
+}
+
+impl RunInfo {
+    pub fn is_sprt(&self) -> bool {
+        self.kind == "sprt"
+    }
+
+    /// The name of variant `id` in this run, if it is one of the run's.
+    pub fn name_of(&self, id: &str) -> Option<&str> {
+        self.variant_ids
+            .iter()
+            .position(|v| v == id)
+            .and_then(|i| self.variant_names.get(i))
+            .map(String::as_str)
+    }
+}
+
+/// Every run of the data directory, by id; empty when the file does not exist (data written
+/// before the table existed, or by hand).
+pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
+    let path = data.join("runs.parquet");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let pl_path = PlRefPath::try_from_path(&path).map_err(|e| data_error(&path, e))?;
+    let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default())
+        .map_err(|e| data_error(&path, e))?;
+    let df = collect(lf, &path)?;
+    let runs = u64s(&df, "run", &path)?;
+    let name = strings(&df, "name", &path)?;
+    let kind = strings(&df, "kind", &path)?;
+    let elo0 = f64s(&df, "elo0", &path)?;
+    let elo1 = f64s(&df, "elo1", &path)?;
+    let alpha = f64s(&df, "alpha", &path)?;
+    let beta = f64s(&df, "beta", &path)?;
+    let model = strings(&df, "model", &path)?;
+    let state = strings(&df, "state", &path)?;
+    let tc = strings(&df, "tc", &path)?;
+    let ids = string_lists(&df, "variant_ids", &path)?;
+    let names = string_lists(&df, "variant_names", &path)?;
+    let mut out: Vec<RunInfo> = (0..runs.len())
+        .map(|i| RunInfo {
+            run: runs[i],
+            name: name[i].clone(),
+            kind: kind[i].clone(),
+            elo0: elo0[i],
+            elo1: elo1[i],
+            alpha: alpha[i],
+            beta: beta[i],
+            model: model[i].clone(),
+            variant_ids: ids[i].clone(),
+            variant_names: names[i].clone(),
+            state: state[i].clone(),
+            tc: tc[i].clone(),
+        })
+        .collect();
+    out.sort_by_key(|r| r.run);
+    Ok(out)
+}
+
+fn string_lists(df: &DataFrame, name: &str, path: &Path) -> Result<Vec<Vec<String>>> {
+    let lists = column(df, name, path)?
+        .list()
+        .map_err(|e| data_error(path, e))?;
+    let mut out = Vec::with_capacity(lists.len());
+    for i in 0..lists.len() {
+        let series = lists
+            .get_as_series(i)
+            .ok_or_else(|| data_error(path, format!("null in column `{name}`")))?;
+        let values = series.str().map_err(|e| data_error(path, e))?;
+        out.push(
+            values
+                .iter()
+                .map(|v| v.unwrap_or_default().to_owned())
+                .collect(),
+        );
+    }
+    Ok(out)
+}

@@ -1,0 +1,251 @@
+//! The Parquet side of the analysis: a small data directory in the coordinator's layout, made
+//! here with polars, read back by the report queries and the positions pipeline, with every
+//! count known in advance.
+
+use std::fs::File;
+use std::path::Path;
+
+use analysis::data::{self, PositionFilter};
+use analysis::report::{self, ReportOptions};
+use analysis::tune::is_validation_game;
+use polars::prelude::*;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const CAND: &str = "aaaa000000000000000000000000000000000000000000000000000000000000";
+const BASE: &str = "bbbb000000000000000000000000000000000000000000000000000000000000";
+
+fn write(df: &mut DataFrame, path: &Path) -> TestResult {
+    std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
+    ParquetWriter::new(File::create(path)?).finish(df)?;
+    Ok(())
+}
+
+/// Run 1: an SPRT of CAND against BASE. Pair p has games 2p and 2p+1; CAND is Red in the
+/// first. Pair outcomes for CAND: pairs 0..6 win both (2 points), 6..10 win+draw (1.5),
+/// 10..12 draw both (1), 12..13 lose both (0); the pair 13 has one game only (incomplete).
+/// Worker "w1" plays pairs 0..8, "w2" plays 8..14.
+fn games(dir: &Path) -> TestResult {
+    let mut game_id = Vec::new();
+    let mut pair_id = Vec::new();
+    let mut red = Vec::new();
+    let mut black = Vec::new();
+    let mut result = Vec::new();
+    let mut reason = Vec::new();
+    let mut plies = Vec::new();
+    let mut worker = Vec::new();
+    for p in 0u64..14 {
+        let cand_points: [f64; 2] = match p {
+            0..6 => [1.0, 1.0],
+            6..10 => [1.0, 0.5],
+            10..12 => [0.5, 0.5],
+            _ => [0.0, 0.0],
+        };
+        let games_in_pair = if p == 13 { 1 } else { 2 };
+        for g in 0..games_in_pair {
+            let cand_red = g == 0;
+            let red_score = if cand_red {
+                cand_points[g]
+            } else {
+                1.0 - cand_points[g]
+            };
+            game_id.push(2 * p + g as u64 + 1);
+            pair_id.push(p);
+            red.push(if cand_red { CAND } else { BASE });
+            black.push(if cand_red { BASE } else { CAND });
+            result.push(match red_score {
+                1.0 => "1-0",
+                0.0 => "0-1",
+                _ => "1/2-1/2",
+            });
+            reason.push(if red_score == 0.5 {
+                "repetition"
+            } else {
+                "checkmate"
+            });
+            plies.push(40 + p as u32);
+            worker.push(if p < 8 { "w1" } else { "w2" });
+        }
+    }
+    let n = game_id.len();
+    let moves: Vec<Series> = (0..n).map(|_| Series::new("".into(), ["h2e2"])).collect();
+    let mut df = df!(
+        "game_id" => game_id,
+        "pair_id" => pair_id,
+        "opening_id" => vec![0u32; n],
+        "start_fen" => vec!["startpos"; n],
+        "red_variant" => red,
+        "black_variant" => black,
+        "result" => result,
+        "reason" => reason,
+        "plies" => plies,
+        "moves" => moves,
+        "duration_ms" => vec![1000u64; n],
+        "nodes" => vec![5000u64; n],
+        "worker" => worker,
+    )?;
+    write(
+        &mut df,
+        &dir.join("games/run=1/part-000000000001-000000000027.parquet"),
+    )?;
+
+    let ids = Series::new("".into(), [CAND, BASE]);
+    let names = Series::new("".into(), ["tuned", "base"]);
+    let mut runs = df!(
+        "run" => [1u64],
+        "name" => ["tuned vs base"],
+        "kind" => ["sprt"],
+        "elo0" => [0.0f64],
+        "elo1" => [5.0f64],
+        "alpha" => [0.05f64],
+        "beta" => [0.05f64],
+        "model" => ["normalized"],
+        "variant_ids" => [ids],
+        "variant_names" => [names],
+        "state" => ["active"],
+        "tc" => ["nodes=5000"],
+        "sample_every" => [8u32],
+        "created_unix_ms" => [0u64],
+    )?;
+    write(&mut runs, &dir.join("runs.parquet"))?;
+    Ok(())
+}
+
+#[test]
+fn pairing_counts_and_report() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    games(dir.path())?;
+    let counts = data::pairing_counts(dir.path(), None)?;
+    assert_eq!(counts.len(), 1);
+    // Oriented by id: CAND < BASE, so `a` is the candidate.
+    let c = &counts[0];
+    assert_eq!((c.a.as_str(), c.b.as_str()), (CAND, BASE));
+    assert_eq!(c.pentanomial, [1, 0, 2, 4, 6]);
+    // Wins: 6*2 + 4 = 16; draws: 4 + 2*2 = 8; losses: 2 + the incomplete pair's game = 3.
+    assert_eq!((c.wins, c.draws, c.losses), (16, 8, 3));
+
+    let report = report::build(dir.path(), &ReportOptions::default())?;
+    assert_eq!(report.games, 27);
+    let p = &report.pairings[0];
+    assert_eq!((p.first.as_str(), p.second.as_str()), ("tuned", "base"));
+    assert!(p.elo.elo > 100.0, "{:?}", p.elo);
+    let (_, sprt) = p.sprt.as_ref().ok_or("the SPRT run has no LLR")?;
+    assert_eq!(p.llr_series.last().map(|&(g, _)| g), Some(26));
+    assert!((p.llr_series.last().map_or(0.0, |&(_, l)| l) - sprt.llr).abs() < 1e-9);
+    // The rating list anchors the variant named `base` at 0.
+    assert_eq!(report.anchor.as_deref(), Some("base"));
+    let base = report
+        .ratings
+        .iter()
+        .find(|r| r.name == "base")
+        .ok_or("base missing")?;
+    assert_eq!(base.elo, 0.0);
+    let reasons: u64 = report.reasons.iter().map(|r| r.games).sum();
+    assert_eq!(reasons, 27);
+    assert_eq!(report.lengths[0].min_plies, 40);
+    assert_eq!(report.lengths[0].max_plies, 53);
+    // w1 won everything, w2 lost most: the per-worker check sees two workers.
+    assert_eq!(report.workers.len(), 2);
+    assert_eq!(report.workers.iter().map(|w| w.pairs).sum::<u64>(), 13);
+
+    let out = dir.path().join("out");
+    let files = report::write(&report, &out)?;
+    let md = std::fs::read_to_string(out.join("report.md"))?;
+    assert!(md.contains("| 1 | tuned vs base | sprt |"), "{md}");
+    assert!(
+        files.iter().any(|f| f.ends_with("llr.png"))
+            && files.iter().any(|f| f.ends_with("elo.png"))
+    );
+    Ok(())
+}
+
+#[test]
+fn a_run_filter_selects_only_that_run() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    games(dir.path())?;
+    assert_eq!(data::game_totals(dir.path(), Some(1))?.games, 27);
+    assert_eq!(data::game_totals(dir.path(), Some(2))?.games, 0);
+    assert!(data::pairing_counts(dir.path(), Some(2))?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn empty_directory_reports_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let report = report::build(dir.path(), &ReportOptions::default())?;
+    assert_eq!(report.games, 0);
+    assert!(report.pairings.is_empty() && report.ratings.is_empty());
+    let (positions, counts) = data::tuning_positions(dir.path(), &PositionFilter::default())?;
+    assert!(positions.is_empty() && counts.sampled == 0);
+    Ok(())
+}
+
+const FEN_A: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+const FEN_B: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR";
+
+#[test]
+fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // (game, ply, board, side, score, in_check, quiet, result)
+    let rows = [
+        (1u64, 12u32, FEN_A, "w", 30, false, true, 1.0f32), // kept
+        (1, 14, FEN_B, "b", 50, false, true, 1.0),          // kept, score from Black → -50 for Red
+        (1, 4, FEN_B, "w", 0, false, true, 1.0),            // too early
+        (2, 12, FEN_A, "w", 10, false, true, 0.0), // same board and side as game 1: duplicate
+        (2, 16, FEN_B, "w", 10, true, true, 0.0),  // in check
+        (2, 18, FEN_B, "w", 10, false, false, 0.0), // not quiet
+        (3, 20, FEN_B, "w", -20, false, true, 0.5), // kept (FEN_B with Red to move is new)
+    ];
+    let n = rows.len();
+    let mut df = df!(
+        "game_id" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        "ply" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        "fen" => rows.iter().map(|r| format!("{} {} - - 0 {}", r.2, r.3, r.1)).collect::<Vec<_>>(),
+        "side_to_move" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        "static_eval" => vec![0i32; n],
+        "search_score" => rows.iter().map(|r| r.4).collect::<Vec<i32>>(),
+        "best_move" => vec!["h2e2"; n],
+        "in_check" => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
+        "quiet" => rows.iter().map(|r| r.6).collect::<Vec<_>>(),
+        "result" => rows.iter().map(|r| r.7).collect::<Vec<_>>(),
+    )?;
+    write(
+        &mut df,
+        &dir.path()
+            .join("positions/run=3/part-000000000001-000000000003.parquet"),
+    )?;
+    let (positions, counts) = data::tuning_positions(dir.path(), &PositionFilter::default())?;
+    assert_eq!((counts.sampled, counts.quiet, counts.unique), (7, 4, 3));
+    let summary: Vec<(u64, f32, i32)> = positions
+        .iter()
+        .map(|p| (p.game & 0xff_ffff_ffff, p.result_red, p.search_score_red))
+        .collect();
+    assert_eq!(summary, vec![(1, 1.0, 30), (1, 1.0, -50), (3, 0.5, -20)]);
+    assert!(
+        positions.iter().all(|p| p.game >> 40 == 3),
+        "the run is part of the game key"
+    );
+    let (none, _) = data::tuning_positions(
+        dir.path(),
+        &PositionFilter {
+            runs: vec![4],
+            min_ply: 10,
+        },
+    )?;
+    assert!(none.is_empty());
+    Ok(())
+}
+
+#[test]
+fn the_split_keeps_every_game_on_one_side() {
+    // Positions of one game share its key, so the by-game split cannot separate them.
+    let games: Vec<u64> = (0..2000).map(|g| data::game_key(7, g)).collect();
+    let validation = games
+        .iter()
+        .filter(|&&g| is_validation_game(g, 0.05))
+        .count();
+    assert!(
+        (50..=150).contains(&validation),
+        "{validation} of 2000 games held out"
+    );
+}

@@ -1,0 +1,280 @@
+//! `xqfarm tune`: Texel tuning of the evaluation weights from the farm's sampled positions;
+//! writes the tuned parameter file, a loss-curve PNG and a table of the weights that changed
+//! most; with `--submit`, starts an SPRT of the tuned set against the base on a coordinator.
+//! `xqfarm tune --bench` measures the tuner alone.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use analysis::charts::{self, LossPoint};
+use analysis::data::PositionFilter;
+use analysis::texel::{self, Change, TexelConfig, TexelRun};
+use analysis::tune::{AdamConfig, EpochReport, Selection, parse_groups};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use engine::eval::Params;
+use proto::domain::{Adjudication, EloModel, RunKind, RunSpec, SprtSettings, TimeControl};
+
+use crate::local_match::load_params;
+use crate::remote;
+use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines};
+
+#[derive(Args, Debug, Clone)]
+pub struct TuneArgs {
+    /// Data directory of a coordinator (its `positions/` table is read).
+    #[arg(long, required_unless_present = "bench")]
+    pub data: Option<PathBuf>,
+    /// Parameters to start from: a TOML file, or `default` / `material-only`.
+    #[arg(long, default_value = "default")]
+    pub base: String,
+    /// Where the tuned parameter file goes (the loss curve and the change table go beside it).
+    #[arg(long, required_unless_present = "bench")]
+    pub out: Option<PathBuf>,
+    /// Most Adam epochs (full passes over the training positions).
+    #[arg(long, default_value_t = 400)]
+    pub epochs: usize,
+    /// Stop after this many epochs without a better validation loss.
+    #[arg(long, default_value_t = 40)]
+    pub patience: usize,
+    /// Adam's step size, about how far a weight moves per epoch (centipawns).
+    #[arg(long, default_value_t = 1.0)]
+    pub learning_rate: f64,
+    /// Tune only these groups (comma-separated: material, position, mobility, relations, misc).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Keep these groups fixed.
+    #[arg(long)]
+    pub freeze: Option<String>,
+    /// Weight of the search score in the label (0: the game result alone).
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f64,
+    /// Share of games held out for validation.
+    #[arg(long, default_value_t = 0.05)]
+    pub validation: f64,
+    /// Skip positions before this ply.
+    #[arg(long, default_value_t = 10)]
+    pub min_ply: u32,
+    /// Only positions of these runs (repeatable; all runs when absent).
+    #[arg(long = "run")]
+    pub runs: Vec<u64>,
+    /// Register the tuned variant on this coordinator and start an SPRT against the base.
+    #[arg(long)]
+    pub submit: Option<String>,
+    /// Token for --submit (or XQFARM_TOKEN).
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Time control of the submitted SPRT.
+    #[arg(long, default_value = "nodes=20000")]
+    pub tc: String,
+    /// SPRT bounds of the submitted run (normalized Elo).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub elo0: f64,
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
+    pub elo1: f64,
+    /// Measure the tuner on synthetic positions instead of tuning.
+    #[arg(long)]
+    pub bench: bool,
+    /// Positions for --bench.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub positions: usize,
+}
+
+impl TuneArgs {
+    /// The tuner settings these flags describe.
+    pub fn config(&self) -> Result<TexelConfig> {
+        let mut selection = match &self.only {
+            Some(groups) => Selection::only(&parse_groups(groups)?),
+            None => Selection::all(),
+        };
+        if let Some(groups) = &self.freeze {
+            selection = selection.freeze(&parse_groups(groups)?);
+        }
+        Ok(TexelConfig {
+            filter: PositionFilter {
+                runs: self.runs.clone(),
+                min_ply: self.min_ply,
+            },
+            lambda: self.lambda,
+            validation_fraction: self.validation,
+            adam: AdamConfig {
+                epochs: self.epochs,
+                patience: self.patience,
+                learning_rate: self.learning_rate,
+                selection,
+                ..AdamConfig::default()
+            },
+        })
+    }
+}
+
+/// A progress line redrawn every epoch.
+pub fn progress(total: usize) -> impl FnMut(&EpochReport) {
+    move |r: &EpochReport| {
+        let width = 30;
+        let done = (r.epoch * width / total.max(1)).min(width);
+        eprint!(
+            "\r[{}{}] epoch {:>4}/{total}  train {:.6}  validation {:.6}   ",
+            "#".repeat(done),
+            " ".repeat(width - done),
+            r.epoch,
+            r.train_loss,
+            r.validation_loss
+        );
+        let _ = std::io::stderr().flush();
+    }
+}
+
+/// The files a tuning session writes beside `out`.
+pub fn side_files(out: &Path) -> (PathBuf, PathBuf) {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "tuned".into(), |s| s.to_string_lossy().into_owned());
+    let dir = out.parent().unwrap_or(Path::new("."));
+    (
+        dir.join(format!("{stem}-loss.png")),
+        dir.join(format!("{stem}-changes.md")),
+    )
+}
+
+pub fn changes_table(changes: &[Change]) -> String {
+    let mut s = String::from("| weight | before | after | change |\n|---|---:|---:|---:|\n");
+    for c in changes {
+        s.push_str(&format!(
+            "| {} | {} | {} | {:+} |\n",
+            c.name,
+            c.before,
+            c.after,
+            c.after - c.before
+        ));
+    }
+    s
+}
+
+pub fn summary(run: &TexelRun) -> String {
+    let end = run.end();
+    format!(
+        "positions: {} sampled, {} quiet at the minimum ply, {} distinct from {} games: {} train / {} validation ({:.1} bytes each)\n\
+         K = {:.6}\n\
+         loss: train {:.6} -> {:.6}, validation {:.6} -> {:.6} (best epoch {} of {}{})\n\
+         time: {:.1} s loading, {:.1} s tuning\n",
+        run.counts.sampled,
+        run.counts.quiet,
+        run.counts.unique,
+        run.games,
+        run.train_positions,
+        run.validation_positions,
+        run.bytes_per_position,
+        run.k,
+        run.start.train_loss,
+        end.train_loss,
+        run.start.validation_loss,
+        end.validation_loss,
+        run.outcome.best_epoch,
+        run.outcome.history.len().saturating_sub(1),
+        if run.outcome.stopped_early {
+            ", stopped early"
+        } else {
+            ""
+        },
+        run.load_seconds,
+        run.tune_seconds,
+    )
+}
+
+/// Tunes and writes the parameter file, the loss curve and the change table.
+pub fn tune_to_files(
+    data: &Path,
+    base: &Params,
+    out: &Path,
+    config: &TexelConfig,
+) -> Result<TexelRun> {
+    let run = texel::texel(data, base, config, progress(config.adam.epochs))
+        .with_context(|| format!("tuning on {}", data.display()))?;
+    eprintln!();
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(out, run.outcome.params.to_toml())
+        .with_context(|| format!("writing {}", out.display()))?;
+    let (loss_png, changes_md) = side_files(out);
+    let points: Vec<LossPoint> = run
+        .outcome
+        .history
+        .iter()
+        .map(|r| LossPoint {
+            epoch: r.epoch,
+            train: r.train_loss,
+            validation: r.validation_loss,
+        })
+        .collect();
+    charts::loss_curve(&loss_png, "Texel tuning: mean squared error", &points)?;
+    let changes = texel::biggest_changes(base, &run.outcome.params, 30);
+    std::fs::write(&changes_md, changes_table(&changes))
+        .with_context(|| format!("writing {}", changes_md.display()))?;
+    Ok(run)
+}
+
+pub async fn run(args: &TuneArgs) -> Result<()> {
+    if args.bench {
+        let report = analysis::tune::bench::bench(args.positions)?;
+        println!("{report}");
+        return Ok(());
+    }
+    let (Some(data), Some(out)) = (&args.data, &args.out) else {
+        bail!("--data and --out are required")
+    };
+    let config = args.config()?;
+    let base = load_params(&args.base)?;
+    let run = tune_to_files(data, &base, out, &config)?;
+    print!("{}", summary(&run));
+    let (loss_png, changes_md) = side_files(out);
+    let changes = texel::biggest_changes(&base, &run.outcome.params, 15);
+    println!(
+        "weights that changed most (all in {}):\n{}",
+        changes_md.display(),
+        changes_table(&changes)
+    );
+    println!(
+        "wrote {}, {}, {}",
+        out.display(),
+        loss_png.display(),
+        changes_md.display()
+    );
+
+    if let Some(url) = &args.submit {
+        let token = remote::token(args.token.clone())?;
+        let mut client = remote::connect(url, &token).await?;
+        let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
+        let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
+        let tuned_v = add_params_variant(
+            &mut client,
+            &name_of(&out.display().to_string()),
+            &run.outcome.params.to_toml(),
+        )
+        .await?;
+        let suite = add_suite(&mut client, "tune-openings", opening_lines(None)?).await?;
+        let sprt = SprtSettings {
+            elo0: args.elo0,
+            elo1: args.elo1,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Normalized,
+        };
+        let spec = RunSpec {
+            name: format!("{} vs {} (tuned)", tuned_v.spec.name, base_v.spec.name),
+            kind: RunKind::Sprt(sprt),
+            variants: vec![tuned_v.id, base_v.id],
+            tc,
+            openings: suite.id,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 8,
+        };
+        let id = create_run(&mut client, spec).await?;
+        println!(
+            "submitted: run {id} on {url}, SPRT[{}, {}] of the tuned parameters against the base at {tc}",
+            args.elo0, args.elo1
+        );
+    }
+    Ok(())
+}
