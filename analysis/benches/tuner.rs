@@ -22,9 +22,7 @@ fn bench_epoch(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(set.len() as u64));
     group.bench_function("epoch/1M", |b| {
-        b.iter(|| {
-            mse_and_gradient(black_box(&set), black_box(&weights), 1.0).expect("valid weights")
-        })
+        b.iter(|| mse_and_gradient(black_box(&set), black_box(&weights), 1.0).expect("valid weights"))
     });
     group.finish();
 }

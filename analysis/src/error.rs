@@ -10,34 +10,18 @@ pub enum Error {
     Pentanomial { input: String, reason: String },
     /// An SPRT parameter outside its domain (alpha of 1.2, equal bounds, ...).
     #[error("SPRT parameter {name} = {value}: {reason}")]
-    SprtParameter {
-        name: &'static str,
-        value: f64,
-        reason: &'static str,
-    },
+    SprtParameter { name: &'static str, value: f64, reason: &'static str },
     /// The constrained maximum-likelihood estimate behind a GSPRT log-likelihood ratio does not
     /// exist: no distribution on the observed outcomes reaches the hypothesis (a bound far beyond
     /// anything a match can show, such as 10,000 Elo).
-    #[error(
-        "no maximum-likelihood estimate with {statistic} {target}: the bound cannot be reached"
-    )]
-    NoEstimate {
-        statistic: &'static str,
-        target: f64,
-    },
+    #[error("no maximum-likelihood estimate with {statistic} {target}: the bound cannot be reached")]
+    NoEstimate { statistic: &'static str, target: f64 },
     /// A FEN offered to the tuner that the engine refuses.
     #[error("tuning position `{fen}`: {reason}")]
-    Fen {
-        fen: String,
-        reason: engine::position::FenError,
-    },
+    Fen { fen: String, reason: engine::position::FenError },
     /// A tuning position's label inputs out of their domain (a result of 2, a NaN score, ...).
     #[error("tuning position #{index} (game {game_id}): {reason}")]
-    Label {
-        index: usize,
-        game_id: u64,
-        reason: String,
-    },
+    Label { index: usize, game_id: u64, reason: String },
     /// An evaluation trace the compact store cannot hold exactly (a coefficient that is not a
     /// feature count times the phase, an index beyond the parameters, too many entries).
     #[error("evaluation trace: {reason}")]
@@ -45,11 +29,7 @@ pub enum Error {
     /// A tuner setting outside its domain (a validation fraction of 2, a learning rate of 0,
     /// weights of the wrong length, ...).
     #[error("tuner setting {name} = {value}: {reason}")]
-    TuneSetting {
-        name: &'static str,
-        value: String,
-        reason: String,
-    },
+    TuneSetting { name: &'static str, value: String, reason: String },
     /// A group name in `--only` or `--freeze` that is not an evaluation group.
     #[error("unknown parameter group `{name}` (expected one of {expected})")]
     UnknownGroup { name: String, expected: String },

@@ -9,9 +9,7 @@ use engine::eval::Params;
 
 use crate::data::{self, PositionCounts, PositionFilter, TuningPosition};
 use crate::error::{Error, Result};
-use crate::tune::{
-    self, AdamConfig, EpochReport, TuneOutcome, TuningSet, TuningSetBuilder, fit_k, weights_of,
-};
+use crate::tune::{self, AdamConfig, EpochReport, TuneOutcome, TuningSet, TuningSetBuilder, fit_k, weights_of};
 
 /// What to tune on and how.
 #[derive(Clone, Debug)]
@@ -105,18 +103,11 @@ pub fn texel(
     drop(set);
     let load_seconds = started.elapsed().as_secs_f64();
 
-    let adam = AdamConfig {
-        k,
-        ..config.adam.clone()
-    };
+    let adam = AdamConfig { k, ..config.adam.clone() };
     let start = EpochReport {
         epoch: 0,
         train_loss: tune::mse(&train, &start_weights, k)?,
-        validation_loss: if validation.is_empty() {
-            f64::NAN
-        } else {
-            tune::mse(&validation, &start_weights, k)?
-        },
+        validation_loss: if validation.is_empty() { f64::NAN } else { tune::mse(&validation, &start_weights, k)? },
     };
     let started = std::time::Instant::now();
     let outcome = tune::tune(&train, &validation, base, &adam, on_epoch)?;

@@ -67,9 +67,7 @@ fn assert_close(what: &str, got: f64, want: f64, rel: f64, abs: f64) {
 
 fn check<O: Outcomes>(outcomes: &O, r: &Reference) {
     let name = format!("{:?}", r.counts);
-    let closed = |what: &str, got: f64, want: f64| {
-        assert_close(&format!("{name} {what}"), got, want, 1e-10, 1e-12)
-    };
+    let closed = |what: &str, got: f64, want: f64| assert_close(&format!("{name} {what}"), got, want, 1e-10, 1e-12);
     let e = elo_estimate(outcomes);
     closed("elo", e.elo, r.elo[0]);
     closed("elo lower", e.lower, r.elo[1]);
@@ -80,39 +78,13 @@ fn check<O: Outcomes>(outcomes: &O, r: &Reference) {
     closed("nelo lower", n.lower, r.nelo[1]);
     closed("nelo upper", n.upper, r.nelo[2]);
 
-    let root = |what: &str, got: f64, want: f64| {
-        assert_close(&format!("{name} {what}"), got, want, 1e-9, 1e-12)
-    };
-    root(
-        "LLR normalized [0, 5]",
-        llr_normalized(outcomes, 0.0, 5.0).unwrap(),
-        r.llr[0],
-    );
-    root(
-        "LLR normalized [0, 2]",
-        llr_normalized(outcomes, 0.0, 2.0).unwrap(),
-        r.llr[1],
-    );
-    root(
-        "LLR logistic [0, 2]",
-        llr_logistic(outcomes, 0.0, 2.0).unwrap(),
-        r.llr[2],
-    );
-    root(
-        "LLR logistic [-3, 1]",
-        llr_logistic(outcomes, -3.0, 1.0).unwrap(),
-        r.llr[3],
-    );
-    root(
-        "LLR normalized [0.764, 3.439]",
-        llr_normalized(outcomes, 0.764, 3.439).unwrap(),
-        r.llr[4],
-    );
-    closed(
-        "LLR normalized alt [0, 5]",
-        llr_normalized_alt(outcomes, 0.0, 5.0),
-        r.llr[5],
-    );
+    let root = |what: &str, got: f64, want: f64| assert_close(&format!("{name} {what}"), got, want, 1e-9, 1e-12);
+    root("LLR normalized [0, 5]", llr_normalized(outcomes, 0.0, 5.0).unwrap(), r.llr[0]);
+    root("LLR normalized [0, 2]", llr_normalized(outcomes, 0.0, 2.0).unwrap(), r.llr[1]);
+    root("LLR logistic [0, 2]", llr_logistic(outcomes, 0.0, 2.0).unwrap(), r.llr[2]);
+    root("LLR logistic [-3, 1]", llr_logistic(outcomes, -3.0, 1.0).unwrap(), r.llr[3]);
+    root("LLR normalized [0.764, 3.439]", llr_normalized(outcomes, 0.764, 3.439).unwrap(), r.llr[4]);
+    closed("LLR normalized alt [0, 5]", llr_normalized_alt(outcomes, 0.0, 5.0), r.llr[5]);
 }
 
 #[test]
@@ -126,25 +98,14 @@ fn pentanomial_statistics_match_fishtest() {
 #[test]
 fn trinomial_statistics_match_fishtest() {
     for r in &TRINOMIAL {
-        let &[losses, draws, wins] = r.counts else {
-            unreachable!()
-        };
-        check(
-            &Wdl {
-                wins,
-                draws,
-                losses,
-            },
-            r,
-        );
+        let &[losses, draws, wins] = r.counts else { unreachable!() };
+        check(&Wdl { wins, draws, losses }, r);
     }
 }
 
 #[test]
 fn fishtest_sample_sprt_verdicts() {
-    let p = Pentanomial {
-        counts: [10789, 19328, 33806, 19402, 10543],
-    };
+    let p = Pentanomial { counts: [10789, 19328, 33806, 19402, 10543] };
     // Normalized [0, 5]: LLR -26.84, far below -2.94.
     let normalized = sprt(&p, &SprtParams::default()).unwrap();
     assert_close("llr", normalized.llr, -26.83844863979962, 1e-7, 0.0);
@@ -152,38 +113,22 @@ fn fishtest_sample_sprt_verdicts() {
     assert_close("upper", normalized.upper, 2.9444389791664403, 1e-15, 0.0);
     assert_eq!(normalized.verdict, Some(Hypothesis::H0));
     // Logistic [0, 2]: -8.35, H0.
-    let params = SprtParams {
-        elo1: 2.0,
-        model: EloModel::Logistic,
-        ..Default::default()
-    };
+    let params = SprtParams { elo1: 2.0, model: EloModel::Logistic, ..Default::default() };
     let logistic = sprt(&p, &params).unwrap();
     assert_close("llr", logistic.llr, -8.34820881516847, 1e-7, 0.0);
     assert_eq!(logistic.verdict, Some(Hypothesis::H0));
     // Logistic [-3, 1] (Fishtest's self-test): 2.13, still running.
-    let params = SprtParams {
-        elo0: -3.0,
-        elo1: 1.0,
-        model: EloModel::Logistic,
-        ..Default::default()
-    };
+    let params = SprtParams { elo0: -3.0, elo1: 1.0, model: EloModel::Logistic, ..Default::default() };
     assert_eq!(sprt(&p, &params).unwrap().verdict, None);
     // OpenBench's sample: normalized [0, 2] gives 3.68, above 2.94: H1.
-    let ob = Pentanomial {
-        counts: [39, 8843, 26675, 9240, 44],
-    };
-    let params = SprtParams {
-        elo1: 2.0,
-        ..Default::default()
-    };
+    let ob = Pentanomial { counts: [39, 8843, 26675, 9240, 44] };
+    let params = SprtParams { elo1: 2.0, ..Default::default() };
     assert_eq!(sprt(&ob, &params).unwrap().verdict, Some(Hypothesis::H1));
 }
 
 #[test]
 fn conversions_and_moments_match_fishtest() {
-    let p = Pentanomial {
-        counts: [10789, 19328, 33806, 19402, 10543],
-    };
+    let p = Pentanomial { counts: [10789, 19328, 33806, 19402, 10543] };
     let close = |what: &str, got: f64, want: f64| assert_close(what, got, want, 1e-9, 1e-12);
     close("sigma per game", sigma_per_game(&p), 0.4064483396145526);
     close("nelo of -3 elo", nelo_of_elo(-3.0, &p), -3.690414195228605);
@@ -198,46 +143,21 @@ fn conversions_and_moments_match_fishtest() {
 
 #[test]
 fn bayeselo_helpers_match_fishtest() {
-    let wdl = Wdl {
-        wins: 65388,
-        draws: 56553,
-        losses: 65804,
-    };
+    let wdl = Wdl { wins: 65388, draws: 56553, losses: 65804 };
     let close = |what: &str, got: f64, want: f64| assert_close(what, got, want, 1e-9, 0.0);
     let drawelo = draw_elo(&wdl);
     close("drawelo", drawelo, 108.00564495997543);
-    close(
-        "bayeselo_to_elo",
-        bayeselo_to_elo(5.0, drawelo),
-        4.546351480567138,
-    );
+    close("bayeselo_to_elo", bayeselo_to_elo(5.0, drawelo), 4.546351480567138);
     let (belo, dlo) = elo_to_bayeselo(5.0, 0.3).unwrap();
     close("elo_to_bayeselo elo", belo, 5.494707952576547);
     close("elo_to_bayeselo drawelo", dlo, 107.56419621267432);
-    close(
-        "LLRlegacy",
-        llr_bayeselo(&wdl, 0.0, 5.0).unwrap(),
-        -30.791679885598114,
-    );
-    close(
-        "drawelo all draws",
-        draw_elo(&Wdl {
-            wins: 0,
-            draws: 30,
-            losses: 0,
-        }),
-        1790.8542923844493,
-    );
+    close("LLRlegacy", llr_bayeselo(&wdl, 0.0, 5.0).unwrap(), -30.791679885598114);
+    close("drawelo all draws", draw_elo(&Wdl { wins: 0, draws: 30, losses: 0 }), 1790.8542923844493);
 }
 
 /// Replays a test pair by pair through `update_SPRT`'s logic (LLR, dynamic overshoot, stop
 /// rule) and checks it stops where Fishtest's did, with the same LLR and corrections.
-fn replay(
-    sequence: &str,
-    params: SprtParams,
-    batch: u64,
-    want: (usize, f64, f64, f64, Hypothesis, [u64; 5]),
-) {
+fn replay(sequence: &str, params: SprtParams, batch: u64, want: (usize, f64, f64, f64, Hypothesis, [u64; 5])) {
     let mut p = Pentanomial::default();
     let mut overshoot = Overshoot::default();
     let digits: Vec<usize> = sequence.bytes().map(|b| usize::from(b - b'0')).collect();
@@ -246,10 +166,7 @@ fn replay(
             p.add(half_points);
         }
         let llr = llr(&p, &params).unwrap();
-        assert_eq!(
-            overshoot.update(p.pairs(), llr, batch),
-            OvershootUpdate::Valid
-        );
+        assert_eq!(overshoot.update(p.pairs(), llr, batch), OvershootUpdate::Valid);
         let result = SprtResult::judge(llr, params.bounds(), overshoot.corrections());
         let played = (batch_index + 1) * batch as usize;
         if let Some(verdict) = result.verdict {
@@ -262,10 +179,7 @@ fn replay(
             return;
         }
     }
-    panic!(
-        "the replay never stopped; Fishtest stopped after {} pairs",
-        want.0
-    );
+    panic!("the replay never stopped; Fishtest stopped after {} pairs", want.0);
 }
 
 #[test]
@@ -285,23 +199,12 @@ fn sprt_with_overshoot_stops_where_fishtest_does() {
         "321130123342222234222222241243222432343223232221220113214123323232431141012423312422244122211123",
         "3321221241312412234",
     );
-    let params = SprtParams {
-        elo0: 0.0,
-        elo1: 20.0,
-        ..Default::default()
-    };
+    let params = SprtParams { elo0: 0.0, elo1: 20.0, ..Default::default() };
     replay(
         seq,
         params,
         1,
-        (
-            979,
-            2.9538771990186623,
-            0.041499347243741436,
-            0.050028840623746816,
-            Hypothesis::H1,
-            [77, 197, 372, 233, 100],
-        ),
+        (979, 2.9538771990186623, 0.041499347243741436, 0.050028840623746816, Hypothesis::H1, [77, 197, 372, 233, 100]),
     );
 
     // random.Random(7), probabilities 0.12, 0.24, 0.36, 0.2, 0.08, logistic [-3, 5], two
@@ -313,37 +216,18 @@ fn sprt_with_overshoot_stops_where_fishtest_does() {
         "243112010233122134142243122111302201220434010311233113220022042303032124112101011131211010321240",
         "3223222413222101031103321112121442141102221201",
     );
-    let params = SprtParams {
-        elo0: -3.0,
-        elo1: 5.0,
-        model: EloModel::Logistic,
-        ..Default::default()
-    };
+    let params = SprtParams { elo0: -3.0, elo1: 5.0, model: EloModel::Logistic, ..Default::default() };
     replay(
         seq,
         params,
         2,
-        (
-            430,
-            -2.9702529982417114,
-            0.029058401596154654,
-            0.0,
-            Hypothesis::H0,
-            [58, 115, 144, 78, 35],
-        ),
+        (430, -2.9702529982417114, 0.029058401596154654, 0.0, Hypothesis::H0, [58, 115, 144, 78, 35]),
     );
 }
 
 #[test]
 fn edge_cases_stay_finite() {
-    let cases = [
-        [0, 0, 0, 0, 0],
-        [0, 0, 7, 0, 0],
-        [0, 0, 0, 0, 9],
-        [9, 0, 0, 0, 0],
-        [0, 1, 0, 0, 0],
-        [0, 0, 0, 1, 0],
-    ];
+    let cases = [[0, 0, 0, 0, 0], [0, 0, 7, 0, 0], [0, 0, 0, 0, 9], [9, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0]];
     for counts in cases {
         let p = Pentanomial { counts };
         let e = elo_estimate(&p);
@@ -353,28 +237,13 @@ fn edge_cases_stay_finite() {
         }
         assert!(e.lower <= e.elo && e.elo <= e.upper, "{counts:?}: {e:?}");
         for model in [EloModel::Normalized, EloModel::Logistic] {
-            let s = sprt(
-                &p,
-                &SprtParams {
-                    model,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            assert!(
-                s.llr.is_finite() && s.verdict.is_none(),
-                "{counts:?} {model}: {s:?}"
-            );
+            let s = sprt(&p, &SprtParams { model, ..Default::default() }).unwrap();
+            assert!(s.llr.is_finite() && s.verdict.is_none(), "{counts:?} {model}: {s:?}");
         }
         assert!(llr_normalized_alt(&p, 0.0, 5.0).is_finite());
     }
     // Bounds no distribution can reach are an error, not a panic.
-    let p = Pentanomial {
-        counts: [10, 20, 40, 20, 10],
-    };
-    assert!(matches!(
-        llr_logistic(&p, 0.0, 1e6),
-        Err(analysis::Error::NoEstimate { .. })
-    ));
+    let p = Pentanomial { counts: [10, 20, 40, 20, 10] };
+    assert!(matches!(llr_logistic(&p, 0.0, 1e6), Err(analysis::Error::NoEstimate { .. })));
     assert!(llr_normalized(&p, 0.0, 1e5).is_err());
 }

@@ -44,11 +44,7 @@ fn games(dir: &Path) -> TestResult {
         let games_in_pair = if p == 13 { 1 } else { 2 };
         for g in 0..games_in_pair {
             let cand_red = g == 0;
-            let red_score = if cand_red {
-                cand_points[g]
-            } else {
-                1.0 - cand_points[g]
-            };
+            let red_score = if cand_red { cand_points[g] } else { 1.0 - cand_points[g] };
             game_id.push(2 * p + g as u64 + 1);
             pair_id.push(p);
             red.push(if cand_red { CAND } else { BASE });
@@ -58,11 +54,7 @@ fn games(dir: &Path) -> TestResult {
                 0.0 => "0-1",
                 _ => "1/2-1/2",
             });
-            reason.push(if red_score == 0.5 {
-                "repetition"
-            } else {
-                "checkmate"
-            });
+            reason.push(if red_score == 0.5 { "repetition" } else { "checkmate" });
             plies.push(40 + p as u32);
             worker.push(if p < 8 { "w1" } else { "w2" });
         }
@@ -84,10 +76,7 @@ fn games(dir: &Path) -> TestResult {
         "nodes" => vec![5000u64; n],
         "worker" => worker,
     )?;
-    write(
-        &mut df,
-        &dir.join("games/run=1/part-000000000001-000000000027.parquet"),
-    )?;
+    write(&mut df, &dir.join("games/run=1/part-000000000001-000000000027.parquet"))?;
 
     let ids = Series::new("".into(), [CAND, BASE]);
     let names = Series::new("".into(), ["tuned", "base"]);
@@ -134,11 +123,7 @@ fn pairing_counts_and_report() -> TestResult {
     assert!((p.llr_series.last().map_or(0.0, |&(_, l)| l) - sprt.llr).abs() < 1e-9);
     // The rating list anchors the variant named `base` at 0.
     assert_eq!(report.anchor.as_deref(), Some("base"));
-    let base = report
-        .ratings
-        .iter()
-        .find(|r| r.name == "base")
-        .ok_or("base missing")?;
+    let base = report.ratings.iter().find(|r| r.name == "base").ok_or("base missing")?;
     assert_eq!(base.elo, 0.0);
     let reasons: u64 = report.reasons.iter().map(|r| r.games).sum();
     assert_eq!(reasons, 27);
@@ -152,10 +137,7 @@ fn pairing_counts_and_report() -> TestResult {
     let files = report::write(&report, &out)?;
     let md = std::fs::read_to_string(out.join("report.md"))?;
     assert!(md.contains("| 1 | tuned vs base | sprt |"), "{md}");
-    assert!(
-        files.iter().any(|f| f.ends_with("llr.png"))
-            && files.iter().any(|f| f.ends_with("elo.png"))
-    );
+    assert!(files.iter().any(|f| f.ends_with("llr.png")) && files.iter().any(|f| f.ends_with("elo.png")));
     Ok(())
 }
 
@@ -191,10 +173,10 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
         (1u64, 12u32, FEN_A, "w", 30, false, true, 1.0f32), // kept
         (1, 14, FEN_B, "b", 50, false, true, 1.0),          // kept, score from Black → -50 for Red
         (1, 4, FEN_B, "w", 0, false, true, 1.0),            // too early
-        (2, 12, FEN_A, "w", 10, false, true, 0.0), // same board and side as game 1: duplicate
-        (2, 16, FEN_B, "w", 10, true, true, 0.0),  // in check
-        (2, 18, FEN_B, "w", 10, false, false, 0.0), // not quiet
-        (3, 20, FEN_B, "w", -20, false, true, 0.5), // kept (FEN_B with Red to move is new)
+        (2, 12, FEN_A, "w", 10, false, true, 0.0),          // same board and side as game 1: duplicate
+        (2, 16, FEN_B, "w", 10, true, true, 0.0),           // in check
+        (2, 18, FEN_B, "w", 10, false, false, 0.0),         // not quiet
+        (3, 20, FEN_B, "w", -20, false, true, 0.5),         // kept (FEN_B with Red to move is new)
     ];
     let n = rows.len();
     let mut df = df!(
@@ -209,29 +191,14 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
         "quiet" => rows.iter().map(|r| r.6).collect::<Vec<_>>(),
         "result" => rows.iter().map(|r| r.7).collect::<Vec<_>>(),
     )?;
-    write(
-        &mut df,
-        &dir.path()
-            .join("positions/run=3/part-000000000001-000000000003.parquet"),
-    )?;
+    write(&mut df, &dir.path().join("positions/run=3/part-000000000001-000000000003.parquet"))?;
     let (positions, counts) = data::tuning_positions(dir.path(), &PositionFilter::default())?;
     assert_eq!((counts.sampled, counts.quiet, counts.unique), (7, 4, 3));
-    let summary: Vec<(u64, f32, i32)> = positions
-        .iter()
-        .map(|p| (p.game & 0xff_ffff_ffff, p.result_red, p.search_score_red))
-        .collect();
+    let summary: Vec<(u64, f32, i32)> =
+        positions.iter().map(|p| (p.game & 0xff_ffff_ffff, p.result_red, p.search_score_red)).collect();
     assert_eq!(summary, vec![(1, 1.0, 30), (1, 1.0, -50), (3, 0.5, -20)]);
-    assert!(
-        positions.iter().all(|p| p.game >> 40 == 3),
-        "the run is part of the game key"
-    );
-    let (none, _) = data::tuning_positions(
-        dir.path(),
-        &PositionFilter {
-            runs: vec![4],
-            min_ply: 10,
-        },
-    )?;
+    assert!(positions.iter().all(|p| p.game >> 40 == 3), "the run is part of the game key");
+    let (none, _) = data::tuning_positions(dir.path(), &PositionFilter { runs: vec![4], min_ply: 10 })?;
     assert!(none.is_empty());
     Ok(())
 }
@@ -240,12 +207,6 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
 fn the_split_keeps_every_game_on_one_side() {
     // Positions of one game share its key, so the by-game split cannot separate them.
     let games: Vec<u64> = (0..2000).map(|g| data::game_key(7, g)).collect();
-    let validation = games
-        .iter()
-        .filter(|&&g| is_validation_game(g, 0.05))
-        .count();
-    assert!(
-        (50..=150).contains(&validation),
-        "{validation} of 2000 games held out"
-    );
+    let validation = games.iter().filter(|&&g| is_validation_game(g, 0.05)).count();
+    assert!((50..=150).contains(&validation), "{validation} of 2000 games held out");
 }

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 
 use analysis::tune::playout::{XorShift64, random_playout_traces};
 use analysis::tune::{
-    AdamConfig, DEFAULT_VALIDATION_FRACTION, Selection, TuningSet, TuningSetBuilder, fit_k, mse,
-    mse_and_gradient, sigmoid, tune, weights_of,
+    AdamConfig, DEFAULT_VALIDATION_FRACTION, Selection, TuningSet, TuningSetBuilder, fit_k, mse, mse_and_gradient,
+    sigmoid, tune, weights_of,
 };
 use engine::Position;
 use engine::eval::{Group, NUM_PARAMS, PHASE_MAX, Params, Trace};
@@ -30,10 +30,7 @@ fn starts() -> Vec<Position> {
     let path = perft_suite();
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut starts = vec![Position::startpos()];
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let fen = line.split(';').next().unwrap();
         starts.push(Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}")));
     }
@@ -42,26 +39,14 @@ fn starts() -> Vec<Position> {
 
 /// The evaluation in centipawns (Red's view) a trace gives under real weights.
 fn eval_of(trace: &Trace, weights: &[f64]) -> f64 {
-    trace
-        .coefficients
-        .iter()
-        .map(|&(i, c)| f64::from(c) * weights[usize::from(i)])
-        .sum::<f64>()
-        / f64::from(PHASE_MAX)
+    trace.coefficients.iter().map(|&(i, c)| f64::from(c) * weights[usize::from(i)]).sum::<f64>() / f64::from(PHASE_MAX)
 }
 
 /// A set whose labels are the expected results of a logistic model with these weights.
 fn expected_labels(traces: &[(Trace, u64)], weights: &[f64], k: f64) -> TuningSet {
     let mut builder = TuningSetBuilder::new();
     for (trace, game) in traces {
-        builder
-            .push_trace(
-                trace,
-                sigmoid(k, eval_of(trace, weights)) as f32,
-                None,
-                *game,
-            )
-            .unwrap();
+        builder.push_trace(trace, sigmoid(k, eval_of(trace, weights)) as f32, None, *game).unwrap();
     }
     builder.build()
 }
@@ -104,12 +89,7 @@ fn recovers_the_material_weights_that_made_the_labels() {
     let truth = true_material();
     let set = expected_labels(&traces, &weights_of(&truth), 1.0);
     let (train, validation) = set.split_by_game(0.1).unwrap();
-    assert!(
-        validation.len() > 200 && train.len() > 3000,
-        "{} / {}",
-        train.len(),
-        validation.len()
-    );
+    assert!(validation.len() > 200 && train.len() > 3000, "{} / {}", train.len(), validation.len());
 
     // K is a property of the labels: with the true weights the fit finds the K that made them.
     let fit = fit_k(&set, &weights_of(&truth)).unwrap();
@@ -143,37 +123,19 @@ fn recovers_the_material_weights_that_made_the_labels() {
             truth.get(i),
             start.get(i)
         );
-        assert!(
-            (f64::from(outcome.params.get(i)) - f64::from(truth.get(i))).abs() <= TOLERANCE.ceil()
-        );
+        assert!((f64::from(outcome.params.get(i)) - f64::from(truth.get(i))).abs() <= TOLERANCE.ceil());
     }
     for i in (0..NUM_PARAMS).filter(|&i| Params::group_of(i) != Some(Group::Material)) {
-        assert_eq!(
-            outcome.params.get(i),
-            start.get(i),
-            "{} is frozen",
-            Params::spec(i).name
-        );
+        assert_eq!(outcome.params.get(i), start.get(i), "{} is frozen", Params::spec(i).name);
     }
 
     // The loss falls: far below the start, and every tenth of the run ends below the tenth before.
     let first = outcome.history[0];
     let best = outcome.best().unwrap();
-    assert!(
-        best.train_loss < first.train_loss / 100.0,
-        "{first:?} -> {best:?}"
-    );
-    assert!(
-        best.validation_loss < first.validation_loss / 100.0,
-        "{first:?} -> {best:?}"
-    );
+    assert!(best.train_loss < first.train_loss / 100.0, "{first:?} -> {best:?}");
+    assert!(best.validation_loss < first.validation_loss / 100.0, "{first:?} -> {best:?}");
     let tenth = (outcome.history.len() / 10).max(1);
-    let marks: Vec<f64> = outcome
-        .history
-        .iter()
-        .step_by(tenth)
-        .map(|r| r.train_loss)
-        .collect();
+    let marks: Vec<f64> = outcome.history.iter().step_by(tenth).map(|r| r.train_loss).collect();
     assert!(marks.windows(2).all(|w| w[1] <= w[0]), "{marks:?}");
     eprintln!(
         "recovery: {} train / {} validation positions, best epoch {} of {}, loss {:.3e} -> {:.3e}, worst error {:.2} cp ({})",
@@ -207,14 +169,9 @@ fn recovers_material_values_from_drawn_results() {
     let mut builder = TuningSetBuilder::new();
     for (trace, game) in &traces {
         let win = rng.unit() < sigmoid(1.0, eval_of(trace, &truth));
-        builder
-            .push_trace(trace, if win { 1.0 } else { 0.0 }, None, *game)
-            .unwrap();
+        builder.push_trace(trace, if win { 1.0 } else { 0.0 }, None, *game).unwrap();
     }
-    let (train, _) = builder
-        .build()
-        .split_by_game(DEFAULT_VALIDATION_FRACTION)
-        .unwrap();
+    let (train, _) = builder.build().split_by_game(DEFAULT_VALIDATION_FRACTION).unwrap();
     let config = AdamConfig {
         k: 1.0,
         epochs: 1000,
@@ -224,28 +181,14 @@ fn recovers_material_values_from_drawn_results() {
         ..AdamConfig::default()
     };
     // No validation set: the kept weights are those of the lowest training loss.
-    let outcome = tune(
-        &train,
-        &TuningSet::new(),
-        &Params::default(),
-        &config,
-        |_| {},
-    )
-    .unwrap();
+    let outcome = tune(&train, &TuningSet::new(), &Params::default(), &config, |_| {}).unwrap();
     let best = *outcome.best().unwrap();
     let truth_loss = mse(&train, &truth, 1.0).unwrap();
-    assert!(
-        best.train_loss <= truth_loss,
-        "tuned {} vs true {truth_loss}",
-        best.train_loss
-    );
+    assert!(best.train_loss <= truth_loss, "tuned {} vs true {truth_loss}", best.train_loss);
 
     let mut worst = (0.0, "", 0.0);
     for piece in ["advisor", "bishop", "knight", "rook", "cannon", "pawn"] {
-        let (mg, eg) = (
-            index(&format!("material.{piece}.mg")),
-            index(&format!("material.{piece}.eg")),
-        );
+        let (mg, eg) = (index(&format!("material.{piece}.mg")), index(&format!("material.{piece}.eg")));
         // The mean phase share of the positions where the piece counts, weighted by its count.
         let (mut weighted, mut total) = (0.0, 0.0);
         for p in train.iter() {
@@ -282,9 +225,7 @@ fn gradient_matches_finite_differences() {
     let mut rng = XorShift64::new(3);
     let mut builder = TuningSetBuilder::new();
     for (trace, game) in &traces {
-        builder
-            .push_trace(trace, [0.0, 0.5, 1.0][rng.below(3)], None, *game)
-            .unwrap();
+        builder.push_trace(trace, [0.0, 0.5, 1.0][rng.below(3)], None, *game).unwrap();
     }
     let set = builder.build();
     let k = 0.8;
@@ -311,10 +252,7 @@ fn gradient_matches_finite_differences() {
         );
         checked += usize::from(analytic[i] != 0.0);
     }
-    assert!(
-        checked > NUM_PARAMS / 3,
-        "only {checked} parameters have a gradient"
-    );
+    assert!(checked > NUM_PARAMS / 3, "only {checked} parameters have a gradient");
 }
 
 /// No game on both sides of the split, no position lost, both sides used.
@@ -329,21 +267,12 @@ fn split_never_puts_one_game_on_both_sides() {
     for fraction in [DEFAULT_VALIDATION_FRACTION, 0.3] {
         let (train, validation) = set.split_by_game(fraction).unwrap();
         assert_eq!(train.len() + validation.len(), set.len());
-        let train_games: std::collections::HashSet<u64> =
-            train.game_ids().iter().copied().collect();
-        let validation_games: std::collections::HashSet<u64> =
-            validation.game_ids().iter().copied().collect();
-        assert!(
-            train_games.is_disjoint(&validation_games),
-            "fraction {fraction}"
-        );
+        let train_games: std::collections::HashSet<u64> = train.game_ids().iter().copied().collect();
+        let validation_games: std::collections::HashSet<u64> = validation.game_ids().iter().copied().collect();
+        assert!(train_games.is_disjoint(&validation_games), "fraction {fraction}");
         assert!(!validation_games.is_empty() && !train_games.is_empty());
-        let share =
-            validation_games.len() as f64 / (train_games.len() + validation_games.len()) as f64;
-        assert!(
-            (share - fraction).abs() < fraction / 2.0 + 0.01,
-            "{share} of games for {fraction}"
-        );
+        let share = validation_games.len() as f64 / (train_games.len() + validation_games.len()) as f64;
+        assert!((share - fraction).abs() < fraction / 2.0 + 0.01, "{share} of games for {fraction}");
         // Positions stay exactly as they were: the total scaled score is unchanged.
         let params = Params::default();
         let total = |s: &TuningSet| (0..s.len()).map(|i| s.dot(i, &params)).sum::<i64>();
@@ -363,11 +292,7 @@ fn storage_stays_within_its_bound() {
     let set = builder.build();
     let coefficients: usize = traces.iter().map(|(t, _)| t.coefficients.len()).sum();
     let bound = 24 * set.len() + 3 * coefficients;
-    assert!(
-        set.heap_bytes() <= bound,
-        "{} bytes for a bound of {bound}",
-        set.heap_bytes()
-    );
+    assert!(set.heap_bytes() <= bound, "{} bytes for a bound of {bound}", set.heap_bytes());
     eprintln!(
         "storage: {:.1} bytes per position, {:.1} trace coefficients and {:.1} stored entries per position (bound {:.1})",
         set.bytes_per_position(),
@@ -398,10 +323,7 @@ fn weights_stay_within_their_ranges() {
     assert_eq!(outcome.params.get(pawn_mg), 0);
     let mut expected = Params::default();
     expected.set(pawn_mg, 0).unwrap();
-    assert_eq!(
-        outcome.params, expected,
-        "only the selected parameter moved"
-    );
+    assert_eq!(outcome.params, expected, "only the selected parameter moved");
 }
 
 /// When training moves away from what validation rewards, tuning stops after `patience` epochs
@@ -429,46 +351,15 @@ fn early_stopping_keeps_the_best_weights() {
 
 #[test]
 fn bad_settings_are_refused_with_their_name() {
-    let set = expected_labels(
-        &random_playout_traces(&starts(), 50, 1),
-        &weights_of(&Params::default()),
-        1.0,
-    );
+    let set = expected_labels(&random_playout_traces(&starts(), 50, 1), &weights_of(&Params::default()), 1.0);
     for (config, name) in [
-        (
-            AdamConfig {
-                learning_rate: 0.0,
-                ..AdamConfig::default()
-            },
-            "learning rate",
-        ),
-        (
-            AdamConfig {
-                beta2: 1.0,
-                ..AdamConfig::default()
-            },
-            "beta2",
-        ),
-        (
-            AdamConfig {
-                k: f64::NAN,
-                ..AdamConfig::default()
-            },
-            "K",
-        ),
+        (AdamConfig { learning_rate: 0.0, ..AdamConfig::default() }, "learning rate"),
+        (AdamConfig { beta2: 1.0, ..AdamConfig::default() }, "beta2"),
+        (AdamConfig { k: f64::NAN, ..AdamConfig::default() }, "K"),
     ] {
-        let err = tune(&set, &set, &Params::default(), &config, |_| {})
-            .expect_err(name)
-            .to_string();
+        let err = tune(&set, &set, &Params::default(), &config, |_| {}).expect_err(name).to_string();
         assert!(err.contains(name), "{err}");
     }
-    let err = tune(
-        &TuningSet::new(),
-        &set,
-        &Params::default(),
-        &AdamConfig::default(),
-        |_| {},
-    )
-    .expect_err("empty");
+    let err = tune(&TuningSet::new(), &set, &Params::default(), &AdamConfig::default(), |_| {}).expect_err("empty");
     assert!(err.to_string().contains("training positions"), "{err}");
 }

@@ -16,9 +16,7 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
         // A clock set before 1970 reads as the epoch rather than failing every call.
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
     }
 }
 
@@ -30,9 +28,7 @@ pub struct ManualClock {
 
 impl ManualClock {
     pub fn new(now_ms: u64) -> ManualClock {
-        ManualClock {
-            now_ms: AtomicU64::new(now_ms),
-        }
+        ManualClock { now_ms: AtomicU64::new(now_ms) }
     }
 
     pub fn set(&self, now_ms: u64) {

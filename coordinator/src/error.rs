@@ -31,17 +31,9 @@ pub enum Error {
     InvalidSpec { field: String, reason: String },
     /// A submitted result that does not fit its lease; nothing of the submission was stored.
     #[error("invalid report for lease {lease}, pair {pair}: {reason}")]
-    InvalidReport {
-        lease: LeaseId,
-        pair: u64,
-        reason: String,
-    },
+    InvalidReport { lease: LeaseId, pair: u64, reason: String },
     #[error("run {run}: cannot change state from {from} to {to}")]
-    InvalidStateChange {
-        run: RunId,
-        from: String,
-        to: String,
-    },
+    InvalidStateChange { run: RunId, from: String, to: String },
     /// The backend failed (I/O, locking, SQL).
     #[error("storage failure while {context}: {source}")]
     Storage {
@@ -58,24 +50,14 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn invalid_spec(field: impl Into<String>, reason: impl Into<String>) -> Error {
-        Error::InvalidSpec {
-            field: field.into(),
-            reason: reason.into(),
-        }
+        Error::InvalidSpec { field: field.into(), reason: reason.into() }
     }
 
     pub(crate) fn invalid_report(lease: LeaseId, pair: u64, reason: impl Into<String>) -> Error {
-        Error::InvalidReport {
-            lease,
-            pair,
-            reason: reason.into(),
-        }
+        Error::InvalidReport { lease, pair, reason: reason.into() }
     }
 
     pub(crate) fn storage(context: impl Into<String>, source: impl Into<BoxedSource>) -> Error {
-        Error::Storage {
-            context: context.into(),
-            source: source.into(),
-        }
+        Error::Storage { context: context.into(), source: source.into() }
     }
 }

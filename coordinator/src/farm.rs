@@ -8,10 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, EloModel as StatsModel, Hypothesis, Pentanomial, SprtParams, Wdl};
 use proto::domain::{
-    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats,
-    OpeningSuiteSpec, OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec,
-    RunState, RunStatus, SprtProgress, SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId,
-    WorkerInfo,
+    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec,
+    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
+    SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
 
@@ -41,20 +40,14 @@ pub struct Farm {
 
 impl std::fmt::Debug for Farm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Farm")
-            .field("data_dir", &self.data_dir)
-            .finish_non_exhaustive()
+        f.debug_struct("Farm").field("data_dir", &self.data_dir).finish_non_exhaustive()
     }
 }
 
 impl Farm {
     /// A farm over `storage`; with a data directory, Parquet parts left by a crash are
     /// repaired or adopted and anything recorded but not yet exported is exported now.
-    pub fn new(
-        storage: Arc<dyn Storage>,
-        clock: Arc<dyn Clock>,
-        data_dir: Option<PathBuf>,
-    ) -> Result<Farm> {
+    pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
         let (changes, _) = watch::channel(0);
         let farm = Farm {
             storage,
@@ -71,12 +64,10 @@ impl Farm {
             farm.check_sprt(&run)?;
         }
         if let Some(dir) = &farm.data_dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
             for run in farm.storage.list_runs()? {
                 let done = farm.storage.exported_up_to(run.id)?;
-                let adopted =
-                    pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
+                let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
                 if adopted > done {
                     farm.storage.mark_exported(run.id, adopted)?;
                 }
@@ -129,15 +120,9 @@ impl Farm {
                 );
                 LeaseGrant::Lease(lease)
             }
-            None => LeaseGrant::NoWork {
-                retry_after_ms: NO_WORK_RETRY_MS,
-            },
+            None => LeaseGrant::NoWork { retry_after_ms: NO_WORK_RETRY_MS },
         };
-        Ok(LeaseReply {
-            acks,
-            closed,
-            grant,
-        })
+        Ok(LeaseReply { acks, closed, grant })
     }
 
     pub fn submit(&self, req: &SubmitRequest) -> Result<BatchAck> {
@@ -202,8 +187,7 @@ impl Farm {
                 && let Some(h) = progress.1
             {
                 let h1 = h == Hypothesis::H1;
-                self.storage
-                    .set_run_state(run.id, RunState::SprtDone { h1 })?;
+                self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
                 tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
             }
         }
@@ -230,18 +214,11 @@ impl Farm {
         };
         let mut rows = Vec::with_capacity(runs.len());
         for run in runs {
-            let variants = run
-                .spec
-                .variants
-                .iter()
-                .map(|id| self.storage.get_variant(id))
-                .collect::<Result<Vec<_>>>()?;
+            let variants =
+                run.spec.variants.iter().map(|id| self.storage.get_variant(id)).collect::<Result<Vec<_>>>()?;
             rows.push(pq::RunRow::new(run, &variants));
         }
-        let mut written = self
-            .runs_written
-            .lock()
-            .map_err(|_| Error::Export("runs table lock poisoned".into()))?;
+        let mut written = self.runs_written.lock().map_err(|_| Error::Export("runs table lock poisoned".into()))?;
         if *written != rows {
             pq::write_runs(dir, &rows).map_err(|e| Error::Export(e.to_string()))?;
             *written = rows;
@@ -255,10 +232,7 @@ impl Farm {
         let Some(dir) = &self.data_dir else {
             return Ok(());
         };
-        let _guard = self
-            .export_lock
-            .lock()
-            .map_err(|_| Error::Export("export lock poisoned".into()))?;
+        let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
         loop {
             let done = self.storage.exported_up_to(run)?;
             let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
@@ -267,16 +241,7 @@ impl Farm {
             };
             let rows: Vec<_> = games
                 .iter()
-                .map(|g| {
-                    pq::rows_from_report(
-                        run,
-                        g.game_id,
-                        g.pair_index,
-                        g.opening_index,
-                        &g.worker,
-                        &g.report,
-                    )
-                })
+                .map(|g| pq::rows_from_report(run, g.game_id, g.pair_index, g.opening_index, &g.worker, &g.report))
                 .collect();
             pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
             self.storage.mark_exported(run, last)?;
@@ -285,18 +250,14 @@ impl Farm {
             }
         }
         let done = self.storage.exported_up_to(run)?;
-        pq::compact(dir, run, done, &CompactionPolicy::default())
-            .map_err(|e| Error::Export(e.to_string()))?;
+        pq::compact(dir, run, done, &CompactionPolicy::default()).map_err(|e| Error::Export(e.to_string()))?;
         Ok(())
     }
 
     pub fn expire_leases(&self) -> Result<usize> {
         let n = self.storage.expire_leases(self.clock.now_ms())?;
         if n > 0 {
-            tracing::info!(
-                expired = n,
-                "leases expired; unfinished pairs back in the pool"
-            );
+            tracing::info!(expired = n, "leases expired; unfinished pairs back in the pool");
             self.notify();
         }
         Ok(n)
@@ -304,24 +265,16 @@ impl Farm {
 
     pub fn add_variant(&self, spec: &VariantSpec) -> Result<Variant> {
         if spec.name.trim().is_empty() {
-            return Err(Error::InvalidSpec {
-                field: "name".into(),
-                reason: "empty".into(),
-            });
+            return Err(Error::InvalidSpec { field: "name".into(), reason: "empty".into() });
         }
         match &spec.kind {
             VariantKind::Params { toml } => {
-                engine::eval::Params::from_toml_str(toml).map_err(|e| Error::InvalidSpec {
-                    field: "params".into(),
-                    reason: e.to_string(),
-                })?;
+                engine::eval::Params::from_toml_str(toml)
+                    .map_err(|e| Error::InvalidSpec { field: "params".into(), reason: e.to_string() })?;
             }
             VariantKind::External { command, .. } => {
                 if command.trim().is_empty() {
-                    return Err(Error::InvalidSpec {
-                        field: "external.command".into(),
-                        reason: "empty".into(),
-                    });
+                    return Err(Error::InvalidSpec { field: "external.command".into(), reason: "empty".into() });
                 }
             }
         }
@@ -331,27 +284,17 @@ impl Farm {
     /// Stores a suite after checking every line with the engine's rules.
     pub fn add_openings(&self, spec: &OpeningSuiteSpec) -> Result<OpeningSuiteSummary> {
         for (i, line) in spec.openings.iter().enumerate() {
-            check_opening(line).map_err(|reason| Error::InvalidSpec {
-                field: format!("openings[{i}]"),
-                reason,
-            })?;
+            check_opening(line).map_err(|reason| Error::InvalidSpec { field: format!("openings[{i}]"), reason })?;
         }
         let suite = self.storage.add_openings(&spec.name, &spec.openings)?;
-        Ok(OpeningSuiteSummary {
-            id: suite.id,
-            name: suite.name,
-            openings: suite.openings.len() as u32,
-        })
+        Ok(OpeningSuiteSummary { id: suite.id, name: suite.name, openings: suite.openings.len() as u32 })
     }
 
     pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
         if let RunKind::Sprt(s) = &spec.kind {
             to_stats_params(s)
                 .validate()
-                .map_err(|e| Error::InvalidSpec {
-                    field: "sprt".into(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| Error::InvalidSpec { field: "sprt".into(), reason: e.to_string() })?;
         }
         let run = self.storage.create_run(spec, self.clock.now_ms())?;
         tracing::info!(run = run.id, name = %run.spec.name, "run created");
@@ -361,11 +304,7 @@ impl Farm {
 
     pub fn stop_run(&self, id: RunId) -> Result<RunStatus> {
         let run = self.storage.get_run(id)?;
-        let run = if run.state == RunState::Active {
-            self.storage.set_run_state(id, RunState::Stopped)?
-        } else {
-            run
-        };
+        let run = if run.state == RunState::Active { self.storage.set_run_state(id, RunState::Stopped)? } else { run };
         self.notify();
         Ok(status(run))
     }
@@ -401,10 +340,8 @@ pub fn check_opening(line: &str) -> std::result::Result<(), String> {
         engine::Position::from_fen(setup).map_err(|e| format!("`{text}`: {e}"))?
     };
     for (i, m) in moves.iter().enumerate() {
-        let mv =
-            engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
-        pos.try_play(mv)
-            .map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+        let mv = engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
+        pos.try_play(mv).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
     }
     if !pos.has_legal_move() {
         return Err(format!("`{text}`: the side to move has no legal move"));
@@ -429,18 +366,9 @@ fn sprt_progress(
     counts: &PairingStats,
     settings: &proto::domain::SprtSettings,
 ) -> Option<(SprtProgress, Option<Hypothesis>)> {
-    let p = Pentanomial {
-        counts: counts.pentanomial,
-    };
+    let p = Pentanomial { counts: counts.pentanomial };
     let r = stats::sprt(&p, &to_stats_params(settings)).ok()?;
-    Some((
-        SprtProgress {
-            llr: r.llr,
-            lower_bound: r.lower,
-            upper_bound: r.upper,
-        },
-        r.verdict,
-    ))
+    Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
 }
 
 /// The live statistics of a run's pairings.
@@ -449,24 +377,14 @@ pub fn status(run: Run) -> RunStatus {
         .stats
         .iter()
         .map(|c| {
-            let p = Pentanomial {
-                counts: c.pentanomial,
-            };
-            let wdl = Wdl {
-                wins: c.wins,
-                draws: c.draws,
-                losses: c.losses,
-            };
+            let p = Pentanomial { counts: c.pentanomial };
+            let wdl = Wdl { wins: c.wins, draws: c.draws, losses: c.losses };
             let elo = stats::elo_estimate(&p);
             let nelo = stats::nelo_estimate(&p);
             let sprt = match &run.spec.kind {
                 RunKind::Sprt(s) => sprt_progress(c, s).map(|(p, _)| p).or_else(|| {
                     let (lower_bound, upper_bound) = stats::llr_bounds(s.alpha, s.beta);
-                    Some(SprtProgress {
-                        llr: 0.0,
-                        lower_bound,
-                        upper_bound,
-                    })
+                    Some(SprtProgress { llr: 0.0, lower_bound, upper_bound })
                 }),
                 _ => None,
             };

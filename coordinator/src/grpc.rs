@@ -9,8 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use proto::domain::{
-    LeaseRequest, OpeningSuiteSpec, RunFilter, RunId, RunSpec, RunState, SubmitRequest,
-    VariantSpec, WorkerInfo,
+    LeaseRequest, OpeningSuiteSpec, RunFilter, RunId, RunSpec, RunState, SubmitRequest, VariantSpec, WorkerInfo,
 };
 use proto::pb;
 use tokio_stream::Stream;
@@ -34,10 +33,7 @@ impl std::fmt::Debug for FarmService {
 
 impl FarmService {
     pub fn new(farm: Arc<Farm>, token: &str) -> FarmService {
-        FarmService {
-            farm,
-            token: Arc::from(token),
-        }
+        FarmService { farm, token: Arc::from(token) }
     }
 
     pub fn into_server(self) -> pb::farm_server::FarmServer<FarmService> {
@@ -59,9 +55,7 @@ impl FarmService {
             Ok(result) => result.map_err(Status::from),
             Err(e) => {
                 tracing::error!(error = %e, "a farm call failed to complete");
-                Err(Status::internal(format!(
-                    "the call failed to complete: {e}"
-                )))
+                Err(Status::internal(format!("the call failed to complete: {e}")))
             }
         }
     }
@@ -76,13 +70,9 @@ impl From<Error> for Status {
             | Error::SuiteNotFound(_)
             | Error::LeaseNotFound(_)
             | Error::WorkerNotFound(_) => Status::not_found(msg),
-            Error::InvalidSpec { .. } | Error::InvalidReport { .. } => {
-                Status::invalid_argument(msg)
-            }
+            Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
-            Error::LeaseClosed(_) | Error::InvalidStateChange { .. } => {
-                Status::failed_precondition(msg)
-            }
+            Error::LeaseClosed(_) | Error::InvalidStateChange { .. } => Status::failed_precondition(msg),
             _ => {
                 tracing::error!(error = %msg, "internal error");
                 Status::internal(msg)
@@ -102,90 +92,52 @@ type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchRunResponse, Status
 
 #[tonic::async_trait]
 impl pb::farm_server::Farm for FarmService {
-    async fn register(
-        &self,
-        req: Request<pb::RegisterRequest>,
-    ) -> Result<Response<pb::RegisterResponse>, Status> {
+    async fn register(&self, req: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
         self.auth(&req)?;
         let info: WorkerInfo = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.register(&info)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.register(&info)).await?.into()))
     }
 
-    async fn lease(
-        &self,
-        req: Request<pb::LeaseRequest>,
-    ) -> Result<Response<pb::LeaseResponse>, Status> {
+    async fn lease(&self, req: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseResponse>, Status> {
         self.auth(&req)?;
         let lease: LeaseRequest = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.lease(&lease)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.lease(&lease)).await?.into()))
     }
 
-    async fn submit(
-        &self,
-        req: Request<pb::SubmitRequest>,
-    ) -> Result<Response<pb::SubmitResponse>, Status> {
+    async fn submit(&self, req: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
         self.auth(&req)?;
         let submit: SubmitRequest = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.submit(&submit)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.submit(&submit)).await?.into()))
     }
 
-    async fn create_run(
-        &self,
-        req: Request<pb::CreateRunRequest>,
-    ) -> Result<Response<pb::CreateRunResponse>, Status> {
+    async fn create_run(&self, req: Request<pb::CreateRunRequest>) -> Result<Response<pb::CreateRunResponse>, Status> {
         self.auth(&req)?;
         let spec: RunSpec = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.create_run(&spec)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.create_run(&spec)).await?.into()))
     }
 
-    async fn list_runs(
-        &self,
-        req: Request<pb::ListRunsRequest>,
-    ) -> Result<Response<pb::ListRunsResponse>, Status> {
+    async fn list_runs(&self, req: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {
         self.auth(&req)?;
         let filter: RunFilter = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.list_runs(&filter)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.list_runs(&filter)).await?.into()))
     }
 
-    async fn get_run(
-        &self,
-        req: Request<pb::GetRunRequest>,
-    ) -> Result<Response<pb::GetRunResponse>, Status> {
+    async fn get_run(&self, req: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.get_run(id)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.get_run(id)).await?.into()))
     }
 
-    async fn stop_run(
-        &self,
-        req: Request<pb::StopRunRequest>,
-    ) -> Result<Response<pb::StopRunResponse>, Status> {
+    async fn stop_run(&self, req: Request<pb::StopRunRequest>) -> Result<Response<pb::StopRunResponse>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.stop_run(id)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.stop_run(id)).await?.into()))
     }
 
     type WatchRunStream = WatchStream;
 
     /// The run's status now, then after every change, until the run is over.
-    async fn watch_run(
-        &self,
-        req: Request<pb::WatchRunRequest>,
-    ) -> Result<Response<WatchStream>, Status> {
+    async fn watch_run(&self, req: Request<pb::WatchRunRequest>) -> Result<Response<WatchStream>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
         let first = self.call(move |farm| farm.get_run(id)).await?;
@@ -204,11 +156,7 @@ impl pb::farm_server::Farm for FarmService {
                 let status = match tokio::task::spawn_blocking(move || current.get_run(id)).await {
                     Ok(status) => status,
                     Err(e) => {
-                        let _ = tx
-                            .send(Err(Status::internal(format!(
-                                "reading the run failed: {e}"
-                            ))))
-                            .await;
+                        let _ = tx.send(Err(Status::internal(format!("reading the run failed: {e}")))).await;
                         return;
                     }
                 };
@@ -236,9 +184,7 @@ impl pb::farm_server::Farm for FarmService {
     ) -> Result<Response<pb::AddVariantResponse>, Status> {
         self.auth(&req)?;
         let spec: VariantSpec = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.add_variant(&spec)).await?.into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.add_variant(&spec)).await?.into()))
     }
 
     async fn add_openings(
@@ -247,11 +193,7 @@ impl pb::farm_server::Farm for FarmService {
     ) -> Result<Response<pb::AddOpeningsResponse>, Status> {
         self.auth(&req)?;
         let spec: OpeningSuiteSpec = convert(req.into_inner())?;
-        Ok(Response::new(
-            self.call(move |farm| farm.add_openings(&spec))
-                .await?
-                .into(),
-        ))
+        Ok(Response::new(self.call(move |farm| farm.add_openings(&spec)).await?.into()))
     }
 }
 

@@ -23,69 +23,35 @@ pub fn is_move_text(m: &str) -> bool {
     !m.is_empty() && m.len() <= MAX_MOVE_BYTES && m.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-fn check_game(
-    lease: LeaseId,
-    pair: u64,
-    which: usize,
-    game: &GameReport,
-    red: &str,
-    black: &str,
-) -> Result<()> {
-    let bad = |reason: String| {
-        Err(Error::invalid_report(
-            lease,
-            pair,
-            format!("game {which}: {reason}"),
-        ))
-    };
+fn check_game(lease: LeaseId, pair: u64, which: usize, game: &GameReport, red: &str, black: &str) -> Result<()> {
+    let bad = |reason: String| Err(Error::invalid_report(lease, pair, format!("game {which}: {reason}")));
     if game.red != red || game.black != black {
-        return bad(format!(
-            "expected Red {red} and Black {black}, got {} and {}",
-            game.red, game.black
-        ));
+        return bad(format!("expected Red {red} and Black {black}, got {} and {}", game.red, game.black));
     }
     if game.start_fen.trim().is_empty() || game.start_fen.len() > MAX_FEN_BYTES {
         return bad(format!("start FEN must be 1..={MAX_FEN_BYTES} bytes"));
     }
     if game.reason.len() > MAX_REASON_BYTES || game.reason.chars().any(char::is_control) {
-        return bad(format!(
-            "reason must be at most {MAX_REASON_BYTES} printable bytes"
-        ));
+        return bad(format!("reason must be at most {MAX_REASON_BYTES} printable bytes"));
     }
     if game.moves.len() > MAX_GAME_PLIES {
-        return bad(format!(
-            "{} plies, at most {MAX_GAME_PLIES}",
-            game.moves.len()
-        ));
+        return bad(format!("{} plies, at most {MAX_GAME_PLIES}", game.moves.len()));
     }
     if let Some(m) = game.moves.iter().find(|m| !is_move_text(m)) {
         return bad(format!("move {m:?} is not a move"));
     }
     if game.duration_ms > MAX_GAME_DURATION_MS || game.nodes > MAX_GAME_NODES {
-        return bad(format!(
-            "duration {} ms or {} nodes is beyond any real game",
-            game.duration_ms, game.nodes
-        ));
+        return bad(format!("duration {} ms or {} nodes is beyond any real game", game.duration_ms, game.nodes));
     }
     if game.positions.len() > game.moves.len() + 1 {
-        return bad(format!(
-            "{} sampled positions for {} plies",
-            game.positions.len(),
-            game.moves.len()
-        ));
+        return bad(format!("{} sampled positions for {} plies", game.positions.len(), game.moves.len()));
     }
     for p in &game.positions {
         if p.fen.trim().is_empty() || p.fen.len() > MAX_FEN_BYTES {
-            return bad(format!(
-                "sampled position at ply {} has no valid FEN",
-                p.ply
-            ));
+            return bad(format!("sampled position at ply {} has no valid FEN", p.ply));
         }
         if !p.best_move.is_empty() && !is_move_text(&p.best_move) {
-            return bad(format!(
-                "sampled position at ply {} has best move {:?}",
-                p.ply, p.best_move
-            ));
+            return bad(format!("sampled position at ply {} has best move {:?}", p.ply, p.best_move));
         }
         if p.ply as usize > game.moves.len() {
             return bad(format!("sampled ply {} is past the game's end", p.ply));
@@ -101,11 +67,7 @@ pub fn check_pair(lease: LeaseId, report: &PairReport, variants: &[VariantId; 2]
     check_game(lease, report.pair_index, 0, &report.games[0], v0, v1)?;
     check_game(lease, report.pair_index, 1, &report.games[1], v1, v0)?;
     if report.games[0].start_fen != report.games[1].start_fen {
-        return Err(Error::invalid_report(
-            lease,
-            report.pair_index,
-            "the two games start from different positions",
-        ));
+        return Err(Error::invalid_report(lease, report.pair_index, "the two games start from different positions"));
     }
     Ok(())
 }
@@ -141,10 +103,7 @@ mod tests {
     }
 
     fn pair(o0: GameOutcome, o1: GameOutcome) -> PairReport {
-        PairReport {
-            pair_index: 3,
-            games: [game("a", "b", o0), game("b", "a", o1)],
-        }
+        PairReport { pair_index: 3, games: [game("a", "b", o0), game("b", "a", o1)] }
     }
 
     #[test]
@@ -174,13 +133,6 @@ mod tests {
         assert!(check_pair(1, &other_start, &variants).is_err());
         let mut too_long = good;
         too_long.games[0].moves = vec!["a0a1".into(); MAX_GAME_PLIES + 1];
-        assert!(matches!(
-            check_pair(1, &too_long, &variants),
-            Err(Error::InvalidReport {
-                lease: 1,
-                pair: 3,
-                ..
-            })
-        ));
+        assert!(matches!(check_pair(1, &too_long, &variants), Err(Error::InvalidReport { lease: 1, pair: 3, .. })));
     }
 }

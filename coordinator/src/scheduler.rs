@@ -26,10 +26,8 @@ pub const LEASE_TIMEOUT_MS: u64 = 30_000;
 /// Estimated time per move at a fixed depth, in microseconds, for depths 1, 2, ...: a
 /// branching factor of about 2.5 from ~1 M nodes per second. Deeper searches grow by the last
 /// ratio.
-const DEPTH_MOVE_US: [u64; 15] = [
-    20, 50, 100, 250, 600, 1_500, 4_000, 10_000, 25_000, 60_000, 150_000, 400_000, 1_000_000,
-    2_500_000, 6_000_000,
-];
+const DEPTH_MOVE_US: [u64; 15] =
+    [20, 50, 100, 250, 600, 1_500, 4_000, 10_000, 25_000, 60_000, 150_000, 400_000, 1_000_000, 2_500_000, 6_000_000];
 
 /// One pairing of a run: indices into `RunSpec::variants`. Statistics are kept from `a`'s side,
 /// and the first game of each pair has `a` as Red.
@@ -43,10 +41,7 @@ pub struct Pairing {
 /// gauntlet `[v0, vi]` for each opponent; a round robin every `i < j`. The index into this list
 /// is `PairTask::pairing`.
 pub fn pairings(spec: &RunSpec) -> Vec<Pairing> {
-    spec.pairings()
-        .into_iter()
-        .map(|(a, b)| Pairing { a, b })
-        .collect()
+    spec.pairings().into_iter().map(|(a, b)| Pairing { a, b }).collect()
 }
 
 /// How many pairs each pairing plays; `None` for an SPRT, which plays until its verdict.
@@ -87,9 +82,7 @@ fn splitmix64(mut x: u64) -> u64 {
 /// million openings.
 fn permute(index: u64, n: u64, key: u64) -> u64 {
     debug_assert!(index < n);
-    let bits = (u64::BITS - (n - 1).leading_zeros())
-        .max(2)
-        .next_multiple_of(2);
+    let bits = (u64::BITS - (n - 1).leading_zeros()).max(2).next_multiple_of(2);
     let half = bits / 2;
     let mask = (1u64 << half) - 1;
     let mut x = index;
@@ -168,24 +161,15 @@ pub fn plan_batch(
     let mut fresh = Vec::new();
     let mut pair_index = next_pair_index;
     while reused.len() + fresh.len() < batch {
-        let open = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &count)| target.is_none_or(|t| count < t));
+        let open = counts.iter().enumerate().filter(|&(_, &count)| target.is_none_or(|t| count < t));
         let Some((pairing, _)) = open.min_by_key(|&(i, &count)| (count, i)) else {
             break;
         };
         counts[pairing] += 1;
-        fresh.push(NewPair {
-            pair_index,
-            pairing: u32::try_from(pairing).unwrap_or(u32::MAX),
-        });
+        fresh.push(NewPair { pair_index, pairing: u32::try_from(pairing).unwrap_or(u32::MAX) });
         pair_index += 1;
     }
-    BatchPlan {
-        requeued: reused,
-        fresh,
-    }
+    BatchPlan { requeued: reused, fresh }
 }
 
 /// What a worker could be given from one run.
@@ -219,10 +203,7 @@ pub fn choose_run(loads: &[RunLoad]) -> Option<RunId> {
 
 /// Estimated duration of one game, in microseconds.
 pub fn game_estimate_us(tc: TimeControl) -> u64 {
-    let per_move = |us: u64| {
-        us.saturating_add(MOVE_OVERHEAD_US)
-            .saturating_mul(PLIES_PER_GAME)
-    };
+    let per_move = |us: u64| us.saturating_add(MOVE_OVERHEAD_US).saturating_mul(PLIES_PER_GAME);
     match tc {
         TimeControl::Nodes(nodes) => per_move(nodes.saturating_mul(1_000) / NODES_PER_MS),
         TimeControl::Depth(depth) => {
@@ -241,9 +222,7 @@ pub fn game_estimate_us(tc: TimeControl) -> u64 {
         TimeControl::Clock { base_ms, inc_ms } => {
             // Both sides may spend their whole clock.
             let side_ms = base_ms.saturating_add(inc_ms.saturating_mul(CLOCK_MOVES_PER_SIDE));
-            side_ms
-                .saturating_mul(2_000)
-                .saturating_add(MOVE_OVERHEAD_US * PLIES_PER_GAME)
+            side_ms.saturating_mul(2_000).saturating_add(MOVE_OVERHEAD_US * PLIES_PER_GAME)
         }
     }
 }
@@ -264,9 +243,7 @@ pub fn batch_pairs(tc: TimeControl, free_slots: u32) -> usize {
     let target_us = BATCH_TARGET_MS * 1_000;
     let per_slot = ((target_us + pair_us / 2) / pair_us).max(1);
     let pairs = per_slot.saturating_mul(u64::from(free_slots));
-    usize::try_from(pairs)
-        .unwrap_or(usize::MAX)
-        .clamp(MIN_BATCH_PAIRS, MAX_BATCH_PAIRS)
+    usize::try_from(pairs).unwrap_or(usize::MAX).clamp(MIN_BATCH_PAIRS, MAX_BATCH_PAIRS)
 }
 
 /// The deadline of a lease granted or renewed at `now_ms`.
@@ -304,59 +281,24 @@ mod tests {
     #[test]
     fn pairings_follow_the_run_kind() {
         let p = |a, b| Pairing { a, b };
+        assert_eq!(pairings(&spec(RunKind::Sprt(SprtSettings::default()), 2)), vec![p(0, 1)]);
+        assert_eq!(pairings(&spec(RunKind::Games { pairs: 3 }, 2)), vec![p(0, 1)]);
+        assert_eq!(pairings(&spec(RunKind::Gauntlet { pairs_per_opponent: 3 }, 4)), vec![p(0, 1), p(0, 2), p(0, 3)]);
         assert_eq!(
-            pairings(&spec(RunKind::Sprt(SprtSettings::default()), 2)),
-            vec![p(0, 1)]
-        );
-        assert_eq!(
-            pairings(&spec(RunKind::Games { pairs: 3 }, 2)),
-            vec![p(0, 1)]
-        );
-        assert_eq!(
-            pairings(&spec(
-                RunKind::Gauntlet {
-                    pairs_per_opponent: 3
-                },
-                4
-            )),
-            vec![p(0, 1), p(0, 2), p(0, 3)]
-        );
-        assert_eq!(
-            pairings(&spec(
-                RunKind::RoundRobin {
-                    pairs_per_pairing: 3
-                },
-                4
-            )),
+            pairings(&spec(RunKind::RoundRobin { pairs_per_pairing: 3 }, 4)),
             vec![p(0, 1), p(0, 2), p(0, 3), p(1, 2), p(1, 3), p(2, 3)]
         );
-        assert_eq!(
-            pairs_per_pairing(&RunKind::Sprt(SprtSettings::default())),
-            None
-        );
-        assert_eq!(
-            pairs_per_pairing(&RunKind::Gauntlet {
-                pairs_per_opponent: 7
-            }),
-            Some(7)
-        );
+        assert_eq!(pairs_per_pairing(&RunKind::Sprt(SprtSettings::default())), None);
+        assert_eq!(pairs_per_pairing(&RunKind::Gauntlet { pairs_per_opponent: 7 }), Some(7));
     }
 
     #[test]
     fn completion_needs_every_pairing_done() {
-        let done = |n| PairingStats {
-            pentanomial: [n, 0, 0, 0, 0],
-            ..PairingStats::default()
-        };
-        let kind = RunKind::RoundRobin {
-            pairs_per_pairing: 2,
-        };
+        let done = |n| PairingStats { pentanomial: [n, 0, 0, 0, 0], ..PairingStats::default() };
+        let kind = RunKind::RoundRobin { pairs_per_pairing: 2 };
         assert!(!is_complete(&kind, &[done(2), done(1)]));
         assert!(is_complete(&kind, &[done(2), done(2)]));
-        assert!(!is_complete(
-            &RunKind::Sprt(SprtSettings::default()),
-            &[done(1_000_000)]
-        ));
+        assert!(!is_complete(&RunKind::Sprt(SprtSettings::default()), &[done(1_000_000)]));
     }
 
     #[test]
@@ -364,9 +306,8 @@ mod tests {
         for n in [1usize, 2, 3, 5, 64, 200, 1_000] {
             for run in [1u64, 2, 99] {
                 for cycle in 0..3u64 {
-                    let seen: BTreeSet<u32> = (0..n as u64)
-                        .map(|i| opening_for_pair(run, cycle * n as u64 + i, n))
-                        .collect();
+                    let seen: BTreeSet<u32> =
+                        (0..n as u64).map(|i| opening_for_pair(run, cycle * n as u64 + i, n)).collect();
                     assert_eq!(seen.len(), n, "suite of {n}, run {run}, cycle {cycle}");
                     assert!(seen.iter().all(|&o| (o as usize) < n));
                 }
@@ -376,11 +317,7 @@ mod tests {
 
     #[test]
     fn opening_orders_depend_on_run_and_cycle() {
-        let order = |run, cycle: u64| {
-            (0..200)
-                .map(|i| opening_for_pair(run, cycle * 200 + i, 200))
-                .collect::<Vec<_>>()
-        };
+        let order = |run, cycle: u64| (0..200).map(|i| opening_for_pair(run, cycle * 200 + i, 200)).collect::<Vec<_>>();
         assert_eq!(order(7, 0), order(7, 0), "deterministic");
         assert_ne!(order(7, 0), order(8, 0));
         assert_ne!(order(7, 0), order(7, 1));
@@ -391,11 +328,7 @@ mod tests {
     fn requeued_pairs_come_first_then_balanced_new_pairs() {
         let plan = plan_batch(&[9, 4], &[3, 1, 2], Some(10), 20, 5);
         assert_eq!(plan.requeued, vec![4, 9]);
-        let fresh: Vec<_> = plan
-            .fresh
-            .iter()
-            .map(|p| (p.pair_index, p.pairing))
-            .collect();
+        let fresh: Vec<_> = plan.fresh.iter().map(|p| (p.pair_index, p.pairing)).collect();
         assert_eq!(fresh, vec![(20, 1), (21, 1), (22, 2)]);
         // Fewer slots than pooled pairs: only the oldest pooled pairs.
         let plan = plan_batch(&[9, 4, 6], &[3], None, 20, 2);
@@ -405,71 +338,32 @@ mod tests {
     #[test]
     fn bounded_runs_stop_creating_pairs_at_their_target() {
         let plan = plan_batch(&[], &[2, 3], Some(3), 5, 10);
-        assert_eq!(
-            plan.fresh,
-            vec![NewPair {
-                pair_index: 5,
-                pairing: 0
-            }]
-        );
+        assert_eq!(plan.fresh, vec![NewPair { pair_index: 5, pairing: 0 }]);
         assert!(plan_batch(&[], &[3, 3], Some(3), 6, 10).is_empty());
-        assert_eq!(
-            plan_batch(&[], &[0], None, 0, 64).len(),
-            64,
-            "an SPRT is unbounded"
-        );
+        assert_eq!(plan_batch(&[], &[0], None, 0, 64).len(), 64, "an SPRT is unbounded");
     }
 
     #[test]
     fn run_choice_prefers_pooled_pairs_then_idle_then_old_runs() {
-        let load = |run, requeued, in_flight, unallocated| RunLoad {
-            run,
-            requeued,
-            in_flight,
-            unallocated,
-        };
+        let load = |run, requeued, in_flight, unallocated| RunLoad { run, requeued, in_flight, unallocated };
         assert_eq!(choose_run(&[]), None);
-        assert_eq!(
-            choose_run(&[load(1, 0, 5, Some(0))]),
-            None,
-            "nothing left to hand out"
-        );
-        assert_eq!(
-            choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]),
-            Some(2)
-        );
-        assert_eq!(
-            choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]),
-            Some(2)
-        );
-        assert_eq!(
-            choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]),
-            Some(2)
-        );
+        assert_eq!(choose_run(&[load(1, 0, 5, Some(0))]), None, "nothing left to hand out");
+        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]), Some(2));
+        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]), Some(2));
+        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]), Some(2));
     }
 
     #[test]
     fn estimates_follow_the_time_control() {
         // nodes=5000 at 1 M nodes/s: 5 ms + overhead per move, 150 plies.
         assert_eq!(game_estimate_us(TimeControl::Nodes(5_000)), 5_100 * 150);
+        assert_eq!(game_estimate_us(TimeControl::MoveTimeMs(100)), 100_100 * 150);
         assert_eq!(
-            game_estimate_us(TimeControl::MoveTimeMs(100)),
-            100_100 * 150
-        );
-        assert_eq!(
-            game_estimate_us(TimeControl::Clock {
-                base_ms: 10_000,
-                inc_ms: 100
-            }),
+            game_estimate_us(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }),
             2 * 18_000 * 1_000 + 100 * 150
         );
-        let depths: Vec<u64> = (1..=20)
-            .map(|d| game_estimate_us(TimeControl::Depth(d)))
-            .collect();
-        assert!(
-            depths.windows(2).all(|w| w[0] < w[1]),
-            "deeper is slower: {depths:?}"
-        );
+        let depths: Vec<u64> = (1..=20).map(|d| game_estimate_us(TimeControl::Depth(d))).collect();
+        assert!(depths.windows(2).all(|w| w[0] < w[1]), "deeper is slower: {depths:?}");
         assert!(game_estimate_us(TimeControl::Depth(100)) > 0);
     }
 
@@ -480,16 +374,10 @@ mod tests {
         assert_eq!(batch_pairs(TimeControl::Nodes(5_000), 2), 64);
         assert_eq!(batch_pairs(TimeControl::Nodes(5_000), 0), 0);
         // 10+0.1: a pair takes ~72 s, so one pair per slot.
-        let clock = TimeControl::Clock {
-            base_ms: 10_000,
-            inc_ms: 100,
-        };
+        let clock = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
         assert_eq!(batch_pairs(clock, 1), 1);
         assert_eq!(batch_pairs(clock, 8), 8);
-        assert_eq!(
-            batch_pairs(TimeControl::Nodes(1), u32::MAX),
-            MAX_BATCH_PAIRS
-        );
+        assert_eq!(batch_pairs(TimeControl::Nodes(1), u32::MAX), MAX_BATCH_PAIRS);
         assert_eq!(batch_pairs(TimeControl::Depth(100), 1), MIN_BATCH_PAIRS);
     }
 
@@ -500,10 +388,7 @@ mod tests {
         assert_eq!(deadline - clock.now_ms(), LEASE_TIMEOUT_MS);
         assert!(!is_expired(deadline, clock.now_ms()));
         clock.set(deadline);
-        assert!(
-            !is_expired(deadline, clock.now_ms()),
-            "the deadline itself is still in time"
-        );
+        assert!(!is_expired(deadline, clock.now_ms()), "the deadline itself is still in time");
         clock.advance(1);
         assert!(is_expired(deadline, clock.now_ms()));
         // Huge values saturate instead of overflowing.

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use proto::domain::{
-    Adjudication, EngineProtocol, RunKind, RunSpec, SprtSettings, TimeControl, VariantId,
-    VariantKind, VariantSpec, WorkerInfo,
+    Adjudication, EngineProtocol, RunKind, RunSpec, SprtSettings, TimeControl, VariantId, VariantKind, VariantSpec,
+    WorkerInfo,
 };
 use sha2::{Digest, Sha256};
 
@@ -36,10 +36,7 @@ fn check_name(field: &str, name: &str) -> Result<()> {
         return Err(Error::invalid_spec(field, "must not be empty"));
     }
     if name.len() > MAX_NAME_BYTES {
-        return Err(Error::invalid_spec(
-            field,
-            format!("{} bytes, at most {MAX_NAME_BYTES}", name.len()),
-        ));
+        return Err(Error::invalid_spec(field, format!("{} bytes, at most {MAX_NAME_BYTES}", name.len())));
     }
     if name.chars().any(char::is_control) {
         return Err(Error::invalid_spec(field, "contains a control character"));
@@ -49,10 +46,7 @@ fn check_name(field: &str, name: &str) -> Result<()> {
 
 fn check_text(field: &str, text: &str) -> Result<()> {
     if text.len() > MAX_VARIANT_TEXT_BYTES {
-        return Err(Error::invalid_spec(
-            field,
-            format!("{} bytes, at most {MAX_VARIANT_TEXT_BYTES}", text.len()),
-        ));
+        return Err(Error::invalid_spec(field, format!("{} bytes, at most {MAX_VARIANT_TEXT_BYTES}", text.len())));
     }
     Ok(())
 }
@@ -61,21 +55,13 @@ pub fn validate_variant_spec(spec: &VariantSpec) -> Result<()> {
     check_name("variant name", &spec.name)?;
     match &spec.kind {
         VariantKind::Params { toml } => check_text("variant parameters", toml),
-        VariantKind::External {
-            command,
-            args,
-            protocol: _,
-            options,
-        } => {
+        VariantKind::External { command, args, protocol: _, options } => {
             if command.trim().is_empty() {
                 return Err(Error::invalid_spec("variant command", "must not be empty"));
             }
             check_text("variant command", command)?;
             let total: usize = args.iter().map(String::len).sum::<usize>()
-                + options
-                    .iter()
-                    .map(|(k, v)| k.len() + v.len())
-                    .sum::<usize>();
+                + options.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
             if total > MAX_VARIANT_TEXT_BYTES {
                 return Err(Error::invalid_spec(
                     "variant arguments and options",
@@ -84,10 +70,7 @@ pub fn validate_variant_spec(spec: &VariantSpec) -> Result<()> {
             }
             for (key, _) in options {
                 if key.trim().is_empty() {
-                    return Err(Error::invalid_spec(
-                        "variant option",
-                        "an option has an empty name",
-                    ));
+                    return Err(Error::invalid_spec("variant option", "an option has an empty name"));
                 }
             }
             Ok(())
@@ -111,12 +94,7 @@ pub fn encode_variant(spec: &VariantSpec) -> String {
             put("params");
             put(toml);
         }
-        VariantKind::External {
-            command,
-            args,
-            protocol,
-            options,
-        } => {
+        VariantKind::External { command, args, protocol, options } => {
             put("external");
             put(command);
             put(match protocol {
@@ -142,16 +120,10 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
     let corrupt = |what: &str| Error::Corrupt(format!("variant encoding: {what}"));
     let mut rest = text;
     let mut next = || -> Result<&str> {
-        let (len, after) = rest
-            .split_once(':')
-            .ok_or_else(|| corrupt("missing length"))?;
+        let (len, after) = rest.split_once(':').ok_or_else(|| corrupt("missing length"))?;
         let len: usize = len.parse().map_err(|_| corrupt("bad length"))?;
-        let field = after
-            .get(..len)
-            .ok_or_else(|| corrupt("field runs past the end"))?;
-        rest = after[len..]
-            .strip_prefix(',')
-            .ok_or_else(|| corrupt("missing field terminator"))?;
+        let field = after.get(..len).ok_or_else(|| corrupt("field runs past the end"))?;
+        rest = after[len..].strip_prefix(',').ok_or_else(|| corrupt("missing field terminator"))?;
         Ok(field)
     };
     if next()? != "xqfarm-variant-1" {
@@ -159,9 +131,7 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
     }
     let name = next()?.to_owned();
     let kind = match next()? {
-        "params" => VariantKind::Params {
-            toml: next()?.to_owned(),
-        },
+        "params" => VariantKind::Params { toml: next()?.to_owned() },
         "external" => {
             let command = next()?.to_owned();
             let protocol = match next()? {
@@ -181,12 +151,7 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
                 let key = next()?.to_owned();
                 options.push((key, next()?.to_owned()));
             }
-            VariantKind::External {
-                command,
-                args,
-                protocol,
-                options,
-            }
+            VariantKind::External { command, args, protocol, options }
         }
         _ => return Err(corrupt("unknown kind")),
     };
@@ -212,25 +177,16 @@ pub fn validate_suite(name: &str, lines: &[String]) -> Result<()> {
         return Err(Error::invalid_spec("openings", "the suite is empty"));
     }
     if lines.len() > MAX_SUITE_OPENINGS {
-        return Err(Error::invalid_spec(
-            "openings",
-            format!("{} lines, at most {MAX_SUITE_OPENINGS}", lines.len()),
-        ));
+        return Err(Error::invalid_spec("openings", format!("{} lines, at most {MAX_SUITE_OPENINGS}", lines.len())));
     }
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
-            return Err(Error::invalid_spec(
-                "openings",
-                format!("line {} is empty", i + 1),
-            ));
+            return Err(Error::invalid_spec("openings", format!("line {} is empty", i + 1)));
         }
         if line.len() > MAX_OPENING_BYTES || line.contains(['\n', '\r']) {
             return Err(Error::invalid_spec(
                 "openings",
-                format!(
-                    "line {} is not one line of at most {MAX_OPENING_BYTES} bytes",
-                    i + 1
-                ),
+                format!("line {} is not one line of at most {MAX_OPENING_BYTES} bytes", i + 1),
             ));
         }
     }
@@ -240,16 +196,10 @@ pub fn validate_suite(name: &str, lines: &[String]) -> Result<()> {
 pub fn validate_worker_info(info: &WorkerInfo) -> Result<()> {
     check_name("worker name", &info.name)?;
     if info.host.len() > MAX_NAME_BYTES {
-        return Err(Error::invalid_spec(
-            "worker host",
-            format!("at most {MAX_NAME_BYTES} bytes"),
-        ));
+        return Err(Error::invalid_spec("worker host", format!("at most {MAX_NAME_BYTES} bytes")));
     }
     if info.engine_version.len() > MAX_NAME_BYTES {
-        return Err(Error::invalid_spec(
-            "worker engine version",
-            format!("at most {MAX_NAME_BYTES} bytes"),
-        ));
+        return Err(Error::invalid_spec("worker engine version", format!("at most {MAX_NAME_BYTES} bytes")));
     }
     if info.cores == 0 {
         return Err(Error::invalid_spec("worker cores", "must be at least 1"));
@@ -261,18 +211,12 @@ pub fn validate_time_control(tc: TimeControl) -> Result<()> {
     let bad = |reason: String| Err(Error::invalid_spec("time control", reason));
     match tc {
         TimeControl::Nodes(0) => bad("nodes=0".into()),
-        TimeControl::Depth(d) if d == 0 || d > MAX_DEPTH => {
-            bad(format!("depth={d}, expected 1..={MAX_DEPTH}"))
-        }
+        TimeControl::Depth(d) if d == 0 || d > MAX_DEPTH => bad(format!("depth={d}, expected 1..={MAX_DEPTH}")),
         TimeControl::MoveTimeMs(t) if t == 0 || t > MAX_TIME_MS => {
             bad(format!("movetime={t}, expected 1..={MAX_TIME_MS}"))
         }
-        TimeControl::Clock { base_ms, inc_ms }
-            if base_ms == 0 || base_ms > MAX_TIME_MS || inc_ms > MAX_TIME_MS =>
-        {
-            bad(format!(
-                "{tc}: the base must be positive and both at most a day"
-            ))
+        TimeControl::Clock { base_ms, inc_ms } if base_ms == 0 || base_ms > MAX_TIME_MS || inc_ms > MAX_TIME_MS => {
+            bad(format!("{tc}: the base must be positive and both at most a day"))
         }
         _ => Ok(()),
     }
@@ -296,16 +240,10 @@ fn validate_sprt(s: &SprtSettings) -> Result<()> {
 
 fn validate_adjudication(a: &Adjudication) -> Result<()> {
     if a.resign_score < 0 {
-        return Err(Error::invalid_spec(
-            "adjudication resign score",
-            "must not be negative",
-        ));
+        return Err(Error::invalid_spec("adjudication resign score", "must not be negative"));
     }
     if a.draw_score < 0 {
-        return Err(Error::invalid_spec(
-            "adjudication draw score",
-            "must not be negative",
-        ));
+        return Err(Error::invalid_spec("adjudication draw score", "must not be negative"));
     }
     Ok(())
 }
@@ -321,8 +259,7 @@ pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
         ids.dedup();
         ids.len() == n
     };
-    let players =
-        |expected: &str| Error::invalid_spec("variants", format!("{n} given, {expected}"));
+    let players = |expected: &str| Error::invalid_spec("variants", format!("{n} given, {expected}"));
     let (pairs, pairings) = match &spec.kind {
         RunKind::Sprt(settings) => {
             validate_sprt(settings)?;
@@ -339,25 +276,15 @@ pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
         }
         RunKind::Gauntlet { pairs_per_opponent } => {
             if !(2..=MAX_RUN_VARIANTS).contains(&n) {
-                return Err(players(&format!(
-                    "a gauntlet needs a candidate and 1..{MAX_RUN_VARIANTS} opponents"
-                )));
+                return Err(players(&format!("a gauntlet needs a candidate and 1..{MAX_RUN_VARIANTS} opponents")));
             }
-            (
-                Some(("pairs per opponent", *pairs_per_opponent)),
-                n as u64 - 1,
-            )
+            (Some(("pairs per opponent", *pairs_per_opponent)), n as u64 - 1)
         }
         RunKind::RoundRobin { pairs_per_pairing } => {
             if !(2..=MAX_RUN_VARIANTS).contains(&n) {
-                return Err(players(&format!(
-                    "a round robin needs 2..={MAX_RUN_VARIANTS}"
-                )));
+                return Err(players(&format!("a round robin needs 2..={MAX_RUN_VARIANTS}")));
             }
-            (
-                Some(("pairs per pairing", *pairs_per_pairing)),
-                (n * (n - 1) / 2) as u64,
-            )
+            (Some(("pairs per pairing", *pairs_per_pairing)), (n * (n - 1) / 2) as u64)
         }
     };
     // Two-player runs may pit a variant against itself (an A/A test of the noise); with more
@@ -370,10 +297,7 @@ pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
             return Err(Error::invalid_spec(field, "must be positive"));
         }
         if count.saturating_mul(pairings) > MAX_RUN_PAIRS {
-            return Err(Error::invalid_spec(
-                field,
-                format!("more than {MAX_RUN_PAIRS} pairs in total"),
-            ));
+            return Err(Error::invalid_spec(field, format!("more than {MAX_RUN_PAIRS} pairs in total")));
         }
     }
     validate_time_control(spec.tc)?;
@@ -398,17 +322,10 @@ mod tests {
 
     #[test]
     fn variant_encoding_round_trips() {
-        let params = VariantSpec {
-            name: "base".into(),
-            kind: VariantKind::Params {
-                toml: "a = 1\n[b]\nc = \"x,y\"\n".into(),
-            },
-        };
+        let params =
+            VariantSpec { name: "base".into(), kind: VariantKind::Params { toml: "a = 1\n[b]\nc = \"x,y\"\n".into() } };
         for spec in [params, external()] {
-            assert_eq!(
-                decode_variant(&encode_variant(&spec)).expect("decodes"),
-                spec
-            );
+            assert_eq!(decode_variant(&encode_variant(&spec)).expect("decodes"), spec);
         }
     }
 
@@ -421,38 +338,18 @@ mod tests {
         if let VariantKind::External { options, .. } = &mut b.kind {
             options.reverse();
         }
-        assert_ne!(
-            variant_id(&a),
-            variant_id(&b),
-            "option order is part of the content"
-        );
+        assert_ne!(variant_id(&a), variant_id(&b), "option order is part of the content");
         // Field boundaries matter: moving a character between fields changes the id.
-        let x = VariantSpec {
-            name: "ab".into(),
-            kind: VariantKind::Params { toml: "c".into() },
-        };
-        let y = VariantSpec {
-            name: "a".into(),
-            kind: VariantKind::Params { toml: "bc".into() },
-        };
+        let x = VariantSpec { name: "ab".into(), kind: VariantKind::Params { toml: "c".into() } };
+        let y = VariantSpec { name: "a".into(), kind: VariantKind::Params { toml: "bc".into() } };
         assert_ne!(variant_id(&x), variant_id(&y));
     }
 
     #[test]
     fn malformed_encodings_are_errors() {
         let good = encode_variant(&external());
-        for bad in [
-            "",
-            "x",
-            "99:abc,",
-            "16:xqfarm-variant-1,",
-            &good[..good.len() - 1],
-            &format!("{good}1:x,"),
-        ] {
-            assert!(
-                matches!(decode_variant(bad), Err(Error::Corrupt(_))),
-                "{bad:?}"
-            );
+        for bad in ["", "x", "99:abc,", "16:xqfarm-variant-1,", &good[..good.len() - 1], &format!("{good}1:x,")] {
+            assert!(matches!(decode_variant(bad), Err(Error::Corrupt(_))), "{bad:?}");
         }
     }
 
@@ -479,73 +376,27 @@ mod tests {
     #[test]
     fn run_specs_are_checked_field_by_field() {
         assert!(validate_run_spec(&run(RunKind::Sprt(SprtSettings::default()), 2)).is_ok());
-        assert!(
-            validate_run_spec(&run(
-                RunKind::RoundRobin {
-                    pairs_per_pairing: 3
-                },
-                4
-            ))
-            .is_ok()
-        );
-        assert_eq!(
-            field_of(&run(RunKind::Sprt(SprtSettings::default()), 3)),
-            "variants"
-        );
+        assert!(validate_run_spec(&run(RunKind::RoundRobin { pairs_per_pairing: 3 }, 4)).is_ok());
+        assert_eq!(field_of(&run(RunKind::Sprt(SprtSettings::default()), 3)), "variants");
         assert_eq!(field_of(&run(RunKind::Games { pairs: 0 }, 2)), "pairs");
-        assert_eq!(
-            field_of(&run(
-                RunKind::Gauntlet {
-                    pairs_per_opponent: 5
-                },
-                1
-            )),
-            "variants"
-        );
-        let sprt = |elo0, elo1, alpha| SprtSettings {
-            elo0,
-            elo1,
-            alpha,
-            ..SprtSettings::default()
-        };
-        assert_eq!(
-            field_of(&run(RunKind::Sprt(sprt(5.0, 0.0, 0.05)), 2)),
-            "sprt elo bounds"
-        );
-        assert_eq!(
-            field_of(&run(RunKind::Sprt(sprt(0.0, f64::NAN, 0.05)), 2)),
-            "sprt elo bounds"
-        );
-        assert_eq!(
-            field_of(&run(RunKind::Sprt(sprt(0.0, 5.0, 0.0)), 2)),
-            "sprt alpha"
-        );
+        assert_eq!(field_of(&run(RunKind::Gauntlet { pairs_per_opponent: 5 }, 1)), "variants");
+        let sprt = |elo0, elo1, alpha| SprtSettings { elo0, elo1, alpha, ..SprtSettings::default() };
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(5.0, 0.0, 0.05)), 2)), "sprt elo bounds");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, f64::NAN, 0.05)), 2)), "sprt elo bounds");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, 5.0, 0.0)), 2)), "sprt alpha");
         let mut spec = run(RunKind::Games { pairs: 10 }, 2);
         spec.tc = TimeControl::Depth(0);
         assert_eq!(field_of(&spec), "time control");
         spec.tc = TimeControl::Nodes(1);
         spec.name = " ".into();
         assert_eq!(field_of(&spec), "run name");
-        let mut dup = run(
-            RunKind::RoundRobin {
-                pairs_per_pairing: 1,
-            },
-            3,
-        );
+        let mut dup = run(RunKind::RoundRobin { pairs_per_pairing: 1 }, 3);
         dup.variants[2] = dup.variants[0].clone();
         assert_eq!(field_of(&dup), "variants");
         let mut aa = run(RunKind::Games { pairs: 1 }, 2);
         aa.variants[1] = aa.variants[0].clone();
         assert!(validate_run_spec(&aa).is_ok(), "an A/A test is allowed");
-        assert_eq!(
-            field_of(&run(
-                RunKind::RoundRobin {
-                    pairs_per_pairing: MAX_RUN_PAIRS
-                },
-                3
-            )),
-            "pairs per pairing"
-        );
+        assert_eq!(field_of(&run(RunKind::RoundRobin { pairs_per_pairing: MAX_RUN_PAIRS }, 3)), "pairs per pairing");
     }
 
     #[test]
@@ -554,13 +405,8 @@ mod tests {
         assert!(validate_suite("s", &[]).is_err());
         assert!(validate_suite("s", &["startpos".into(), "  ".into()]).is_err());
         assert!(validate_suite("", &["startpos".into()]).is_err());
-        let info = WorkerInfo {
-            name: "w".into(),
-            host: "h".into(),
-            cores: 0,
-            engine_version: "1".into(),
-            bench_signature: 1,
-        };
+        let info =
+            WorkerInfo { name: "w".into(), host: "h".into(), cores: 0, engine_version: "1".into(), bench_signature: 1 };
         assert!(validate_worker_info(&info).is_err());
     }
 }

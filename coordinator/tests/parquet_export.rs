@@ -6,8 +6,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use coordinator::parquet::{
-    CompactionPolicy, Error, GameRow, PartRange, PositionRow, Table, compact, export_segment,
-    part_files, part_path, partition_dir, read_games, read_positions, recover, temp_dir,
+    CompactionPolicy, Error, GameRow, PartRange, PositionRow, Table, compact, export_segment, part_files, part_path,
+    partition_dir, read_games, read_positions, recover, temp_dir,
 };
 
 type Game = (GameRow, Vec<PositionRow>);
@@ -15,33 +15,17 @@ type Game = (GameRow, Vec<PositionRow>);
 fn game(run: u64, game_id: u64) -> Game {
     // Lengths vary from 0 moves (a game lost on time before its first move) upwards.
     let plies = (game_id * 7 % 23) as usize;
-    let moves: Vec<String> = ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2", "b9c7"]
-        .iter()
-        .cycle()
-        .take(plies)
-        .map(|m| m.to_string())
-        .collect();
+    let moves: Vec<String> =
+        ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2", "b9c7"].iter().cycle().take(plies).map(|m| m.to_string()).collect();
     let result = ["1-0", "0-1", "1/2-1/2"][(game_id % 3) as usize];
     let row = GameRow {
         run,
         game_id,
         pair_id: game_id / 2,
         opening_id: (game_id / 2 % 200) as u32,
-        start_fen: format!(
-            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 {game_id}"
-        ),
-        red_variant: if game_id.is_multiple_of(2) {
-            "base"
-        } else {
-            "candidate"
-        }
-        .to_owned(),
-        black_variant: if game_id.is_multiple_of(2) {
-            "candidate"
-        } else {
-            "base"
-        }
-        .to_owned(),
+        start_fen: format!("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 {game_id}"),
+        red_variant: if game_id.is_multiple_of(2) { "base" } else { "candidate" }.to_owned(),
+        black_variant: if game_id.is_multiple_of(2) { "candidate" } else { "base" }.to_owned(),
         result: result.to_owned(),
         reason: "checkmate".to_owned(),
         plies: plies as u32,
@@ -87,49 +71,24 @@ fn position_rows(games: &[Game]) -> Vec<PositionRow> {
 
 fn names(data: &Path, table: Table, run: u64) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(partition_dir(data, table, run))
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
     names.sort();
     names
 }
 
 fn ranges(data: &Path, table: Table, run: u64) -> Vec<PartRange> {
-    part_files(data, table, run)
-        .expect("listable")
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect()
+    part_files(data, table, run).expect("listable").into_iter().map(|(r, _)| r).collect()
 }
 
 /// Every game id of the run, read back, exactly once and in order, with its positions.
 fn assert_exactly_once(data: &Path, run: u64, expected: &[Game]) {
-    assert_eq!(
-        read_games(data, run).expect("readable"),
-        game_rows(expected)
-    );
-    assert_eq!(
-        read_positions(data, run).expect("readable"),
-        position_rows(expected)
-    );
-    assert_eq!(
-        ranges(data, Table::Games, run),
-        ranges(data, Table::Positions, run),
-        "segments pair up"
-    );
+    assert_eq!(read_games(data, run).expect("readable"), game_rows(expected));
+    assert_eq!(read_positions(data, run).expect("readable"), position_rows(expected));
+    assert_eq!(ranges(data, Table::Games, run), ranges(data, Table::Positions, run), "segments pair up");
     for table in Table::ALL {
-        let strays: Vec<String> = names(data, table, run)
-            .into_iter()
-            .filter(|n| !n.starts_with("part-"))
-            .collect();
-        assert!(
-            strays.is_empty(),
-            "only part files in the partition: {strays:?}"
-        );
+        let strays: Vec<String> = names(data, table, run).into_iter().filter(|n| !n.starts_with("part-")).collect();
+        assert!(strays.is_empty(), "only part files in the partition: {strays:?}");
     }
 }
 
@@ -166,24 +125,13 @@ fn segments_read_back_exactly() {
             "part-000000000021-000000000025.parquet"
         ]
     );
-    assert!(
-        data.path()
-            .join("positions/run=1/part-000000000021-000000000025.parquet")
-            .is_file()
-    );
+    assert!(data.path().join("positions/run=1/part-000000000021-000000000025.parquet").is_file());
     assert_exactly_once(data.path(), 1, &run1);
     assert_exactly_once(data.path(), 2, &run2);
     let read = read_games(data.path(), 1).expect("readable");
-    assert!(
-        read.iter().any(|g| g.moves.is_empty()),
-        "an empty move list survives"
-    );
+    assert!(read.iter().any(|g| g.moves.is_empty()), "an empty move list survives");
     assert_eq!(read[5].moves, run1[5].0.moves);
-    assert!(
-        read_games(data.path(), 3)
-            .expect("an absent run is empty")
-            .is_empty()
-    );
+    assert!(read_games(data.path(), 3).expect("an absent run is empty").is_empty());
 }
 
 #[test]
@@ -192,10 +140,7 @@ fn a_segment_without_positions_still_gets_its_positions_file() {
     let segment = vec![game(1, 4)]; // 4 % 4 == 0 positions
     assert!(segment[0].1.is_empty());
     export_segment(data.path(), 1, &segment).expect("exported");
-    assert_eq!(
-        ranges(data.path(), Table::Positions, 1),
-        [PartRange { first: 4, last: 4 }]
-    );
+    assert_eq!(ranges(data.path(), Table::Positions, 1), [PartRange { first: 4, last: 4 }]);
     assert_exactly_once(data.path(), 1, &segment);
 }
 
@@ -204,23 +149,11 @@ fn rewriting_a_segment_is_idempotent() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
     export_in_segments(data.path(), 1, &all, 10);
-    let path = part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange {
-            first: 11,
-            last: 20,
-        },
-    );
+    let path = part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 });
     let before = std::fs::read(&path).expect("readable");
     export_segment(data.path(), 1, &all[10..]).expect("retried");
     export_segment(data.path(), 1, &all[10..]).expect("retried again");
-    assert_eq!(
-        std::fs::read(&path).expect("readable"),
-        before,
-        "a retry writes the same bytes"
-    );
+    assert_eq!(std::fs::read(&path).expect("readable"), before, "a retry writes the same bytes");
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -229,30 +162,15 @@ fn overlapping_and_malformed_segments_are_refused() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
     export_segment(data.path(), 1, &all[..10]).expect("exported");
-    assert!(matches!(
-        export_segment(data.path(), 1, &all[5..15]),
-        Err(Error::Overlap { .. })
-    ));
-    assert!(matches!(
-        export_segment(data.path(), 1, &[]),
-        Err(Error::BadSegment { .. })
-    ));
+    assert!(matches!(export_segment(data.path(), 1, &all[5..15]), Err(Error::Overlap { .. })));
+    assert!(matches!(export_segment(data.path(), 1, &[]), Err(Error::BadSegment { .. })));
     let mut reversed = all[10..12].to_vec();
     reversed.reverse();
-    assert!(matches!(
-        export_segment(data.path(), 1, &reversed),
-        Err(Error::BadSegment { .. })
-    ));
-    assert!(matches!(
-        export_segment(data.path(), 2, &all[10..12]),
-        Err(Error::BadSegment { .. })
-    ));
+    assert!(matches!(export_segment(data.path(), 1, &reversed), Err(Error::BadSegment { .. })));
+    assert!(matches!(export_segment(data.path(), 2, &all[10..12]), Err(Error::BadSegment { .. })));
     let mut stray = all[10..12].to_vec();
     stray[0].1.push(game(1, 3).1[0].clone());
-    assert!(matches!(
-        export_segment(data.path(), 1, &stray),
-        Err(Error::BadSegment { .. })
-    ));
+    assert!(matches!(export_segment(data.path(), 1, &stray), Err(Error::BadSegment { .. })));
     assert_exactly_once(data.path(), 1, &all[..10]);
 }
 
@@ -262,18 +180,11 @@ fn recover_deletes_temp_files() {
     let all = games(1, 1..=10);
     export_segment(data.path(), 1, &all).expect("exported");
     // A write killed before its rename: half a Parquet file under a temp name, in both tables.
-    let games_file = part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange { first: 1, last: 10 },
-    );
+    let games_file = part_path(data.path(), Table::Games, 1, PartRange { first: 1, last: 10 });
     let bytes = std::fs::read(&games_file).expect("readable");
     let temps = temp_dir(data.path());
     for table in ["games", "positions"] {
-        let temp = temps.join(format!(
-            "{table}-run=1-4242-7-part-000000000011-000000000020.parquet"
-        ));
+        let temp = temps.join(format!("{table}-run=1-4242-7-part-000000000011-000000000020.parquet"));
         std::fs::write(temp, &bytes[..bytes.len() / 2]).expect("writable");
     }
     // A write of run 12 in flight is not run 1's business.
@@ -281,11 +192,7 @@ fn recover_deletes_temp_files() {
     std::fs::write(&other, b"PAR1").expect("writable");
     assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all);
-    let left: Vec<_> = std::fs::read_dir(&temps)
-        .expect("listable")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .collect();
+    let left: Vec<_> = std::fs::read_dir(&temps).expect("listable").filter_map(|e| e.ok()).map(|e| e.path()).collect();
     assert_eq!(left, [other]);
 }
 
@@ -309,16 +216,7 @@ fn recover_drops_an_export_cut_between_its_two_renames() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all[..20], 10);
-    std::fs::remove_file(part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange {
-            first: 11,
-            last: 20,
-        },
-    ))
-    .expect("removed");
+    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 })).expect("removed");
     assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
     // The caller re-exports from the mark, with other bounds this time.
@@ -333,30 +231,14 @@ fn recover_drops_torn_and_foreign_part_files_beyond_the_mark() {
     export_in_segments(data.path(), 1, &all, 10);
     // A games file cut short (a file system that lost the tail), and then one holding the
     // positions table's columns under a games name.
-    let games_file = part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange {
-            first: 11,
-            last: 20,
-        },
-    );
+    let games_file = part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 });
     let bytes = std::fs::read(&games_file).expect("readable");
     std::fs::write(&games_file, &bytes[..bytes.len() - 100]).expect("writable");
     assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
 
     export_segment(data.path(), 1, &all[10..]).expect("exported");
-    let positions_file = part_path(
-        data.path(),
-        Table::Positions,
-        1,
-        PartRange {
-            first: 11,
-            last: 20,
-        },
-    );
+    let positions_file = part_path(data.path(), Table::Positions, 1, PartRange { first: 11, last: 20 });
     std::fs::copy(&positions_file, &games_file).expect("copied");
     assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
@@ -367,33 +249,13 @@ fn recover_refuses_to_delete_the_only_copy_of_committed_games() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
     export_in_segments(data.path(), 1, &all, 10);
-    std::fs::remove_file(part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange {
-            first: 11,
-            last: 20,
-        },
-    ))
-    .expect("removed");
-    assert!(matches!(
-        recover(data.path(), 1, 20),
-        Err(Error::Inconsistent { .. })
-    ));
-    assert_eq!(
-        ranges(data.path(), Table::Positions, 1).len(),
-        2,
-        "nothing deleted"
-    );
+    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 })).expect("removed");
+    assert!(matches!(recover(data.path(), 1, 20), Err(Error::Inconsistent { .. })));
+    assert_eq!(ranges(data.path(), Table::Positions, 1).len(), 2, "nothing deleted");
 }
 
 fn small_policy() -> CompactionPolicy {
-    CompactionPolicy {
-        small_part_games: 20,
-        max_small_parts: 3,
-        max_merged_games: 40,
-    }
+    CompactionPolicy { small_part_games: 20, max_small_parts: 3, max_merged_games: 40 }
 }
 
 #[test]
@@ -410,24 +272,11 @@ fn compaction_merges_consecutive_small_segments() {
     assert_eq!(merged, [r(1, 40), r(41, 50), r(91, 110)]);
     assert_eq!(
         ranges(data.path(), Table::Games, 1),
-        [
-            r(1, 40),
-            r(41, 50),
-            r(51, 90),
-            r(91, 110),
-            r(111, 115),
-            r(116, 120),
-            r(121, 125),
-            r(126, 130)
-        ]
+        [r(1, 40), r(41, 50), r(51, 90), r(91, 110), r(111, 115), r(116, 120), r(121, 125), r(126, 130)]
     );
     assert_exactly_once(data.path(), 1, &all);
     // Below the threshold nothing happens.
-    assert!(
-        compact(data.path(), 1, 110, &small_policy())
-            .expect("compacted")
-            .is_empty()
-    );
+    assert!(compact(data.path(), 1, 110, &small_policy()).expect("compacted").is_empty());
 }
 
 #[test]
@@ -436,21 +285,13 @@ fn compaction_cut_after_its_renames_is_repaired() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 5);
     let inputs = snapshot(data.path(), 1);
-    assert_eq!(
-        compact(data.path(), 1, 30, &small_policy())
-            .expect("compacted")
-            .len(),
-        1
-    );
+    assert_eq!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").len(), 1);
     // Put the inputs back: the crash came after both renames, before any deletion.
     for (path, bytes) in &inputs {
         std::fs::write(path, bytes).expect("restored");
     }
     assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
-    assert_eq!(
-        ranges(data.path(), Table::Games, 1),
-        [PartRange { first: 1, last: 30 }]
-    );
+    assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -462,11 +303,7 @@ fn compaction_cut_during_its_deletions_is_repaired() {
     let inputs = snapshot(data.path(), 1);
     compact(data.path(), 1, 30, &small_policy()).expect("compacted");
     // Some inputs deleted, some half deleted (positions file only), some not at all.
-    for (path, bytes) in inputs
-        .iter()
-        .filter(|(p, _)| p.to_string_lossy().contains("positions"))
-        .step_by(2)
-    {
+    for (path, bytes) in inputs.iter().filter(|(p, _)| p.to_string_lossy().contains("positions")).step_by(2) {
         std::fs::write(path, bytes).expect("restored");
     }
     for (path, bytes) in inputs.iter().skip(2).step_by(3) {
@@ -474,21 +311,14 @@ fn compaction_cut_during_its_deletions_is_repaired() {
     }
     // A compaction that finds covered leftovers deletes them itself ...
     let before = snapshot(data.path(), 1);
-    assert!(
-        compact(data.path(), 1, 30, &small_policy())
-            .expect("compacted")
-            .is_empty()
-    );
+    assert!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").is_empty());
     assert_exactly_once(data.path(), 1, &all);
     // ... and so does recover.
     for (path, bytes) in &before {
         std::fs::write(path, bytes).expect("restored");
     }
     assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
-    assert_eq!(
-        ranges(data.path(), Table::Games, 1),
-        [PartRange { first: 1, last: 30 }]
-    );
+    assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -503,33 +333,14 @@ fn compaction_cut_between_its_renames_is_repaired() {
         std::fs::write(path, bytes).expect("restored");
     }
     // The merged positions file was renamed, the merged games file was not.
-    std::fs::remove_file(part_path(
-        data.path(),
-        Table::Games,
-        1,
-        PartRange { first: 1, last: 30 },
-    ))
-    .expect("removed");
+    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 1, last: 30 })).expect("removed");
     // Compaction leaves such a state to recover.
-    assert!(
-        compact(data.path(), 1, 30, &small_policy())
-            .expect("compacted")
-            .is_empty()
-    );
+    assert!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").is_empty());
     assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
-    assert_eq!(
-        ranges(data.path(), Table::Positions, 1).len(),
-        6,
-        "the inputs stay, the orphan goes"
-    );
+    assert_eq!(ranges(data.path(), Table::Positions, 1).len(), 6, "the inputs stay, the orphan goes");
     assert_exactly_once(data.path(), 1, &all);
     // And the next compaction goes through.
-    assert_eq!(
-        compact(data.path(), 1, 30, &small_policy())
-            .expect("compacted")
-            .len(),
-        1
-    );
+    assert_eq!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").len(), 1);
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -537,13 +348,9 @@ fn compaction_cut_between_its_renames_is_repaired() {
 /// when pyarrow or pandas cannot be imported; `.ci/run` installs them.
 #[test]
 fn python_reads_the_dataset() {
-    let importable = Command::new("python3")
-        .args(["-c", "import pyarrow, pandas"])
-        .output();
+    let importable = Command::new("python3").args(["-c", "import pyarrow, pandas"]).output();
     if !importable.is_ok_and(|o| o.status.success()) {
-        println!(
-            "note: skipped, python3 cannot import pyarrow and pandas (pip install pyarrow pandas)"
-        );
+        println!("note: skipped, python3 cannot import pyarrow and pandas (pip install pyarrow pandas)");
         return;
     }
     let data = tempfile::tempdir().expect("temp dir");
@@ -551,23 +358,11 @@ fn python_reads_the_dataset() {
     let run2 = games(2, 1..=7);
     export_in_segments(data.path(), 1, &run1, 10);
     export_in_segments(data.path(), 2, &run2, 3);
-    compact(
-        data.path(),
-        1,
-        40,
-        &CompactionPolicy {
-            small_part_games: 100,
-            max_small_parts: 2,
-            max_merged_games: 25,
-        },
-    )
-    .expect("compacted");
+    compact(data.path(), 1, 40, &CompactionPolicy { small_part_games: 100, max_small_parts: 2, max_merged_games: 25 })
+        .expect("compacted");
     // A write in flight (under <data>/.tmp) must not disturb readers of the tables.
-    std::fs::write(
-        temp_dir(data.path()).join("games-run=1-1-1-part-000000000041-000000000050.parquet"),
-        b"PAR1",
-    )
-    .expect("writable");
+    std::fs::write(temp_dir(data.path()).join("games-run=1-1-1-part-000000000041-000000000050.parquet"), b"PAR1")
+        .expect("writable");
 
     let script = r#"
 import sys, pyarrow as pa, pyarrow.dataset as ds, pandas as pd
@@ -599,18 +394,9 @@ if pl is not None:
     g = pl.scan_parquet(root + "/games/").filter(pl.col("run") == 1).sort("game_id").collect()
     print("polars_moves_run1", moves_of(zip(g["game_id"].to_list(), g["moves"].to_list())))
 "#;
-    let output = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(data.path())
-        .output()
-        .expect("python3 runs");
+    let output = Command::new("python3").arg("-c").arg(script).arg(data.path()).output().expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "python failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "python failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     let line = |key: &str| {
         stdout
             .lines()
@@ -618,16 +404,9 @@ if pl is not None:
             .unwrap_or_else(|| panic!("no `{key}` in:\n{stdout}"))
             .to_owned()
     };
-    let expected_moves = run1
-        .iter()
-        .map(|(g, _)| format!("{}:{}", g.game_id, g.moves.join(" ")))
-        .collect::<Vec<_>>()
-        .join(";");
-    let total_positions = run1
-        .iter()
-        .chain(&run2)
-        .map(|(_, p)| p.len())
-        .sum::<usize>();
+    let expected_moves =
+        run1.iter().map(|(g, _)| format!("{}:{}", g.game_id, g.moves.join(" "))).collect::<Vec<_>>().join(";");
+    let total_positions = run1.iter().chain(&run2).map(|(_, p)| p.len()).sum::<usize>();
     assert_eq!(line("pyarrow_games"), "47");
     assert_eq!(line("pyarrow_positions"), total_positions.to_string());
     assert_eq!(line("moves_is_list_of_string"), "True");
@@ -635,15 +414,9 @@ if pl is not None:
     assert_eq!(line("pyarrow_moves_run1"), expected_moves);
     assert_eq!(line("pandas_games"), "47");
     assert_eq!(line("pandas_moves_run1"), expected_moves);
-    assert_eq!(
-        line("pandas_workers"),
-        "['工作机-0', '工作机-1', '工作机-2']"
-    );
+    assert_eq!(line("pandas_workers"), "['工作机-0', '工作机-1', '工作机-2']");
     let run2_positions = run2.iter().map(|(_, p)| p.len()).sum::<usize>();
-    assert_eq!(
-        line("pandas_positions_run2"),
-        format!("{run2_positions} ['b', 'w']")
-    );
+    assert_eq!(line("pandas_positions_run2"), format!("{run2_positions} ['b', 'w']"));
     if stdout.contains("polars_moves_run1") {
         assert_eq!(line("polars_moves_run1"), expected_moves);
     } else {
@@ -661,14 +434,10 @@ fn export_throughput() {
     // FEN and most moves distinct (a linear congruential generator stands in for play).
     let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = move |n: u64| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 33) % n
     };
-    let square = |next: &mut dyn FnMut(u64) -> u64| {
-        format!("{}{}", (b'a' + next(9) as u8) as char, next(10))
-    };
+    let square = |next: &mut dyn FnMut(u64) -> u64| format!("{}{}", (b'a' + next(9) as u8) as char, next(10));
     let all: Vec<Game> = (1..=segments * per_segment)
         .map(|id| {
             let (mut g, _) = game(1, id);
@@ -702,13 +471,7 @@ fn export_throughput() {
     export_in_segments(data.path(), 1, &all, per_segment as usize);
     let export = start.elapsed();
     let start = Instant::now();
-    let merged = compact(
-        data.path(),
-        1,
-        segments * per_segment,
-        &CompactionPolicy::default(),
-    )
-    .expect("compacted");
+    let merged = compact(data.path(), 1, segments * per_segment, &CompactionPolicy::default()).expect("compacted");
     let compaction = start.elapsed();
     let bytes: u64 = Table::ALL
         .into_iter()

@@ -8,18 +8,14 @@ use coordinator::clock::{Clock, ManualClock};
 use coordinator::scheduler;
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use proto::domain::{
-    Adjudication, GameOutcome, GameReport, Lease, PairReport, PairTask, PairingStats,
-    PositionSample, RunKind, RunSpec, RunState, SprtSettings, SuiteId, TimeControl, VariantId,
-    VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    Adjudication, GameOutcome, GameReport, Lease, PairReport, PairTask, PairingStats, PositionSample, RunKind, RunSpec,
+    RunState, SprtSettings, SuiteId, TimeControl, VariantId, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tempfile::TempDir;
 
 const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
 /// With `10+0.1` a pair takes over a minute: one pair per free slot.
-const SLOW: TimeControl = TimeControl::Clock {
-    base_ms: 10_000,
-    inc_ms: 100,
-};
+const SLOW: TimeControl = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
 
 struct Fixture {
     storage: Box<dyn Storage>,
@@ -27,19 +23,13 @@ struct Fixture {
 }
 
 fn memory() -> Fixture {
-    Fixture {
-        storage: Box::new(MemoryStorage::new()),
-        _dir: None,
-    }
+    Fixture { storage: Box::new(MemoryStorage::new()), _dir: None }
 }
 
 fn sqlite() -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("open");
-    Fixture {
-        storage: Box::new(storage),
-        _dir: Some(dir),
-    }
+    Fixture { storage: Box::new(storage), _dir: Some(dir) }
 }
 
 macro_rules! conformance {
@@ -78,35 +68,19 @@ conformance!(
 // Helpers
 
 fn params(name: &str, toml: &str) -> VariantSpec {
-    VariantSpec {
-        name: name.into(),
-        kind: VariantKind::Params { toml: toml.into() },
-    }
+    VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.into() } }
 }
 
 fn variants(s: &dyn Storage, n: usize) -> Vec<VariantId> {
-    (0..n)
-        .map(|i| {
-            s.add_variant(&params(&format!("v{i}"), &format!("x = {i}\n")))
-                .expect("variant")
-                .id
-        })
-        .collect()
+    (0..n).map(|i| s.add_variant(&params(&format!("v{i}"), &format!("x = {i}\n"))).expect("variant").id).collect()
 }
 
 fn suite(s: &dyn Storage, n: usize) -> SuiteId {
-    let lines: Vec<String> = (0..n)
-        .map(|i| format!("{START} moves h2e2 h9g7 opening{i}"))
-        .collect();
+    let lines: Vec<String> = (0..n).map(|i| format!("{START} moves h2e2 h9g7 opening{i}")).collect();
     s.add_openings("test suite", &lines).expect("suite").id
 }
 
-fn run_spec(
-    kind: RunKind,
-    variants: Vec<VariantId>,
-    openings: SuiteId,
-    tc: TimeControl,
-) -> RunSpec {
+fn run_spec(kind: RunKind, variants: Vec<VariantId>, openings: SuiteId, tc: TimeControl) -> RunSpec {
     RunSpec {
         name: "test run".into(),
         kind,
@@ -123,9 +97,7 @@ fn run_spec(
 fn games_run(s: &dyn Storage, pairs: u64, now: u64) -> u64 {
     let v = variants(s, 2);
     let suite = suite(s, 10);
-    s.create_run(&run_spec(RunKind::Games { pairs }, v, suite, SLOW), now)
-        .expect("run")
-        .id
+    s.create_run(&run_spec(RunKind::Games { pairs }, v, suite, SLOW), now).expect("run").id
 }
 
 fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
@@ -165,21 +137,12 @@ fn game(red: &str, black: &str, outcome: GameOutcome, salt: u64) -> GameReport {
 /// A deterministic result for a task: outcomes cycle with the pair index.
 fn play(task: &PairTask) -> PairReport {
     use GameOutcome::*;
-    let outcomes = [
-        (RedWins, BlackWins),
-        (RedWins, RedWins),
-        (Draw, Draw),
-        (BlackWins, Draw),
-        (Draw, RedWins),
-    ];
+    let outcomes = [(RedWins, BlackWins), (RedWins, RedWins), (Draw, Draw), (BlackWins, Draw), (Draw, RedWins)];
     let (o0, o1) = outcomes[(task.pair_index % outcomes.len() as u64) as usize];
     let [a, b] = &task.variants;
     PairReport {
         pair_index: task.pair_index,
-        games: [
-            game(a, b, o0, task.pair_index),
-            game(b, a, o1, task.pair_index),
-        ],
+        games: [game(a, b, o0, task.pair_index), game(b, a, o1, task.pair_index)],
     }
 }
 
@@ -219,10 +182,7 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
     let ext = s.add_variant(&external).expect("external");
     assert_eq!(s.get_variant(&ext.id).expect("get").spec, external);
     assert!(matches!(s.get_variant("feed"), Err(Error::VariantNotFound(id)) if id == "feed"));
-    assert!(matches!(
-        s.add_variant(&params("", "a = 1")),
-        Err(Error::InvalidSpec { .. })
-    ));
+    assert!(matches!(s.add_variant(&params("", "a = 1")), Err(Error::InvalidSpec { .. })));
 }
 
 fn suites_round_trip(s: &dyn Storage) {
@@ -230,14 +190,8 @@ fn suites_round_trip(s: &dyn Storage) {
     let suite = s.add_openings("two", &lines).expect("add");
     assert_eq!(s.get_suite(suite.id).expect("get"), suite);
     assert_eq!(suite.openings, lines);
-    assert!(matches!(
-        s.add_openings("empty", &[]),
-        Err(Error::InvalidSpec { .. })
-    ));
-    assert!(matches!(
-        s.get_suite(suite.id + 100),
-        Err(Error::SuiteNotFound(_))
-    ));
+    assert!(matches!(s.add_openings("empty", &[]), Err(Error::InvalidSpec { .. })));
+    assert!(matches!(s.get_suite(suite.id + 100), Err(Error::SuiteNotFound(_))));
 }
 
 fn run_creation_checks_spec_and_references(s: &dyn Storage) {
@@ -246,52 +200,24 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     let now = 1_000;
     let sprt = RunKind::Sprt(SprtSettings::default());
     let missing = vec![v[0].clone(), "00".repeat(32)];
+    assert!(matches!(s.create_run(&run_spec(sprt.clone(), missing, suite, SLOW), now), Err(Error::VariantNotFound(_))));
     assert!(matches!(
-        s.create_run(&run_spec(sprt.clone(), missing, suite, SLOW), now),
-        Err(Error::VariantNotFound(_))
-    ));
-    assert!(matches!(
-        s.create_run(
-            &run_spec(sprt.clone(), v[..2].to_vec(), suite + 7, SLOW),
-            now
-        ),
+        s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), suite + 7, SLOW), now),
         Err(Error::SuiteNotFound(_))
     ));
     let field = |r: coordinator::Result<proto::domain::Run>| match r {
         Err(Error::InvalidSpec { field, .. }) => field,
         other => panic!("expected an invalid spec, got {other:?}"),
     };
+    assert_eq!(field(s.create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), now)), "variants");
+    assert_eq!(field(s.create_run(&run_spec(RunKind::Games { pairs: 0 }, v[..2].to_vec(), suite, SLOW), now)), "pairs");
     assert_eq!(
-        field(s.create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), now)),
-        "variants"
-    );
-    assert_eq!(
-        field(s.create_run(
-            &run_spec(RunKind::Games { pairs: 0 }, v[..2].to_vec(), suite, SLOW),
-            now
-        )),
-        "pairs"
-    );
-    assert_eq!(
-        field(s.create_run(
-            &run_spec(sprt.clone(), v[..2].to_vec(), suite, TimeControl::Nodes(0)),
-            now
-        )),
+        field(s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), suite, TimeControl::Nodes(0)), now)),
         "time control"
     );
-    assert!(
-        s.list_runs().expect("list").is_empty(),
-        "failed creations leave nothing"
-    );
+    assert!(s.list_runs().expect("list").is_empty(), "failed creations leave nothing");
 
-    let mut spec = run_spec(
-        RunKind::RoundRobin {
-            pairs_per_pairing: 4,
-        },
-        v.clone(),
-        suite,
-        TimeControl::Depth(5),
-    );
+    let mut spec = run_spec(RunKind::RoundRobin { pairs_per_pairing: 4 }, v.clone(), suite, TimeControl::Depth(5));
     spec.bench_signature = Some(u64::MAX - 3);
     spec.sample_every = 7;
     let run = s.create_run(&spec, now).expect("round robin");
@@ -300,15 +226,10 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     assert_eq!(run.stats, vec![PairingStats::default(); 3]);
     assert_eq!(run.created_unix_ms, now);
     assert_eq!(s.get_run(run.id).expect("get"), run);
-    let sprt_run = s
-        .create_run(&run_spec(sprt, v[..2].to_vec(), suite, SLOW), now + 1)
-        .expect("sprt");
+    let sprt_run = s.create_run(&run_spec(sprt, v[..2].to_vec(), suite, SLOW), now + 1).expect("sprt");
     assert_eq!(s.list_runs().expect("list"), vec![run, sprt_run]);
     assert!(matches!(s.get_run(999), Err(Error::RunNotFound(999))));
-    assert!(matches!(
-        s.get_run(u64::MAX),
-        Err(Error::RunNotFound(u64::MAX))
-    ));
+    assert!(matches!(s.get_run(u64::MAX), Err(Error::RunNotFound(u64::MAX))));
 }
 
 fn leasing_respects_bench_signatures(s: &dyn Storage) {
@@ -320,89 +241,39 @@ fn leasing_respects_bench_signatures(s: &dyn Storage) {
     let run = s.create_run(&spec, clock.now_ms()).expect("run");
     let stranger = worker(s, "stranger", 7, clock.now_ms());
     let matching = worker(s, "matching", 0xDEAD_BEEF_0000_0001, clock.now_ms());
-    assert_eq!(
-        s.lease_batch(stranger, 4, clock.now_ms()).expect("lease"),
-        None
-    );
-    let lease = s
-        .lease_batch(matching, 4, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    assert_eq!(s.lease_batch(stranger, 4, clock.now_ms()).expect("lease"), None);
+    let lease = s.lease_batch(matching, 4, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, run.id);
     // A run without a signature serves everyone.
     let open = games_run(s, 3, clock.now_ms());
-    let lease = s
-        .lease_batch(stranger, 1, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let lease = s.lease_batch(stranger, 1, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, open);
-    assert!(matches!(
-        s.lease_batch(999, 1, clock.now_ms()),
-        Err(Error::WorkerNotFound(999))
-    ));
+    assert!(matches!(s.lease_batch(999, 1, clock.now_ms()), Err(Error::WorkerNotFound(999))));
 }
 
 fn leasing_respects_free_slots(s: &dyn Storage) {
     let clock = ManualClock::new(50_000);
     let v = variants(s, 2);
     let suite = suite(s, 10);
-    s.create_run(
-        &run_spec(
-            RunKind::Sprt(SprtSettings::default()),
-            v.clone(),
-            suite,
-            SLOW,
-        ),
-        0,
-    )
-    .expect("run");
+    s.create_run(&run_spec(RunKind::Sprt(SprtSettings::default()), v.clone(), suite, SLOW), 0).expect("run");
     let w = worker(s, "w", 1, clock.now_ms());
-    assert_eq!(
-        s.lease_batch(w, 0, clock.now_ms()).expect("lease"),
-        None,
-        "no free slot, no work"
-    );
-    let lease = s
-        .lease_batch(w, 3, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    assert_eq!(s.lease_batch(w, 0, clock.now_ms()).expect("lease"), None, "no free slot, no work");
+    let lease = s.lease_batch(w, 3, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.tasks.len(), 3, "one slow pair per slot");
-    assert_eq!(
-        lease.deadline_unix_ms,
-        clock.now_ms() + scheduler::LEASE_TIMEOUT_MS
-    );
+    assert_eq!(lease.deadline_unix_ms, clock.now_ms() + scheduler::LEASE_TIMEOUT_MS);
     assert_eq!(lease.tc, SLOW);
     let ids: Vec<&str> = lease.variants.iter().map(|x| x.id.as_str()).collect();
     assert_eq!(ids, vec![v[0].as_str(), v[1].as_str()]);
-    let lease = s
-        .lease_batch(w, 1_000, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let lease = s.lease_batch(w, 1_000, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.tasks.len(), scheduler::MAX_BATCH_PAIRS);
     // A fast time control fills a minute per slot.
-    let fast = s
-        .create_run(
-            &run_spec(
-                RunKind::Games { pairs: 1_000 },
-                v,
-                suite,
-                TimeControl::Nodes(5_000),
-            ),
-            0,
-        )
-        .expect("run");
+    let fast =
+        s.create_run(&run_spec(RunKind::Games { pairs: 1_000 }, v, suite, TimeControl::Nodes(5_000)), 0).expect("run");
     let w2 = worker(s, "w2", 1, clock.now_ms());
-    s.set_run_state(1, RunState::Stopped)
-        .expect("stop the SPRT");
-    let lease = s
-        .lease_batch(w2, 1, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    s.set_run_state(1, RunState::Stopped).expect("stop the SPRT");
+    let lease = s.lease_batch(w2, 1, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, fast.id);
-    assert_eq!(
-        lease.tasks.len(),
-        scheduler::batch_pairs(TimeControl::Nodes(5_000), 1)
-    );
+    assert_eq!(lease.tasks.len(), scheduler::batch_pairs(TimeControl::Nodes(5_000), 1));
 }
 
 fn leases_never_overlap_and_openings_do_not_repeat(s: &dyn Storage) {
@@ -410,11 +281,7 @@ fn leases_never_overlap_and_openings_do_not_repeat(s: &dyn Storage) {
     let v = variants(s, 2);
     let suite_id = suite(s, 10);
     let suite = s.get_suite(suite_id).expect("suite");
-    s.create_run(
-        &run_spec(RunKind::Games { pairs: 25 }, v.clone(), suite_id, SLOW),
-        0,
-    )
-    .expect("run");
+    s.create_run(&run_spec(RunKind::Games { pairs: 25 }, v.clone(), suite_id, SLOW), 0).expect("run");
     let workers: Vec<WorkerId> = (0..3).map(|i| worker(s, &format!("w{i}"), 1, 0)).collect();
     let mut tasks = Vec::new();
     for round in 0..4 {
@@ -426,42 +293,23 @@ fn leases_never_overlap_and_openings_do_not_repeat(s: &dyn Storage) {
     }
     tasks.sort_by_key(|t| t.pair_index);
     let indices: Vec<u64> = tasks.iter().map(|t| t.pair_index).collect();
-    assert_eq!(
-        indices,
-        (0..25).collect::<Vec<_>>(),
-        "every pair handed out exactly once"
-    );
+    assert_eq!(indices, (0..25).collect::<Vec<_>>(), "every pair handed out exactly once");
     for task in &tasks {
         assert_eq!(task.variants, [v[0].clone(), v[1].clone()]);
         assert_eq!(task.opening, suite.openings[task.opening_index as usize]);
-        assert_eq!(
-            task.opening_index,
-            scheduler::opening_for_pair(1, task.pair_index, 10)
-        );
+        assert_eq!(task.opening_index, scheduler::opening_for_pair(1, task.pair_index, 10));
     }
     for chunk in tasks.chunks(10) {
         let distinct: BTreeSet<u32> = chunk.iter().map(|t| t.opening_index).collect();
-        assert_eq!(
-            distinct.len(),
-            chunk.len(),
-            "no opening repeats before the suite is used up"
-        );
+        assert_eq!(distinct.len(), chunk.len(), "no opening repeats before the suite is used up");
     }
-    assert_eq!(
-        s.lease_batch(workers[0], 8, clock.now_ms()).expect("lease"),
-        None,
-        "all pairs are out"
-    );
+    assert_eq!(s.lease_batch(workers[0], 8, clock.now_ms()).expect("lease"), None, "all pairs are out");
 }
 
 fn concurrent_leases_never_overlap(s: &dyn Storage) {
     let v = variants(s, 2);
     let suite = suite(s, 10);
-    s.create_run(
-        &run_spec(RunKind::Sprt(SprtSettings::default()), v, suite, SLOW),
-        0,
-    )
-    .expect("run");
+    s.create_run(&run_spec(RunKind::Sprt(SprtSettings::default()), v, suite, SLOW), 0).expect("run");
     let workers: Vec<WorkerId> = (0..4).map(|i| worker(s, &format!("w{i}"), 1, 0)).collect();
     let all: Vec<u64> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
@@ -472,17 +320,13 @@ fn concurrent_leases_never_overlap(s: &dyn Storage) {
                     for i in 0..10 {
                         let lease = s.lease_batch(w, 2, i).expect("lease").expect("work");
                         mine.extend(indices(&lease));
-                        s.record_results(w, lease.id, 0, &play_all(&lease), true, i)
-                            .expect("record");
+                        s.record_results(w, lease.id, 0, &play_all(&lease), true, i).expect("record");
                     }
                     mine
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("thread"))
-            .collect()
+        handles.into_iter().flat_map(|h| h.join().expect("thread")).collect()
     });
     let distinct: BTreeSet<u64> = all.iter().copied().collect();
     assert_eq!(distinct.len(), all.len());
@@ -495,15 +339,10 @@ fn expiry_returns_only_unfinished_pairs_to_another_worker(s: &dyn Storage) {
     let run = games_run(s, 6, clock.now_ms());
     let a = worker(s, "a", 1, clock.now_ms());
     let b = worker(s, "b", 1, clock.now_ms());
-    let lease = s
-        .lease_batch(a, 4, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let lease = s.lease_batch(a, 4, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(indices(&lease), vec![0, 1, 2, 3]);
     let reports = play_all(&lease);
-    let outcome = s
-        .record_results(a, lease.id, 0, &reports[..2], false, clock.now_ms())
-        .expect("record");
+    let outcome = s.record_results(a, lease.id, 0, &reports[..2], false, clock.now_ms()).expect("record");
     assert_eq!(outcome.accepted, 2);
 
     // Before the deadline nothing expires.
@@ -511,31 +350,17 @@ fn expiry_returns_only_unfinished_pairs_to_another_worker(s: &dyn Storage) {
     clock.set(lease.deadline_unix_ms + scheduler::LEASE_TIMEOUT_MS + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire again"), 0);
-    assert!(
-        matches!(s.heartbeat(a, lease.id, clock.now_ms()), Err(Error::LeaseClosed(id)) if id == lease.id)
-    );
+    assert!(matches!(s.heartbeat(a, lease.id, clock.now_ms()), Err(Error::LeaseClosed(id)) if id == lease.id));
 
-    let again = s
-        .lease_batch(b, 2, clock.now_ms())
-        .expect("lease")
-        .expect("work");
-    assert_eq!(
-        indices(&again),
-        vec![2, 3],
-        "only the unfinished pairs, offered first"
-    );
+    let again = s.lease_batch(b, 2, clock.now_ms()).expect("lease").expect("work");
+    assert_eq!(indices(&again), vec![2, 3], "only the unfinished pairs, offered first");
     for (old, new) in lease.tasks[2..].iter().zip(&again.tasks) {
         assert_eq!(old, new, "a returned pair keeps its opening and players");
     }
-    let rest = s
-        .lease_batch(b, 8, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let rest = s.lease_batch(b, 8, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(indices(&rest), vec![4, 5]);
-    s.record_results(b, again.id, 0, &play_all(&again), false, clock.now_ms())
-        .expect("record");
-    s.record_results(b, rest.id, 0, &play_all(&rest), false, clock.now_ms())
-        .expect("record");
+    s.record_results(b, again.id, 0, &play_all(&again), false, clock.now_ms()).expect("record");
+    s.record_results(b, rest.id, 0, &play_all(&rest), false, clock.now_ms()).expect("record");
     let run = s.get_run(run).expect("run");
     assert_eq!(total_pairs(&run.stats), 6);
     assert_eq!(run.state, RunState::Completed);
@@ -549,27 +374,13 @@ fn late_results_of_an_expired_lease_count_once(s: &dyn Storage) {
     let lease = s.lease_batch(a, 2, 0).expect("lease").expect("work");
     clock.set(lease.deadline_unix_ms + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 1);
-    let again = s
-        .lease_batch(b, 2, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let again = s.lease_batch(b, 2, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(indices(&again), vec![0, 1]);
     // The first worker was slow, not dead: its results arrive late and count.
-    let late = s
-        .record_results(
-            a,
-            lease.id,
-            0,
-            &play_all(&lease)[..1],
-            false,
-            clock.now_ms(),
-        )
-        .expect("late");
+    let late = s.record_results(a, lease.id, 0, &play_all(&lease)[..1], false, clock.now_ms()).expect("late");
     assert_eq!(late.accepted, 1);
     // The second worker's copy of that pair is acknowledged but not counted again.
-    let second = s
-        .record_results(b, again.id, 0, &play_all(&again), false, clock.now_ms())
-        .expect("record");
+    let second = s.record_results(b, again.id, 0, &play_all(&again), false, clock.now_ms()).expect("record");
     assert_eq!(second.accepted, 1);
     let run = s.get_run(run).expect("run");
     assert_eq!(total_pairs(&run.stats), 2);
@@ -584,29 +395,21 @@ fn resubmission_is_idempotent(s: &dyn Storage) {
     let w = worker(s, "w", 1, 0);
     let lease = s.lease_batch(w, 4, 0).expect("lease").expect("work");
     let reports = play_all(&lease);
-    let first = s
-        .record_results(w, lease.id, 1, &reports[..2], false, 10)
-        .expect("record");
+    let first = s.record_results(w, lease.id, 1, &reports[..2], false, 10).expect("record");
     assert_eq!((first.accepted, first.duplicate), (2, false));
     let stats = s.get_run(run).expect("run").stats;
     let games = s.games_since(run, 0, 100).expect("games");
     assert_eq!(games.len(), 4);
 
     // The same (lease, seq) again: acknowledged, nothing changes.
-    let resent = s
-        .record_results(w, lease.id, 1, &reports[..2], false, 20)
-        .expect("resend");
+    let resent = s.record_results(w, lease.id, 1, &reports[..2], false, 20).expect("resend");
     assert_eq!((resent.accepted, resent.duplicate), (0, true));
     // The same pairs under a new sequence number (a retry after a lost reply): counted once.
-    let retried = s
-        .record_results(w, lease.id, 2, &reports[..3], false, 30)
-        .expect("retry");
+    let retried = s.record_results(w, lease.id, 2, &reports[..3], false, 30).expect("retry");
     assert_eq!((retried.accepted, retried.duplicate), (1, false));
     // A pair repeated inside one submission counts once too.
     let doubled = vec![reports[3].clone(), reports[3].clone()];
-    let once = s
-        .record_results(w, lease.id, 3, &doubled, false, 40)
-        .expect("doubled");
+    let once = s.record_results(w, lease.id, 3, &doubled, false, 40).expect("doubled");
     assert_eq!(once.accepted, 1);
 
     let after = s.get_run(run).expect("run").stats;
@@ -614,10 +417,7 @@ fn resubmission_is_idempotent(s: &dyn Storage) {
     assert_eq!(total_pairs(&after), 4);
     let games = s.games_since(run, 0, 100).expect("games");
     assert_eq!(games.len(), 8);
-    let pairs: BTreeSet<(u64, u8)> = games
-        .iter()
-        .map(|g| (g.pair_index, g.game_in_pair))
-        .collect();
+    let pairs: BTreeSet<(u64, u8)> = games.iter().map(|g| (g.pair_index, g.game_in_pair)).collect();
     assert_eq!(pairs.len(), 8, "each game stored once");
 }
 
@@ -641,50 +441,29 @@ fn bad_submissions_change_nothing(s: &dyn Storage) {
     // Colours swapped against the task.
     let mut swapped = reports.clone();
     swapped[1].games.swap(0, 1);
-    assert!(matches!(
-        s.record_results(w, lease.id, 1, &swapped, false, 0),
-        Err(Error::InvalidReport { .. })
-    ));
+    assert!(matches!(s.record_results(w, lease.id, 1, &swapped, false, 0), Err(Error::InvalidReport { .. })));
     // A move that is not a move.
     reports[0].games[0].moves.push("not a move".into());
-    assert!(matches!(
-        s.record_results(w, lease.id, 1, &reports, false, 0),
-        Err(Error::InvalidReport { .. })
-    ));
+    assert!(matches!(s.record_results(w, lease.id, 1, &reports, false, 0), Err(Error::InvalidReport { .. })));
     // Someone else's lease, or no lease at all.
     assert!(matches!(
         s.record_results(other, lease.id, 1, &play_all(&lease), false, 0),
         Err(Error::LeaseNotOwned { .. })
     ));
-    assert!(matches!(
-        s.record_results(w, 999, 1, &[], false, 0),
-        Err(Error::LeaseNotFound(999))
-    ));
-    assert!(matches!(
-        s.heartbeat(other, lease.id, 0),
-        Err(Error::LeaseNotOwned { .. })
-    ));
+    assert!(matches!(s.record_results(w, 999, 1, &[], false, 0), Err(Error::LeaseNotFound(999))));
+    assert!(matches!(s.heartbeat(other, lease.id, 0), Err(Error::LeaseNotOwned { .. })));
 
     assert_eq!(total_pairs(&s.get_run(run).expect("run").stats), 0);
     assert!(s.games_since(run, 0, 10).expect("games").is_empty());
     // The rejected sequence number was not used up.
-    let good = s
-        .record_results(w, lease.id, 1, &play_all(&lease), false, 0)
-        .expect("record");
+    let good = s.record_results(w, lease.id, 1, &play_all(&lease), false, 0).expect("record");
     assert_eq!((good.accepted, good.duplicate), (2, false));
 }
 
 fn stats_equal_the_sum_of_recorded_pairs(s: &dyn Storage) {
     let v = variants(s, 3);
     let suite = suite(s, 7);
-    let spec = run_spec(
-        RunKind::RoundRobin {
-            pairs_per_pairing: 5,
-        },
-        v.clone(),
-        suite,
-        SLOW,
-    );
+    let spec = run_spec(RunKind::RoundRobin { pairs_per_pairing: 5 }, v.clone(), suite, SLOW);
     let run = s.create_run(&spec, 0).expect("run");
     let w = worker(s, "w", 1, 0);
     let mut expected = vec![PairingStats::default(); 3];
@@ -699,8 +478,7 @@ fn stats_equal_the_sum_of_recorded_pairs(s: &dyn Storage) {
             coordinator::report::tally(&mut expected[task.pairing as usize], &report);
             played.push((task.clone(), report));
         }
-        s.record_results(w, lease.id, seq, &play_all(&lease), false, seq)
-            .expect("record");
+        s.record_results(w, lease.id, seq, &play_all(&lease), false, seq).expect("record");
         seq += 1;
     }
     let run = s.get_run(run.id).expect("run");
@@ -708,17 +486,11 @@ fn stats_equal_the_sum_of_recorded_pairs(s: &dyn Storage) {
     assert_eq!(total_pairs(&run.stats), 15);
     assert_eq!(run.state, RunState::Completed);
     for stats in &run.stats {
-        assert_eq!(
-            stats.wins + stats.draws + stats.losses,
-            2 * scheduler::pairs_recorded(stats)
-        );
+        assert_eq!(stats.wins + stats.draws + stats.losses, 2 * scheduler::pairs_recorded(stats));
     }
     let games = s.games_since(run.id, 0, 1_000).expect("games");
     assert_eq!(games.len(), 30);
-    assert!(
-        games.windows(2).all(|w| w[0].game_id < w[1].game_id),
-        "ids increase"
-    );
+    assert!(games.windows(2).all(|w| w[0].game_id < w[1].game_id), "ids increase");
     for (task, report) in &played {
         for (k, expected_game) in report.games.iter().enumerate() {
             let stored = games
@@ -739,25 +511,16 @@ fn fixed_games_runs_complete(s: &dyn Storage) {
     let first = s.lease_batch(w, 3, 0).expect("lease").expect("work");
     let second = s.lease_batch(w, 3, 0).expect("lease").expect("work");
     assert_eq!((first.tasks.len(), second.tasks.len()), (3, 2));
-    assert_eq!(
-        s.lease_batch(w, 3, 0).expect("lease"),
-        None,
-        "every pair is out"
-    );
-    s.record_results(w, first.id, 0, &play_all(&first), false, 1)
-        .expect("record");
+    assert_eq!(s.lease_batch(w, 3, 0).expect("lease"), None, "every pair is out");
+    s.record_results(w, first.id, 0, &play_all(&first), false, 1).expect("record");
     assert_eq!(s.get_run(run).expect("run").state, RunState::Active);
-    s.record_results(w, second.id, 0, &play_all(&second), false, 1)
-        .expect("record");
+    s.record_results(w, second.id, 0, &play_all(&second), false, 1).expect("record");
     let done = s.get_run(run).expect("run");
     assert_eq!(done.state, RunState::Completed);
     assert_eq!(total_pairs(&done.stats), 5);
     assert_eq!(s.lease_batch(w, 3, 2).expect("lease"), None);
     // Both leases closed themselves when their pairs were all recorded.
-    assert!(matches!(
-        s.heartbeat(w, first.id, 2),
-        Err(Error::LeaseClosed(_))
-    ));
+    assert!(matches!(s.heartbeat(w, first.id, 2), Err(Error::LeaseClosed(_))));
     // Nothing left to expire.
     assert_eq!(s.expire_leases(u64::MAX).expect("expire"), 0);
 }
@@ -769,16 +532,11 @@ fn final_batch_returns_unreported_pairs(s: &dyn Storage) {
     let lease = s.lease_batch(a, 4, 0).expect("lease").expect("work");
     let reports = play_all(&lease);
     // The worker shuts down after one pair and says so.
-    s.record_results(a, lease.id, 0, &reports[..1], true, 5)
-        .expect("record");
-    assert!(matches!(
-        s.heartbeat(a, lease.id, 6),
-        Err(Error::LeaseClosed(_))
-    ));
+    s.record_results(a, lease.id, 0, &reports[..1], true, 5).expect("record");
+    assert!(matches!(s.heartbeat(a, lease.id, 6), Err(Error::LeaseClosed(_))));
     let again = s.lease_batch(b, 4, 6).expect("lease").expect("work");
     assert_eq!(indices(&again), vec![1, 2, 3]);
-    s.record_results(b, again.id, 0, &play_all(&again), true, 7)
-        .expect("record");
+    s.record_results(b, again.id, 0, &play_all(&again), true, 7).expect("record");
     let run = s.get_run(run).expect("run");
     assert_eq!(run.state, RunState::Completed);
     assert_eq!(total_pairs(&run.stats), 4);
@@ -788,78 +546,34 @@ fn heartbeats_extend_deadlines(s: &dyn Storage) {
     let clock = ManualClock::new(1_000);
     games_run(s, 10, 0);
     let w = worker(s, "w", 1, 0);
-    let lease = s
-        .lease_batch(w, 2, clock.now_ms())
-        .expect("lease")
-        .expect("work");
+    let lease = s.lease_batch(w, 2, clock.now_ms()).expect("lease").expect("work");
     let duration = lease.deadline_unix_ms - clock.now_ms();
     clock.set(lease.deadline_unix_ms - 1);
     let extended = s.heartbeat(w, lease.id, clock.now_ms()).expect("heartbeat");
     assert_eq!(extended, clock.now_ms() + duration);
     clock.set(lease.deadline_unix_ms + 1);
-    assert_eq!(
-        s.expire_leases(clock.now_ms()).expect("expire"),
-        0,
-        "the heartbeat kept it alive"
-    );
+    assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 0, "the heartbeat kept it alive");
     // A heartbeat never shortens a lease.
     assert_eq!(s.heartbeat(w, lease.id, 0).expect("heartbeat"), extended);
     // Submitting results is a sign of life too.
     clock.set(extended);
-    s.record_results(
-        w,
-        lease.id,
-        0,
-        &play_all(&lease)[..1],
-        false,
-        clock.now_ms(),
-    )
-    .expect("record");
+    s.record_results(w, lease.id, 0, &play_all(&lease)[..1], false, clock.now_ms()).expect("record");
     clock.set(extended + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 0);
     clock.set(extended + duration + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 1);
-    assert!(matches!(
-        s.heartbeat(w, 999, 0),
-        Err(Error::LeaseNotFound(999))
-    ));
+    assert!(matches!(s.heartbeat(w, 999, 0), Err(Error::LeaseNotFound(999))));
 }
 
 fn run_states_gate_leasing(s: &dyn Storage) {
     let v = variants(s, 2);
     let suite = suite(s, 3);
-    let sprt = s
-        .create_run(
-            &run_spec(
-                RunKind::Sprt(SprtSettings::default()),
-                v.clone(),
-                suite,
-                SLOW,
-            ),
-            0,
-        )
-        .expect("run");
-    let games = s
-        .create_run(&run_spec(RunKind::Games { pairs: 3 }, v, suite, SLOW), 0)
-        .expect("run");
+    let sprt = s.create_run(&run_spec(RunKind::Sprt(SprtSettings::default()), v.clone(), suite, SLOW), 0).expect("run");
+    let games = s.create_run(&run_spec(RunKind::Games { pairs: 3 }, v, suite, SLOW), 0).expect("run");
     let w = worker(s, "w", 1, 0);
-    assert_eq!(
-        s.set_run_state(sprt.id, RunState::Stopped)
-            .expect("stop")
-            .state,
-        RunState::Stopped
-    );
-    assert_eq!(
-        s.set_run_state(games.id, RunState::Stopped)
-            .expect("stop")
-            .state,
-        RunState::Stopped
-    );
-    assert_eq!(
-        s.lease_batch(w, 1, 0).expect("lease"),
-        None,
-        "stopped runs hand out nothing"
-    );
+    assert_eq!(s.set_run_state(sprt.id, RunState::Stopped).expect("stop").state, RunState::Stopped);
+    assert_eq!(s.set_run_state(games.id, RunState::Stopped).expect("stop").state, RunState::Stopped);
+    assert_eq!(s.lease_batch(w, 1, 0).expect("lease"), None, "stopped runs hand out nothing");
     s.set_run_state(sprt.id, RunState::Active).expect("resume");
     let lease = s.lease_batch(w, 1, 0).expect("lease").expect("work");
     assert_eq!(lease.run, sprt.id);
@@ -868,30 +582,14 @@ fn run_states_gate_leasing(s: &dyn Storage) {
         s.set_run_state(games.id, RunState::SprtDone { h1: true }),
         Err(Error::InvalidStateChange { .. })
     ));
-    let done = s
-        .set_run_state(sprt.id, RunState::SprtDone { h1: false })
-        .expect("verdict");
+    let done = s.set_run_state(sprt.id, RunState::SprtDone { h1: false }).expect("verdict");
     assert_eq!(done.state, RunState::SprtDone { h1: false });
-    assert_eq!(
-        s.get_run(sprt.id).expect("run").state,
-        RunState::SprtDone { h1: false }
-    );
-    assert!(matches!(
-        s.set_run_state(sprt.id, RunState::Active),
-        Err(Error::InvalidStateChange { .. })
-    ));
-    assert!(matches!(
-        s.set_run_state(sprt.id, RunState::Completed),
-        Err(Error::InvalidStateChange { .. })
-    ));
-    assert!(matches!(
-        s.set_run_state(77, RunState::Stopped),
-        Err(Error::RunNotFound(77))
-    ));
+    assert_eq!(s.get_run(sprt.id).expect("run").state, RunState::SprtDone { h1: false });
+    assert!(matches!(s.set_run_state(sprt.id, RunState::Active), Err(Error::InvalidStateChange { .. })));
+    assert!(matches!(s.set_run_state(sprt.id, RunState::Completed), Err(Error::InvalidStateChange { .. })));
+    assert!(matches!(s.set_run_state(77, RunState::Stopped), Err(Error::RunNotFound(77))));
     // Results of games already under way are still recorded after the verdict.
-    let late = s
-        .record_results(w, lease.id, 0, &play_all(&lease), false, 1)
-        .expect("record");
+    let late = s.record_results(w, lease.id, 0, &play_all(&lease), false, 1).expect("record");
     assert_eq!(late.accepted, 1);
 }
 
@@ -899,29 +597,18 @@ fn runs_share_workers(s: &dyn Storage) {
     let v = variants(s, 2);
     let suite = suite(s, 3);
     let sprt = RunKind::Sprt(SprtSettings::default());
-    let one = s
-        .create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), 0)
-        .expect("run");
-    let two = s
-        .create_run(&run_spec(sprt, v, suite, SLOW), 0)
-        .expect("run");
+    let one = s.create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), 0).expect("run");
+    let two = s.create_run(&run_spec(sprt, v, suite, SLOW), 0).expect("run");
     let w = worker(s, "w", 1, 0);
-    let runs: Vec<u64> = (0..4)
-        .map(|_| s.lease_batch(w, 1, 0).expect("lease").expect("work").run)
-        .collect();
-    assert_eq!(
-        runs,
-        vec![one.id, two.id, one.id, two.id],
-        "the run with fewer pairs in flight goes first"
-    );
+    let runs: Vec<u64> = (0..4).map(|_| s.lease_batch(w, 1, 0).expect("lease").expect("work").run).collect();
+    assert_eq!(runs, vec![one.id, two.id, one.id, two.id], "the run with fewer pairs in flight goes first");
 }
 
 fn export_bookkeeping(s: &dyn Storage) {
     let run = games_run(s, 3, 0);
     let w = worker(s, "w", 1, 0);
     let lease = s.lease_batch(w, 3, 0).expect("lease").expect("work");
-    s.record_results(w, lease.id, 0, &play_all(&lease), true, 0)
-        .expect("record");
+    s.record_results(w, lease.id, 0, &play_all(&lease), true, 0).expect("record");
     let all = s.games_since(run, 0, 100).expect("games");
     assert_eq!(all.len(), 6);
     let page = s.games_since(run, 0, 4).expect("page");
@@ -932,20 +619,10 @@ fn export_bookkeeping(s: &dyn Storage) {
     s.mark_exported(run, page[3].game_id).expect("mark");
     assert_eq!(s.exported_up_to(run).expect("mark"), page[3].game_id);
     s.mark_exported(run, 1).expect("mark");
-    assert_eq!(
-        s.exported_up_to(run).expect("mark"),
-        page[3].game_id,
-        "the mark never moves back"
-    );
-    assert!(matches!(
-        s.mark_exported(42, 1),
-        Err(Error::RunNotFound(42))
-    ));
+    assert_eq!(s.exported_up_to(run).expect("mark"), page[3].game_id, "the mark never moves back");
+    assert!(matches!(s.mark_exported(42, 1), Err(Error::RunNotFound(42))));
     assert!(matches!(s.exported_up_to(42), Err(Error::RunNotFound(42))));
-    assert!(matches!(
-        s.games_since(42, 0, 1),
-        Err(Error::RunNotFound(42))
-    ));
+    assert!(matches!(s.games_since(42, 0, 1), Err(Error::RunNotFound(42))));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -960,8 +637,7 @@ fn sqlite_reopen_keeps_everything() {
         let run = games_run(&s, 6, 0);
         let w = worker(&s, "w", 1, 0);
         let lease = s.lease_batch(w, 4, 0).expect("lease").expect("work");
-        s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 1)
-            .expect("record");
+        s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 1).expect("record");
         s.mark_exported(run, 2).expect("mark");
         let games = s.games_since(run, 0, 100).expect("games");
         (run, w, lease, s.get_run(run).expect("run"), games)
@@ -971,13 +647,9 @@ fn sqlite_reopen_keeps_everything() {
     assert_eq!(s.games_since(run, 0, 100).expect("games"), games_before);
     assert_eq!(s.exported_up_to(run).expect("mark"), 2);
     // The lease, its submissions and the worker survived.
-    let resent = s
-        .record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 2)
-        .expect("resend");
+    let resent = s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 2).expect("resend");
     assert!(resent.duplicate);
-    let rest = s
-        .record_results(w, lease.id, 2, &play_all(&lease), false, 2)
-        .expect("record");
+    let rest = s.record_results(w, lease.id, 2, &play_all(&lease), false, 2).expect("record");
     assert_eq!(rest.accepted, 2);
     let more = s.lease_batch(w, 4, 3).expect("lease").expect("work");
     assert_eq!(indices(&more), vec![4, 5], "pair numbering continues");
@@ -992,8 +664,7 @@ fn sqlite_refuses_other_schema_versions() {
     let path = dir.path().join("farm.db");
     drop(SqliteStorage::open(&path).expect("create"));
     let conn = rusqlite::Connection::open(&path).expect("raw open");
-    conn.execute("UPDATE schema_version SET version = 99", [])
-        .expect("bump");
+    conn.execute("UPDATE schema_version SET version = 99", []).expect("bump");
     drop(conn);
     assert!(matches!(SqliteStorage::open(&path), Err(Error::Corrupt(m)) if m.contains("99")));
 }
@@ -1008,13 +679,8 @@ fn sqlite_reports_malformed_content_as_errors() {
         (run, s.get_run(run).expect("run").spec.variants[0].clone())
     };
     let conn = rusqlite::Connection::open(&path).expect("raw open");
-    conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run as i64])
-        .expect("damage run");
-    conn.execute(
-        "UPDATE variants SET spec = '3:abc,' WHERE id = ?1",
-        [&variant],
-    )
-    .expect("damage variant");
+    conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run as i64]).expect("damage run");
+    conn.execute("UPDATE variants SET spec = '3:abc,' WHERE id = ?1", [&variant]).expect("damage variant");
     drop(conn);
     let s = SqliteStorage::open(&path).expect("open");
     assert!(matches!(s.get_run(run), Err(Error::Corrupt(_))));

@@ -6,18 +6,9 @@ use engine::Position;
 use engine::eval::{Params, evaluate, trace};
 
 const POSITIONS: [(&str, &str); 4] = [
-    (
-        "start",
-        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
-    ),
-    (
-        "middlegame-1",
-        "2bakab2/6r2/2n1c1nc1/p1p2rp1p/4p4/2PN2PC1/P3P3P/6N2/3CA4/1RBAK1B1R w - - 0 1",
-    ),
-    (
-        "middlegame-2",
-        "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1",
-    ),
+    ("start", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"),
+    ("middlegame-1", "2bakab2/6r2/2n1c1nc1/p1p2rp1p/4p4/2PN2PC1/P3P3P/6N2/3CA4/1RBAK1B1R w - - 0 1"),
+    ("middlegame-2", "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1"),
     ("endgame", "4k4/9/9/9/9/9/5p3/4B4/3N5/4K4 w - - 0 1"),
 ];
 
@@ -27,9 +18,7 @@ fn bench_eval(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     for (name, fen) in POSITIONS {
         let pos = Position::from_fen(fen).expect("valid bench FEN");
-        group.bench_function(name, |b| {
-            b.iter(|| evaluate(black_box(&pos), black_box(&params)))
-        });
+        group.bench_function(name, |b| b.iter(|| evaluate(black_box(&pos), black_box(&params))));
     }
     group.finish();
 

@@ -64,11 +64,7 @@ impl BenchResult {
 
 /// Searches every bench position to `depth` with `params`; `on_position(i, fen, nodes)` is
 /// called after each.
-pub fn run(
-    depth: u32,
-    params: &Params,
-    mut on_position: impl FnMut(usize, &str, u64),
-) -> BenchResult {
+pub fn run(depth: u32, params: &Params, mut on_position: impl FnMut(usize, &str, u64)) -> BenchResult {
     let mut engine = Engine::with_params(params.clone());
     engine.set_hash(BENCH_HASH_MIB);
     let mut nodes = 0;
@@ -83,10 +79,7 @@ pub fn run(
         nodes += result.nodes;
         on_position(i, fen, result.nodes);
     }
-    BenchResult {
-        nodes,
-        time: start.elapsed(),
-    }
+    BenchResult { nodes, time: start.elapsed() }
 }
 
 #[cfg(test)]

@@ -138,17 +138,9 @@ impl Engine {
         let root_moves: Vec<Move> = if self.banmoves.is_empty() {
             Vec::new()
         } else {
-            let allowed: Vec<Move> = legal
-                .iter()
-                .copied()
-                .filter(|m| !self.banmoves.contains(m))
-                .collect();
+            let allowed: Vec<Move> = legal.iter().copied().filter(|m| !self.banmoves.contains(m)).collect();
             // Banning every move leaves nothing to do: ignore the ban rather than resign.
-            if allowed.is_empty() {
-                Vec::new()
-            } else {
-                allowed
-            }
+            if allowed.is_empty() { Vec::new() } else { allowed }
         };
         let ctx = SearchContext {
             params: &self.params,

@@ -13,17 +13,9 @@ pub enum IllegalMoveReason {
     #[error("there is no piece on {0}")]
     NoPiece(Square),
     #[error("the piece on {square} is {owner}'s, but {to_move} is to move")]
-    NotYourPiece {
-        square: Square,
-        owner: Color,
-        to_move: Color,
-    },
+    NotYourPiece { square: Square, owner: Color, to_move: Color },
     #[error("a {piece} cannot move from {from} to {to}")]
-    CannotReach {
-        piece: Piece,
-        from: Square,
-        to: Square,
-    },
+    CannotReach { piece: Piece, from: Square, to: Square },
     #[error("it would leave the kings facing each other on an open file")]
     KingsFacing,
     #[error("it would leave the {0} king in check")]
@@ -36,11 +28,7 @@ pub enum Error {
     #[error("invalid FEN `{fen}`: {reason}")]
     Fen { fen: String, reason: FenError },
     #[error("illegal move {mv} in {fen}: {reason}")]
-    IllegalMove {
-        mv: String,
-        fen: String,
-        reason: IllegalMoveReason,
-    },
+    IllegalMove { mv: String, fen: String, reason: IllegalMoveReason },
     #[error("cannot read move `{text}`: {reason}")]
     ParseMove { text: String, reason: String },
     #[error("evaluation parameter `{key}`: {reason}")]

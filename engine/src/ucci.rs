@@ -27,25 +27,14 @@ pub(crate) fn setoption(session: &mut UciSession, args: &[&str]) -> Result<(), S
         return Err("expected `setoption <name> <value>`".to_owned());
     };
     let value = value.join(" ");
-    session.set_option(
-        name,
-        if value.is_empty() {
-            None
-        } else {
-            Some(value.as_str())
-        },
-    )
+    session.set_option(name, if value.is_empty() { None } else { Some(value.as_str()) })
 }
 
 /// Parses UCCI `go` arguments for the side to move.
 pub(crate) fn parse_go(args: &[&str], side: Color, millis: bool) -> Result<Limits, String> {
     let mut limits = Limits::default();
     let unit = |n: u64| {
-        if millis {
-            Duration::from_millis(n)
-        } else {
-            Duration::from_secs(n)
-        }
+        if millis { Duration::from_millis(n) } else { Duration::from_secs(n) }
     };
     let (us, them) = (side.index(), (!side).index());
     let mut i = 0;
@@ -60,12 +49,8 @@ pub(crate) fn parse_go(args: &[&str], side: Color, millis: bool) -> Result<Limit
             i += 1;
             continue;
         }
-        let text = args
-            .get(i + 1)
-            .ok_or_else(|| format!("`go {word}` needs a number"))?;
-        let n: u64 = text
-            .parse()
-            .map_err(|_| format!("`go {word} {text}`: not a non-negative integer"))?;
+        let text = args.get(i + 1).ok_or_else(|| format!("`go {word}` needs a number"))?;
+        let n: u64 = text.parse().map_err(|_| format!("`go {word} {text}`: not a non-negative integer"))?;
         match word {
             "depth" => limits.depth = Some(n.min(1000) as u32),
             "nodes" => limits.nodes = Some(n),
@@ -97,12 +82,7 @@ mod tests {
 
     #[test]
     fn go_times_in_seconds_or_milliseconds() {
-        let l = parse_go(
-            &["time", "60", "increment", "2", "opptime", "30"],
-            Color::Black,
-            false,
-        )
-        .expect("valid");
+        let l = parse_go(&["time", "60", "increment", "2", "opptime", "30"], Color::Black, false).expect("valid");
         assert_eq!(l.time[1], Some(Duration::from_secs(60)));
         assert_eq!(l.inc[1], Duration::from_secs(2));
         assert_eq!(l.time[0], Some(Duration::from_secs(30)));

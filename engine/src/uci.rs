@@ -19,12 +19,7 @@ use crate::types::Move;
 use crate::ucci;
 
 /// Engine name, version and commit as `id name` prints it.
-pub const ENGINE_NAME: &str = concat!(
-    "xqengine ",
-    env!("CARGO_PKG_VERSION"),
-    " ",
-    env!("XQ_GIT_HASH")
-);
+pub const ENGINE_NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
 
 /// Where protocol output goes; shared with the search thread.
 pub type SharedOut = Arc<Mutex<dyn Write + Send>>;
@@ -57,9 +52,7 @@ pub struct UciSession {
 
 impl std::fmt::Debug for UciSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UciSession")
-            .field("protocol", &self.protocol)
-            .finish_non_exhaustive()
+        f.debug_struct("UciSession").field("protocol", &self.protocol).finish_non_exhaustive()
     }
 }
 
@@ -210,14 +203,10 @@ impl UciSession {
         let hash = engine.hash_mib();
         let overhead = engine.move_overhead().as_millis();
         let params = engine.params().clone();
-        self.say(&format!(
-            "option name Hash type spin default {hash} min 1 max 65536"
-        ));
+        self.say(&format!("option name Hash type spin default {hash} min 1 max 65536"));
         self.say("option name Clear Hash type button");
         self.say("option name Threads type spin default 1 min 1 max 1");
-        self.say(&format!(
-            "option name Move Overhead type spin default {overhead} min 0 max 5000"
-        ));
+        self.say(&format!("option name Move Overhead type spin default {overhead} min 0 max 5000"));
         self.say("option name ParamsFile type string default <empty>");
         for i in 0..params.len() {
             let spec = Params::spec(i);
@@ -256,9 +245,7 @@ impl UciSession {
     fn cmd_setoption_uci(&mut self, args: &[&str]) -> Result<(), String> {
         let value_at = args.iter().position(|&w| w.eq_ignore_ascii_case("value"));
         let (name_words, value) = match (args.first(), value_at) {
-            (Some(n), Some(v)) if n.eq_ignore_ascii_case("name") => {
-                (&args[1..v], Some(args[v + 1..].join(" ")))
-            }
+            (Some(n), Some(v)) if n.eq_ignore_ascii_case("name") => (&args[1..v], Some(args[v + 1..].join(" "))),
             (Some(n), None) if n.eq_ignore_ascii_case("name") => (&args[1..], None),
             _ => return Err("expected `setoption name <name> [value <value>]`".to_owned()),
         };
@@ -269,14 +256,11 @@ impl UciSession {
     /// Sets an option by name (shared by UCI and UCCI spellings).
     pub(crate) fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
         fn need<'v>(name: &str, v: Option<&'v str>) -> Result<&'v str, String> {
-            v.filter(|s| !s.is_empty())
-                .ok_or_else(|| format!("option `{name}` needs a value"))
+            v.filter(|s| !s.is_empty()).ok_or_else(|| format!("option `{name}` needs a value"))
         }
         let int = |v: Option<&str>, min: i64, max: i64| -> Result<i64, String> {
             let text = need(name, v)?;
-            let n: i64 = text
-                .parse()
-                .map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
+            let n: i64 = text.parse().map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
             if !(min..=max).contains(&n) {
                 return Err(format!("option `{name}`: {n} is outside {min}..={max}"));
             }
@@ -293,13 +277,11 @@ impl UciSession {
             }
             "move overhead" | "moveoverhead" => {
                 let ms = int(value, 0, 5000)?;
-                self.engine()
-                    .set_move_overhead(Duration::from_millis(ms as u64));
+                self.engine().set_move_overhead(Duration::from_millis(ms as u64));
             }
             "paramsfile" => {
                 let path = need(name, value)?;
-                let params = Params::from_toml_file(std::path::Path::new(path))
-                    .map_err(|e| e.to_string())?;
+                let params = Params::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;
                 self.engine().set_params(params);
             }
             "usemillisec" => {
@@ -316,13 +298,8 @@ impl UciSession {
                 let Some(idx) = Params::index_of(name) else {
                     return Err(format!("unknown option `{name}`"));
                 };
-                let v: i32 = text
-                    .parse()
-                    .map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
-                self.engine()
-                    .params_mut()
-                    .set_by_name(Params::spec(idx).name, v)
-                    .map_err(|e| e.to_string())?;
+                let v: i32 = text.parse().map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
+                self.engine().params_mut().set_by_name(Params::spec(idx).name, v).map_err(|e| e.to_string())?;
             }
         }
         Ok(())
@@ -330,9 +307,7 @@ impl UciSession {
 
     fn cmd_go(&mut self, args: &[&str]) -> Result<(), String> {
         if let ["perft", depth] = args {
-            let depth: u32 = depth
-                .parse()
-                .map_err(|_| format!("perft depth `{depth}` is not a number"))?;
+            let depth: u32 = depth.parse().map_err(|_| format!("perft depth `{depth}` is not a number"))?;
             let mut pos = self.engine().position().clone();
             let mut buf = Vec::new();
             write_divide(&mut pos, depth, &mut buf).map_err(|e| e.to_string())?;
@@ -342,14 +317,9 @@ impl UciSession {
         }
         let (limits, searchmoves) = match self.protocol {
             Protocol::Uci => parse_go_uci(args, self.engine().position())?,
-            Protocol::Ucci => (
-                ucci::parse_go(
-                    args,
-                    self.engine().position().side_to_move(),
-                    self.ucci_millis,
-                )?,
-                Vec::new(),
-            ),
+            Protocol::Ucci => {
+                (ucci::parse_go(args, self.engine().position().side_to_move(), self.ucci_millis)?, Vec::new())
+            }
         };
         self.start_search(limits, searchmoves);
         Ok(())
@@ -368,12 +338,7 @@ impl UciSession {
         };
         if !searchmoves.is_empty() {
             let pos = engine.position();
-            let banned = pos
-                .legal_moves()
-                .iter()
-                .copied()
-                .filter(|m| !searchmoves.contains(m))
-                .collect();
+            let banned = pos.legal_moves().iter().copied().filter(|m| !searchmoves.contains(m)).collect();
             engine.set_banmoves(banned);
         }
         let out = Arc::clone(&self.out);
@@ -389,10 +354,7 @@ impl UciSession {
 
 /// Parses `startpos|fen FEN [moves ...]` into a position with the moves played.
 pub fn parse_position_command(args: &[&str]) -> Result<Position, String> {
-    let moves_at = args
-        .iter()
-        .position(|&w| w == "moves")
-        .unwrap_or(args.len());
+    let moves_at = args.iter().position(|&w| w == "moves").unwrap_or(args.len());
     let (setup, moves) = (&args[..moves_at], args.get(moves_at + 1..).unwrap_or(&[]));
     let mut pos = match setup.first() {
         Some(&"startpos") if setup.len() == 1 => Position::startpos(),
@@ -411,11 +373,8 @@ fn parse_go_uci(args: &[&str], pos: &Position) -> Result<(Limits, Vec<Move>), St
     let mut searchmoves = Vec::new();
     let mut i = 0;
     let number = |i: usize, what: &str| -> Result<u64, String> {
-        let text = args
-            .get(i + 1)
-            .ok_or_else(|| format!("`go {what}` needs a number"))?;
-        text.parse()
-            .map_err(|_| format!("`go {what} {text}`: not a non-negative integer"))
+        let text = args.get(i + 1).ok_or_else(|| format!("`go {what}` needs a number"))?;
+        text.parse().map_err(|_| format!("`go {what} {text}`: not a non-negative integer"))
     };
     while i < args.len() {
         let word = args[i];
@@ -427,18 +386,14 @@ fn parse_go_uci(args: &[&str], pos: &Position) -> Result<(Limits, Vec<Move>), St
                 while i < args.len() {
                     let Ok(m) = parse_uci(args[i]) else { break };
                     if !pos.is_legal_move(m) {
-                        return Err(format!(
-                            "searchmoves `{}` is not a legal move here",
-                            args[i]
-                        ));
+                        return Err(format!("searchmoves `{}` is not a legal move here", args[i]));
                     }
                     searchmoves.push(m);
                     i += 1;
                 }
                 continue;
             }
-            "depth" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo"
-            | "mate" => {
+            "depth" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo" | "mate" => {
                 let n = number(i, word)?;
                 let ms = Duration::from_millis(n);
                 match word {
@@ -507,8 +462,7 @@ pub fn format_bestmove(result: &SearchResult, protocol: Protocol) -> String {
 pub fn play_moves(pos: &mut Position, moves: &[&str]) -> Result<(), String> {
     for (i, text) in moves.iter().enumerate() {
         let m = parse_uci(text).map_err(|e| format!("move {i} `{text}`: {e}"))?;
-        pos.try_play(m)
-            .map_err(|e| format!("move {i} `{text}`: {e}"))?;
+        pos.try_play(m).map_err(|e| format!("move {i} `{text}`: {e}"))?;
     }
     Ok(())
 }
@@ -535,10 +489,7 @@ pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
 
 impl Write for Captured {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| io::Error::other("poisoned"))?
-            .extend_from_slice(buf);
+        self.0.lock().map_err(|_| io::Error::other("poisoned"))?.extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -548,10 +499,7 @@ impl Write for Captured {
 
 impl Captured {
     pub fn text(&self) -> String {
-        self.0
-            .lock()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
+        self.0.lock().map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
     }
 }
 
@@ -562,9 +510,7 @@ mod tests {
     fn run(input: &str) -> String {
         let captured = Captured::default();
         let out: SharedOut = Arc::new(Mutex::new(captured.clone()));
-        UciSession::new(out)
-            .run(input.as_bytes())
-            .expect("in-memory io");
+        UciSession::new(out).run(input.as_bytes()).expect("in-memory io");
         captured.text()
     }
 
@@ -590,10 +536,7 @@ mod tests {
     fn go_depth_prints_info_and_bestmove() {
         let out = run("position startpos\ngo depth 4\n");
         assert!(out.contains("info depth 4 "), "{out}");
-        let best = out
-            .lines()
-            .find(|l| l.starts_with("bestmove "))
-            .expect("a bestmove line");
+        let best = out.lines().find(|l| l.starts_with("bestmove ")).expect("a bestmove line");
         let m = best.split_whitespace().nth(1).expect("a move");
         let pos = Position::startpos();
         assert!(pos.is_legal_move(parse_uci(m).expect("uci move")), "{best}");

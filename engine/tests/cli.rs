@@ -11,12 +11,7 @@ fn xqengine(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn xqengine");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
     child.wait_with_output().expect("xqengine runs")
 }
 
@@ -37,10 +32,7 @@ fn uci_loop_survives_bad_input() {
     assert_eq!(out.matches("info string error:").count(), 3, "{out}");
     assert!(out.contains("Nodes searched: "));
     // The diagram of `d` carries the FEN after h2e2.
-    assert!(
-        out.contains("Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"),
-        "{out}"
-    );
+    assert!(out.contains("Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"), "{out}");
 }
 
 #[test]
@@ -51,29 +43,17 @@ fn perft_subcommand_matches_go_perft() {
     assert!(sub.status.success());
     assert_eq!(stdout(&sub), stdout(&via_loop));
     assert!(stdout(&sub).trim_end().ends_with("Nodes searched: 467"));
-    assert_eq!(
-        stdout(&sub)
-            .lines()
-            .filter(|l| l.contains(": ") && !l.starts_with("Nodes"))
-            .count(),
-        9
-    );
+    assert_eq!(stdout(&sub).lines().filter(|l| l.contains(": ") && !l.starts_with("Nodes")).count(), 9);
 }
 
 #[test]
 fn judge_prints_json_and_rejects_illegal_moves() {
-    let o = xqengine(
-        &["judge", "--fen", "startpos", "--moves", "h2e2", "h9g7"],
-        "",
-    );
+    let o = xqengine(&["judge", "--fen", "startpos", "--moves", "h2e2", "h9g7"], "");
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
     assert_eq!(v["result"], "*");
     assert_eq!(v["reason"], "ongoing");
-    assert_eq!(
-        v["fen"],
-        "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
-    );
+    assert_eq!(v["fen"], "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
 
     let bad = xqengine(&["judge", "--moves", "h2e2", "h9g7", "e2e9"], "");
     assert_eq!(bad.status.code(), Some(2));
@@ -81,16 +61,7 @@ fn judge_prints_json_and_rejects_illegal_moves() {
     assert!(err.contains("move 2") && err.contains("e2e9"), "{err}");
 
     // Checkmate: the rook mates on the back rank next to the facing-king file.
-    let mate = xqengine(
-        &[
-            "judge",
-            "--fen",
-            "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1",
-            "--moves",
-            "e1d1",
-        ],
-        "",
-    );
+    let mate = xqengine(&["judge", "--fen", "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1", "--moves", "e1d1"], "");
     let v: serde_json::Value = serde_json::from_str(stdout(&mate).trim()).expect("JSON");
     assert_eq!(v["result"], "1-0", "{v}");
     assert_eq!(v["reason"], "checkmate");
@@ -106,15 +77,8 @@ fn notation_translates_between_forms() {
         ("b0c2", "wxf", "H8+7"),
     ];
     for (mv, to, want) in cases {
-        let o = xqengine(
-            &["notation", "--fen", "startpos", "--move", mv, "--to", to],
-            "",
-        );
-        assert!(
-            o.status.success(),
-            "{mv} -> {to}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let o = xqengine(&["notation", "--fen", "startpos", "--move", mv, "--to", to], "");
+        assert!(o.status.success(), "{mv} -> {to}: {}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(stdout(&o).trim(), want, "{mv} -> {to}");
     }
     let bad = xqengine(&["notation", "--move", "h2h8", "--to", "wxf"], "");
@@ -133,22 +97,11 @@ fn uci_search_with_options_and_errors() {
     );
     let out = stdout(&o);
     assert!(o.status.success());
-    assert!(
-        out.contains("option name material.rook.mg type spin"),
-        "every parameter is a UCI option"
-    );
+    assert!(out.contains("option name material.rook.mg type spin"), "every parameter is a UCI option");
     assert_eq!(out.matches("info string error:").count(), 4, "{out}");
-    assert!(
-        out.contains("/nonexistent/params.toml"),
-        "the error names the file: {out}"
-    );
-    let info = out
-        .lines()
-        .find(|l| l.starts_with("info depth"))
-        .expect("an info line");
-    for field in [
-        "seldepth", "score cp", "nodes", "nps", "time", "hashfull", "pv",
-    ] {
+    assert!(out.contains("/nonexistent/params.toml"), "the error names the file: {out}");
+    let info = out.lines().find(|l| l.starts_with("info depth")).expect("an info line");
+    for field in ["seldepth", "score cp", "nodes", "nps", "time", "hashfull", "pv"] {
         assert!(info.contains(field), "{field} missing in {info}");
     }
     assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
@@ -194,10 +147,7 @@ fn bench_prints_its_signature_line() {
     assert!(nodes > 0);
     let again = stdout(&xqengine(&["bench", "3"], ""));
     assert_eq!(
-        again
-            .lines()
-            .last()
-            .and_then(|l| l.split_whitespace().next()),
+        again.lines().last().and_then(|l| l.split_whitespace().next()),
         Some(words[0]),
         "bench is deterministic"
     );
@@ -211,28 +161,12 @@ fn params_dump_round_trips_and_bad_files_are_named() {
     assert!(dump.status.success());
     let file = dir.join("base.toml");
     std::fs::write(&file, &dump.stdout).expect("write");
-    let again = xqengine(
-        &[
-            "--params",
-            file.to_str().expect("utf-8 path"),
-            "params",
-            "--dump",
-        ],
-        "",
-    );
+    let again = xqengine(&["--params", file.to_str().expect("utf-8 path"), "params", "--dump"], "");
     assert_eq!(stdout(&again), stdout(&dump));
 
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "[material.rook]\nmg = \"heavy\"\n").expect("write");
-    let o = xqengine(
-        &[
-            "--params",
-            bad.to_str().expect("utf-8 path"),
-            "params",
-            "--dump",
-        ],
-        "",
-    );
+    let o = xqengine(&["--params", bad.to_str().expect("utf-8 path"), "params", "--dump"], "");
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("material.rook.mg"), "{err}");

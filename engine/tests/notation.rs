@@ -62,11 +62,7 @@ fn perft_fens() -> Vec<String> {
         .filter_map(|l| l.split(';').next())
         .map(|f| f.trim().to_owned())
         .collect();
-    assert!(
-        fens.len() >= 20,
-        "perft file {} looks truncated",
-        path.display()
-    );
+    assert!(fens.len() >= 20, "perft file {} looks truncated", path.display());
     fens
 }
 
@@ -80,20 +76,9 @@ fn check_position(pos: &Position) -> Vec<String> {
         for &m in moves.iter() {
             let text = write_move(pos, m, notation);
             let fen = pos.fen();
-            assert_eq!(
-                parse_move_as(pos, &text, notation),
-                Ok(m),
-                "{notation} `{text}` for {m} in {fen}"
-            );
-            assert_eq!(
-                parse_move(pos, &text),
-                Ok(m),
-                "guessed `{text}` ({notation}) for {m} in {fen}"
-            );
-            assert!(
-                seen.insert(text.clone()),
-                "{notation} writes `{text}` for two moves in {fen}"
-            );
+            assert_eq!(parse_move_as(pos, &text, notation), Ok(m), "{notation} `{text}` for {m} in {fen}");
+            assert_eq!(parse_move(pos, &text), Ok(m), "guessed `{text}` ({notation}) for {m} in {fen}");
+            assert!(seen.insert(text.clone()), "{notation} writes `{text}` for two moves in {fen}");
             written.push(text);
         }
     }
@@ -139,33 +124,13 @@ fn every_legal_move_round_trips_in_every_notation() {
     }
     assert!(positions > 3000, "only {positions} positions checked");
     // The stacked forms really were written (and so read back) above.
-    let forms = [
-        "R+.",
-        "C--",
-        "P3.",
-        "3+.",
-        "7-.",
-        "++.",
-        "--.",
-        "前车",
-        "后炮",
-        "中兵",
-        "三前兵",
-        "五兵",
-        "３后卒",
-        "中卒",
-    ];
+    let forms =
+        ["R+.", "C--", "P3.", "3+.", "7-.", "++.", "--.", "前车", "后炮", "中兵", "三前兵", "五兵", "３后卒", "中卒"];
     for form in forms {
-        assert!(
-            texts.iter().any(|t| t.contains(form)),
-            "no move was written with `{form}`"
-        );
+        assert!(texts.iter().any(|t| t.contains(form)), "no move was written with `{form}`");
     }
     for known in ["C2.5", "H8+7", "R1+1", "炮二平五", "马８进７", "马二进三"] {
-        assert!(
-            texts.iter().any(|t| t == known),
-            "`{known}` was never written"
-        );
+        assert!(texts.iter().any(|t| t == known), "`{known}` was never written");
     }
 }
 
@@ -221,15 +186,9 @@ fn junk_is_refused_by_every_reader() {
         let pos = Position::from_fen(fen).unwrap();
         for text in JUNK.iter().copied().chain([long.as_str()]) {
             for notation in Notation::ALL {
-                assert!(
-                    parse_move_as(&pos, text, notation).is_err(),
-                    "{notation} read `{text}` in {fen}"
-                );
+                assert!(parse_move_as(&pos, text, notation).is_err(), "{notation} read `{text}` in {fen}");
             }
-            assert!(
-                parse_move(&pos, text).is_err(),
-                "guessing reader read `{text}` in {fen}"
-            );
+            assert!(parse_move(&pos, text).is_err(), "guessing reader read `{text}` in {fen}");
         }
     }
 }
@@ -240,10 +199,7 @@ fn illegal_and_wrong_side_moves_are_refused_with_reasons() {
     let not_yours = |text: &str, notation| {
         matches!(
             parse_move_as(&pos, text, notation),
-            Err(Error::IllegalMove {
-                reason: IllegalMoveReason::NotYourPiece { .. },
-                ..
-            })
+            Err(Error::IllegalMove { reason: IllegalMoveReason::NotYourPiece { .. }, .. })
         )
     };
     assert!(not_yours("h9g7", Notation::Uci));
@@ -260,10 +216,7 @@ fn illegal_and_wrong_side_moves_are_refused_with_reasons() {
     assert!(reason("炮二平五", Notation::Wxf).contains("ASCII"));
     assert!(reason("C2.5", Notation::Chinese).contains("not a direction"));
     // Black's pieces cannot be moved in Red's turn whatever the notation.
-    assert!(matches!(
-        parse_move_as(&pos, "e9e8", Notation::Uci),
-        Err(Error::IllegalMove { .. })
-    ));
+    assert!(matches!(parse_move_as(&pos, "e9e8", Notation::Uci), Err(Error::IllegalMove { .. })));
 }
 
 #[test]
@@ -275,11 +228,8 @@ fn random_text_never_panics_and_only_yields_legal_moves() {
     .chars()
     .collect();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let positions: Vec<Position> = [engine::START_FEN]
-        .into_iter()
-        .chain(STACKED_FENS)
-        .map(|fen| Position::from_fen(fen).unwrap())
-        .collect();
+    let positions: Vec<Position> =
+        [engine::START_FEN].into_iter().chain(STACKED_FENS).map(|fen| Position::from_fen(fen).unwrap()).collect();
     let mut accepted = 0;
     for _ in 0..20_000 {
         let pos = &positions[rng.below(positions.len())];
@@ -287,33 +237,19 @@ fn random_text_never_panics_and_only_yields_legal_moves() {
         // Half pure noise, half a written move with one character replaced.
         let text: String = if rng.below(2) == 0 {
             let len = 1 + rng.below(6);
-            (0..len)
-                .map(|_| alphabet[rng.below(alphabet.len())])
-                .collect()
+            (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect()
         } else {
             let m = legal[rng.below(legal.len())];
-            let mut chars: Vec<char> = write_move(pos, m, Notation::ALL[rng.below(4)])
-                .chars()
-                .collect();
+            let mut chars: Vec<char> = write_move(pos, m, Notation::ALL[rng.below(4)]).chars().collect();
             let at = rng.below(chars.len());
             chars[at] = alphabet[rng.below(alphabet.len())];
             chars.into_iter().collect()
         };
-        let results = Notation::ALL
-            .map(|n| parse_move_as(pos, &text, n))
-            .into_iter()
-            .chain([parse_move(pos, &text)]);
+        let results = Notation::ALL.map(|n| parse_move_as(pos, &text, n)).into_iter().chain([parse_move(pos, &text)]);
         for m in results.flatten() {
-            assert!(
-                legal.contains(&m),
-                "`{text}` gave illegal {m} in {}",
-                pos.fen()
-            );
+            assert!(legal.contains(&m), "`{text}` gave illegal {m} in {}", pos.fen());
             accepted += 1;
         }
     }
-    assert!(
-        accepted > 200,
-        "only {accepted} random texts were legal moves: the generator is too narrow"
-    );
+    assert!(accepted > 200, "only {accepted} random texts were legal moves: the generator is too narrow");
 }

@@ -26,29 +26,18 @@ fn load() -> Vec<Entry> {
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {} (set XQFARM_SHARED): {e}", path.display()));
     let mut entries = Vec::new();
-    for line in text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let mut fields = line.split(';');
         let fen = fields.next().expect("a FEN field").trim().to_owned();
         let counts = fields
             .map(|f| {
                 let (d, n) = f.trim().split_once(' ').expect("`Dn count`");
-                (
-                    d.trim_start_matches('D').parse().expect("depth"),
-                    n.parse().expect("count"),
-                )
+                (d.trim_start_matches('D').parse().expect("depth"), n.parse().expect("count"))
             })
             .collect();
         entries.push(Entry { fen, counts });
     }
-    assert!(
-        entries.len() >= 30,
-        "perft file {} looks truncated",
-        path.display()
-    );
+    assert!(entries.len() >= 30, "perft file {} looks truncated", path.display());
     entries
 }
 
@@ -60,30 +49,17 @@ fn run(max_nodes: u64) -> usize {
             if expected > max_nodes {
                 continue;
             }
-            assert_eq!(
-                perft(&mut pos, depth),
-                expected,
-                "perft({depth}) of {}",
-                e.fen
-            );
+            assert_eq!(perft(&mut pos, depth), expected, "perft({depth}) of {}", e.fen);
             checked += 1;
         }
-        assert_eq!(
-            pos.fen(),
-            Position::from_fen(&e.fen).expect("valid").fen(),
-            "perft left the position changed"
-        );
+        assert_eq!(pos.fen(), Position::from_fen(&e.fen).expect("valid").fen(), "perft left the position changed");
     }
     checked
 }
 
 #[test]
 fn perft_reference_counts() {
-    let checked = run(if cfg!(debug_assertions) {
-        1_500_000
-    } else {
-        20_000_000
-    });
+    let checked = run(if cfg!(debug_assertions) { 1_500_000 } else { 20_000_000 });
     assert!(checked > 100, "only {checked} counts checked");
 }
 
@@ -101,8 +77,7 @@ fn perft_staged_with_hash_check() {
     for e in load() {
         let mut pos = Position::from_fen(&e.fen).expect("valid FEN");
         for &(depth, expected) in e.counts.iter().filter(|(_, n)| *n <= 120_000) {
-            let got = perft_staged_checked(&mut pos, depth)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.fen));
+            let got = perft_staged_checked(&mut pos, depth).unwrap_or_else(|err| panic!("{}: {err}", e.fen));
             assert_eq!(got, expected, "staged perft({depth}) of {}", e.fen);
         }
     }

@@ -110,11 +110,7 @@ impl Board {
                     file += n as usize;
                     continue;
                 }
-                let side = if c.is_ascii_uppercase() {
-                    Side::Red
-                } else {
-                    Side::Black
-                };
+                let side = if c.is_ascii_uppercase() { Side::Red } else { Side::Black };
                 let kind = match c.to_ascii_lowercase() {
                     'k' => Kind::General,
                     'a' => Kind::Advisor,
@@ -135,17 +131,8 @@ impl Board {
             Some("b") => Side::Black,
             Some(other) => panic!("reference FEN reader: side {other} in {fen}"),
         };
-        let number = |i: usize, default: u32| {
-            fields
-                .get(i)
-                .map_or(default, |s| s.parse().expect("counter"))
-        };
-        Board {
-            cells,
-            to_move,
-            no_capture_plies: number(4, 0),
-            move_number: number(5, 1),
-        }
+        let number = |i: usize, default: u32| fields.get(i).map_or(default, |s| s.parse().expect("counter"));
+        Board { cells, to_move, no_capture_plies: number(4, 0), move_number: number(5, 1) }
     }
 
     /// The FEN as the engine writes it (for comparing boards after a move).
@@ -170,11 +157,7 @@ impl Board {
                             Kind::Cannon => 'c',
                             Kind::Soldier => 'p',
                         };
-                        out.push(if man.side == Side::Red {
-                            c.to_ascii_uppercase()
-                        } else {
-                            c
-                        });
+                        out.push(if man.side == Side::Red { c.to_ascii_uppercase() } else { c });
                     }
                 }
             }
@@ -186,12 +169,7 @@ impl Board {
             }
         }
         let side = if self.to_move == Side::Red { 'w' } else { 'b' };
-        write!(
-            out,
-            " {side} - - {} {}",
-            self.no_capture_plies, self.move_number
-        )
-        .expect("String write");
+        write!(out, " {side} - - {} {}", self.no_capture_plies, self.move_number).expect("String write");
         out
     }
 
@@ -202,12 +180,7 @@ impl Board {
     fn general(&self, side: Side) -> Spot {
         for r in 0..10 {
             for f in 0..9 {
-                if self.at((f, r))
-                    == Some(Man {
-                        side,
-                        kind: Kind::General,
-                    })
-                {
+                if self.at((f, r)) == Some(Man { side, kind: Kind::General }) {
                     return (f, r);
                 }
             }
@@ -219,13 +192,8 @@ impl Board {
     fn after(&self, (from, to): RefMove) -> Board {
         let mut next = self.clone();
         let man = next.cells[from.1 as usize][from.0 as usize].take();
-        let captured =
-            next.cells[to.1 as usize][to.0 as usize].replace(man.expect("a man on the from-spot"));
-        next.no_capture_plies = if captured.is_some() {
-            0
-        } else {
-            self.no_capture_plies + 1
-        };
+        let captured = next.cells[to.1 as usize][to.0 as usize].replace(man.expect("a man on the from-spot"));
+        next.no_capture_plies = if captured.is_some() { 0 } else { self.no_capture_plies + 1 };
         if self.to_move == Side::Black {
             next.move_number += 1;
         }
@@ -280,11 +248,7 @@ impl Board {
                 for (df, dr) in diagonal {
                     let eye = (f + df, r + dr);
                     let to = (f + 2 * df, r + 2 * dr);
-                    if on_board(to)
-                        && on_own_half(side, to)
-                        && self.at(eye).is_none()
-                        && self.free_for(side, to)
-                    {
+                    if on_board(to) && on_own_half(side, to) && self.at(eye).is_none() && self.free_for(side, to) {
                         moves.push((from, to));
                     }
                 }
@@ -297,11 +261,7 @@ impl Board {
                     if !on_board(leg) || self.at(leg).is_some() {
                         continue;
                     }
-                    let outward = if lf == 0 {
-                        [(1, lr), (-1, lr)]
-                    } else {
-                        [(lf, 1), (lf, -1)]
-                    };
+                    let outward = if lf == 0 { [(1, lr), (-1, lr)] } else { [(lf, 1), (lf, -1)] };
                     for (df, dr) in outward {
                         let to = (leg.0 + df, leg.1 + dr);
                         if self.free_for(side, to) {
@@ -375,17 +335,12 @@ impl Board {
                 return true;
             }
         }
-        self.pseudo_moves(side.other())
-            .iter()
-            .any(|&(_, to)| to == ours)
+        self.pseudo_moves(side.other()).iter().any(|&(_, to)| to == ours)
     }
 
     fn legal_moves(&self) -> Vec<RefMove> {
         let side = self.to_move;
-        self.pseudo_moves(side)
-            .into_iter()
-            .filter(|&m| !self.after(m).general_exposed(side))
-            .collect()
+        self.pseudo_moves(side).into_iter().filter(|&m| !self.after(m).general_exposed(side)).collect()
     }
 
     fn perft(&self, depth: u32) -> u64 {
@@ -434,28 +389,19 @@ fn perft_entries() -> Vec<PerftEntry> {
             let counts = fields
                 .map(|f| {
                     let (d, n) = f.trim().split_once(' ').expect("`Dn count`");
-                    (
-                        d.trim_start_matches('D').parse().expect("depth"),
-                        n.parse().expect("count"),
-                    )
+                    (d.trim_start_matches('D').parse().expect("depth"), n.parse().expect("count"))
                 })
                 .collect();
             PerftEntry { fen, counts }
         })
         .collect();
-    assert!(
-        entries.len() >= 30,
-        "perft file {} looks truncated",
-        path.display()
-    );
+    assert!(entries.len() >= 30, "perft file {} looks truncated", path.display());
     entries
 }
 
 /// The start position followed by every perft FEN: where random games begin.
 fn game_starts() -> Vec<String> {
-    std::iter::once(engine::START_FEN.to_owned())
-        .chain(perft_entries().into_iter().map(|e| e.fen))
-        .collect()
+    std::iter::once(engine::START_FEN.to_owned()).chain(perft_entries().into_iter().map(|e| e.fen)).collect()
 }
 
 // --- perft ----------------------------------------------------------------------------
@@ -467,24 +413,14 @@ fn reference_perft_equals_engine_and_file() {
     let mut compared = 0;
     for entry in perft_entries() {
         let board = Board::from_fen(&entry.fen);
-        let mut pos =
-            Position::from_fen(&entry.fen).unwrap_or_else(|e| panic!("{}: {e}", entry.fen));
+        let mut pos = Position::from_fen(&entry.fen).unwrap_or_else(|e| panic!("{}: {e}", entry.fen));
         for &(depth, expected) in &entry.counts {
             if depth > 3 && expected > DEEP_BUDGET {
                 continue;
             }
             let reference = board.perft(depth);
-            assert_eq!(
-                reference, expected,
-                "reference perft({depth}) of {} disagrees with the file",
-                entry.fen
-            );
-            assert_eq!(
-                perft(&mut pos, depth),
-                reference,
-                "engine perft({depth}) of {}",
-                entry.fen
-            );
+            assert_eq!(reference, expected, "reference perft({depth}) of {} disagrees with the file", entry.fen);
+            assert_eq!(perft(&mut pos, depth), reference, "engine perft({depth}) of {}", entry.fen);
             compared += 1;
         }
     }
@@ -527,10 +463,7 @@ fn compare_moves(pos: &Position, board: &Board) -> Result<(), String> {
     let engine_moves = sorted_engine_moves(pos);
     let engine_set: BTreeSet<&str> = engine_moves.iter().map(String::as_str).collect();
     if engine_set.len() != engine_moves.len() {
-        return Err(format!(
-            "engine generated a move twice in {}: {engine_moves:?}",
-            pos.fen()
-        ));
+        return Err(format!("engine generated a move twice in {}: {engine_moves:?}", pos.fen()));
     }
     let reference: Vec<String> = board.legal_moves().into_iter().map(uci).collect();
     let reference_set: BTreeSet<&str> = reference.iter().map(String::as_str).collect();
@@ -549,42 +482,18 @@ fn compare_moves(pos: &Position, board: &Board) -> Result<(), String> {
 /// Plays `choices` (each picks one legal move by index, modulo the count) from `fen`,
 /// checking every invariant at every ply. Stops early at a position without moves.
 fn play_random_game(fen: &str, choices: &[u32]) -> Result<(), TestCaseError> {
-    let mut pos =
-        Position::from_fen(fen).map_err(|e| TestCaseError::fail(format!("{fen}: {e}")))?;
+    let mut pos = Position::from_fen(fen).map_err(|e| TestCaseError::fail(format!("{fen}: {e}")))?;
     let mut board = Board::from_fen(fen);
     for (ply, &choice) in choices.iter().enumerate() {
         let fen_before = pos.fen();
         let key_before = pos.key();
-        prop_assert_eq!(
-            board.fen(),
-            fen_before.clone(),
-            "reference and engine boards drifted at ply {}",
-            ply
-        );
-        prop_assert_eq!(
-            key_before,
-            pos.compute_key(),
-            "incremental key at ply {} in {}",
-            ply,
-            fen_before
-        );
+        prop_assert_eq!(board.fen(), fen_before.clone(), "reference and engine boards drifted at ply {}", ply);
+        prop_assert_eq!(key_before, pos.compute_key(), "incremental key at ply {} in {}", ply, fen_before);
 
-        let reparsed = Position::from_fen(&fen_before).map_err(|e| {
-            TestCaseError::fail(format!(
-                "fen() of ply {ply} does not parse: {fen_before}: {e}"
-            ))
-        })?;
-        prop_assert!(
-            reparsed == pos,
-            "FEN round trip changed the position: {}",
-            fen_before
-        );
-        prop_assert_eq!(
-            reparsed.key(),
-            key_before,
-            "FEN round trip changed the key of {}",
-            fen_before
-        );
+        let reparsed = Position::from_fen(&fen_before)
+            .map_err(|e| TestCaseError::fail(format!("fen() of ply {ply} does not parse: {fen_before}: {e}")))?;
+        prop_assert!(reparsed == pos, "FEN round trip changed the position: {}", fen_before);
+        prop_assert_eq!(reparsed.key(), key_before, "FEN round trip changed the key of {}", fen_before);
         prop_assert_eq!(reparsed.fen(), fen_before.clone());
 
         compare_moves(&pos, &board).map_err(TestCaseError::fail)?;
@@ -594,36 +503,14 @@ fn play_random_game(fen: &str, choices: &[u32]) -> Result<(), TestCaseError> {
             break;
         }
         let text = &moves[choice as usize % moves.len()];
-        let m = pos
-            .legal_moves()
-            .iter()
-            .copied()
-            .find(|m| m.to_string() == *text)
-            .expect("move just listed");
+        let m = pos.legal_moves().iter().copied().find(|m| m.to_string() == *text).expect("move just listed");
         let (from, to) = (parse_spot(&text[..2]), parse_spot(&text[2..]));
 
         pos.play_unchecked(m);
-        prop_assert_eq!(
-            pos.key(),
-            pos.compute_key(),
-            "incremental key after {} from {}",
-            text,
-            fen_before
-        );
+        prop_assert_eq!(pos.key(), pos.compute_key(), "incremental key after {} from {}", text, fen_before);
         prop_assert_eq!(pos.undo(), Some(m));
-        prop_assert_eq!(
-            pos.fen(),
-            fen_before.clone(),
-            "undo of {} did not restore the FEN",
-            text
-        );
-        prop_assert_eq!(
-            pos.key(),
-            key_before,
-            "undo of {} did not restore the key in {}",
-            text,
-            fen_before
-        );
+        prop_assert_eq!(pos.fen(), fen_before.clone(), "undo of {} did not restore the FEN", text);
+        prop_assert_eq!(pos.key(), key_before, "undo of {} did not restore the key in {}", text, fen_before);
 
         pos.play_unchecked(m);
         board = board.after((from, to));
@@ -659,9 +546,7 @@ proptest! {
 /// Every start is exercised on each run, whatever the random draw picked.
 #[test]
 fn one_long_game_from_every_start() {
-    let choices: Vec<u32> = (0..150u32)
-        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
-        .collect();
+    let choices: Vec<u32> = (0..150u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
     for fen in game_starts() {
         if let Err(e) = play_random_game(&fen, &choices) {
             panic!("{fen}: {e}");

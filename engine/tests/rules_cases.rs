@@ -54,8 +54,7 @@ struct Case {
 
 fn rules_md() -> (PathBuf, String) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("RULES.md");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     (path, text)
 }
 
@@ -66,24 +65,16 @@ fn parse_cases(text: &str) -> Vec<Case> {
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         match current.as_mut() {
-            None if line == "```case" => {
-                current = Some(Case {
-                    line: i + 1,
-                    ..Case::default()
-                })
-            }
+            None if line == "```case" => current = Some(Case { line: i + 1, ..Case::default() }),
             None => {}
             Some(_) if line == "```" => cases.extend(current.take()),
             Some(case) => {
-                let (key, value) = line
-                    .split_once(':')
-                    .unwrap_or_else(|| panic!("RULES.md:{}: expected `key: value`", i + 1));
+                let (key, value) =
+                    line.split_once(':').unwrap_or_else(|| panic!("RULES.md:{}: expected `key: value`", i + 1));
                 let value = value.trim().to_owned();
                 match key.trim() {
                     "name" => case.name = value,
-                    "covers" => {
-                        case.covers = value.split(',').map(|s| s.trim().to_owned()).collect()
-                    }
+                    "covers" => case.covers = value.split(',').map(|s| s.trim().to_owned()).collect(),
                     "fen" => case.fen = value,
                     "moves" => case.moves = value.split_whitespace().map(str::to_owned).collect(),
                     "result" => case.result = value,
@@ -106,11 +97,7 @@ fn parse_move(text: &str) -> Option<Move> {
 
 fn run(case: &Case) -> Result<(), String> {
     let at = format!("RULES.md:{} `{}`", case.line, case.name);
-    for (field, value) in [
-        ("fen", &case.fen),
-        ("result", &case.result),
-        ("reason", &case.reason),
-    ] {
+    for (field, value) in [("fen", &case.fen), ("result", &case.result), ("reason", &case.reason)] {
         if value.is_empty() {
             return Err(format!("{at}: missing `{field}`"));
         }
@@ -119,22 +106,15 @@ fn run(case: &Case) -> Result<(), String> {
     for (i, text) in case.moves.iter().enumerate() {
         let before = judge(&pos);
         if before.is_over() {
-            return Err(format!(
-                "{at}: the game is already over ({before}) before move {} {text}",
-                i + 1
-            ));
+            return Err(format!("{at}: the game is already over ({before}) before move {} {text}", i + 1));
         }
         let m = parse_move(text).ok_or_else(|| format!("{at}: `{text}` is not a UCI move"))?;
-        pos.try_play(m)
-            .map_err(|e| format!("{at}: move {}: {e}", i + 1))?;
+        pos.try_play(m).map_err(|e| format!("{at}: move {}: {e}", i + 1))?;
     }
     let outcome = judge(&pos);
     let got = (outcome.result.as_str(), outcome.reason.as_str());
     if got != (case.result.as_str(), case.reason.as_str()) {
-        return Err(format!(
-            "{at}: expected {} ({}), judged {outcome}",
-            case.result, case.reason
-        ));
+        return Err(format!("{at}: expected {} ({}), judged {outcome}", case.result, case.reason));
     }
     Ok(())
 }
@@ -143,34 +123,17 @@ fn run(case: &Case) -> Result<(), String> {
 fn every_case_in_rules_md_holds() {
     let (path, text) = rules_md();
     let cases = parse_cases(&text);
-    assert!(
-        cases.len() >= 25,
-        "{} has only {} cases",
-        path.display(),
-        cases.len()
-    );
+    assert!(cases.len() >= 25, "{} has only {} cases", path.display(), cases.len());
     let failures: Vec<String> = cases.iter().filter_map(|c| run(c).err()).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases fail:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {} cases fail:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
 #[test]
 fn cases_cover_every_row_and_exception() {
     let (_, text) = rules_md();
     let cases = parse_cases(&text);
-    let covered: BTreeSet<&str> = cases
-        .iter()
-        .flat_map(|c| c.covers.iter().map(String::as_str))
-        .collect();
-    let missing: Vec<&&str> = REQUIRED
-        .iter()
-        .filter(|tag| !covered.contains(**tag))
-        .collect();
+    let covered: BTreeSet<&str> = cases.iter().flat_map(|c| c.covers.iter().map(String::as_str)).collect();
+    let missing: Vec<&&str> = REQUIRED.iter().filter(|tag| !covered.contains(**tag)).collect();
     assert!(missing.is_empty(), "no case in RULES.md covers {missing:?}");
     let names: BTreeSet<&str> = cases.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names.len(), cases.len(), "case names must be unique");
@@ -180,27 +143,19 @@ fn cases_cover_every_row_and_exception() {
 fn repetition_cases_reach_a_third_occurrence() {
     // A repetition verdict needs the final position twice before in the moves played.
     let (_, text) = rules_md();
-    for case in parse_cases(&text).iter().filter(|c| {
-        matches!(
-            c.reason.as_str(),
-            "repetition" | "perpetual_check" | "perpetual_chase"
-        )
-    }) {
-        let mut pos =
-            Position::from_fen(&case.fen).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+    for case in parse_cases(&text)
+        .iter()
+        .filter(|c| matches!(c.reason.as_str(), "repetition" | "perpetual_check" | "perpetual_chase"))
+    {
+        let mut pos = Position::from_fen(&case.fen).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let mut keys = vec![pos.key()];
         for text in &case.moves {
             let m = parse_move(text).unwrap_or_else(|| panic!("{}: bad move {text}", case.name));
-            pos.try_play(m)
-                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            pos.try_play(m).unwrap_or_else(|e| panic!("{}: {e}", case.name));
             keys.push(pos.key());
         }
         let last = pos.key();
         let count = keys.iter().filter(|&&k| k == last).count();
-        assert_eq!(
-            count, 3,
-            "{}: the final position occurs {count} times",
-            case.name
-        );
+        assert_eq!(count, 3, "{}: the final position occurs {count} times", case.name);
     }
 }

@@ -16,13 +16,7 @@ fn flip_fen(fen: &str) -> String {
         .map(|r| {
             r.chars()
                 .rev()
-                .map(|c| {
-                    if c.is_ascii_uppercase() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        c.to_ascii_uppercase()
-                    }
-                })
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
                 .collect()
         })
         .collect();
@@ -77,10 +71,7 @@ fn finds_mates_in_one_to_three_for_both_colours() {
             // The puzzle is what it claims: a forced win in n, none in n - 1.
             let mut p = pos.clone();
             assert!(forced_win(&mut p, n as u32), "{fen} is not a win in {n}");
-            assert!(
-                !forced_win(&mut p, n as u32 - 1),
-                "{fen} is a win in fewer than {n}"
-            );
+            assert!(!forced_win(&mut p, n as u32 - 1), "{fen} is a win in fewer than {n}");
 
             let mut engine = Engine::new();
             engine.set_position(pos.clone());
@@ -89,10 +80,7 @@ fn finds_mates_in_one_to_three_for_both_colours() {
             let best = result.best_move.expect("a move");
             let mut after = pos.clone();
             after.play_unchecked(best);
-            assert!(
-                defender_loses(&mut after, n as u32 - 1),
-                "{fen}: {best} does not force the win"
-            );
+            assert!(defender_loses(&mut after, n as u32 - 1), "{fen}: {best} does not force the win");
         }
     }
 }
@@ -161,10 +149,7 @@ fn search_avoids_losing_by_perpetual_check() {
     let r = engine.go(&Limits::depth(6), |_| {});
     let best = r.best_move.expect("a move");
     assert_ne!(best, perpetual, "{r:?}");
-    assert!(
-        matches!(r.score, Score::Cp(v) if v > 0) || matches!(r.score, Score::Mate(n) if n > 0),
-        "{r:?}"
-    );
+    assert!(matches!(r.score, Score::Cp(v) if v > 0) || matches!(r.score, Score::Mate(n) if n > 0), "{r:?}");
 
     // Forced into the check, the search sees the loss.
     let mut forced = Engine::new();
@@ -173,11 +158,7 @@ fn search_avoids_losing_by_perpetual_check() {
     forced.set_position(after.clone());
     let reply = forced.go(&Limits::depth(4), |_| {});
     let completes = engine::notation::parse_uci("e9e8").expect("uci");
-    assert_eq!(
-        reply.best_move,
-        Some(completes),
-        "Black completes the cycle: {reply:?}"
-    );
+    assert_eq!(reply.best_move, Some(completes), "Black completes the cycle: {reply:?}");
     after.play_unchecked(completes);
     assert_eq!(judge(&after).result, GameResult::BlackWins);
 }
@@ -187,19 +168,12 @@ fn time_limits_are_respected() {
     let mut engine = Engine::new();
     engine.set_position(Position::startpos());
     let limits = Limits {
-        time: [
-            Some(std::time::Duration::from_millis(200)),
-            Some(std::time::Duration::from_millis(200)),
-        ],
+        time: [Some(std::time::Duration::from_millis(200)), Some(std::time::Duration::from_millis(200))],
         ..Limits::default()
     };
     let r = engine.go(&limits, |_| {});
     assert!(r.best_move.is_some());
-    assert!(
-        r.time < std::time::Duration::from_millis(200),
-        "used {:?} of 200 ms",
-        r.time
-    );
+    assert!(r.time < std::time::Duration::from_millis(200), "used {:?} of 200 ms", r.time);
 }
 
 #[test]
@@ -207,10 +181,7 @@ fn quiescence_resolves_captures() {
     let params = engine::eval::Params::default();
     // Quiet start position: quiescence equals the static evaluation.
     let start = Position::startpos();
-    assert_eq!(
-        engine::search::quiescence(&start, &params),
-        engine::eval::evaluate(&start, &params)
-    );
+    assert_eq!(engine::search::quiescence(&start, &params), engine::eval::evaluate(&start, &params));
     // A hanging black rook on e5 in front of a red rook on e1: quiescence sees the capture.
     let pos = Position::from_fen("3k5/9/9/9/4r4/9/9/9/4R4/5K3 w - - 0 1").expect("valid");
     let q = engine::search::quiescence(&pos, &params);

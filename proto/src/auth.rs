@@ -41,9 +41,7 @@ impl BearerToken {
         if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(Error::InvalidToken);
         }
-        let value = format!("{SCHEME}{token}")
-            .parse()
-            .map_err(|_| Error::InvalidToken)?;
+        let value = format!("{SCHEME}{token}").parse().map_err(|_| Error::InvalidToken)?;
         Ok(BearerToken { value })
     }
 }
@@ -57,39 +55,24 @@ impl fmt::Debug for BearerToken {
 
 impl Interceptor for BearerToken {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
-        request
-            .metadata_mut()
-            .insert(AUTHORIZATION, self.value.clone());
+        request.metadata_mut().insert(AUTHORIZATION, self.value.clone());
         Ok(request)
     }
 }
 
 /// The token a call presents, if it has a well-formed `authorization: Bearer` entry.
 pub fn bearer_token(metadata: &MetadataMap) -> Option<&str> {
-    metadata
-        .get(AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix(SCHEME)
+    metadata.get(AUTHORIZATION)?.to_str().ok()?.strip_prefix(SCHEME)
 }
 
 /// Server side: `Ok` when the call presents `expected`, UNAUTHENTICATED otherwise. The
 /// comparison takes the same time wherever the tokens differ.
 pub fn authorize(metadata: &MetadataMap, expected: &str) -> Result<(), Status> {
-    let presented = bearer_token(metadata).ok_or_else(|| {
-        Status::unauthenticated("missing `authorization: Bearer <token>` metadata")
-    })?;
+    let presented = bearer_token(metadata)
+        .ok_or_else(|| Status::unauthenticated("missing `authorization: Bearer <token>` metadata"))?;
     let differs = presented.len() != expected.len()
-        || presented
-            .bytes()
-            .zip(expected.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            != 0;
-    if differs {
-        Err(Status::unauthenticated("wrong farm token"))
-    } else {
-        Ok(())
-    }
+        || presented.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) != 0;
+    if differs { Err(Status::unauthenticated("wrong farm token")) } else { Ok(()) }
 }
 
 #[cfg(test)]
@@ -107,27 +90,14 @@ mod tests {
         let mut token = BearerToken::new("abc.123").expect("valid token");
         let request = token.call(Request::new(())).expect("never fails");
         assert_eq!(bearer_token(request.metadata()), Some("abc.123"));
-        assert_eq!(
-            request
-                .metadata()
-                .get(AUTHORIZATION)
-                .map(|v| v.to_str().ok()),
-            Some(Some("Bearer abc.123"))
-        );
-        assert!(
-            !format!("{token:?}").contains("abc"),
-            "Debug must hide the token"
-        );
+        assert_eq!(request.metadata().get(AUTHORIZATION).map(|v| v.to_str().ok()), Some(Some("Bearer abc.123")));
+        assert!(!format!("{token:?}").contains("abc"), "Debug must hide the token");
     }
 
     #[test]
     fn tokens_metadata_cannot_carry_are_refused() {
         for bad in ["", "with space", "tab\t", "naïve", "line\n"] {
-            assert_eq!(
-                BearerToken::new(bad).map(|_| ()),
-                Err(Error::InvalidToken),
-                "{bad:?}"
-            );
+            assert_eq!(BearerToken::new(bad).map(|_| ()), Err(Error::InvalidToken), "{bad:?}");
         }
     }
 

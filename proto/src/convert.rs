@@ -50,10 +50,7 @@ fn same_version(version: u32) -> Result<()> {
     if version == PROTOCOL_VERSION {
         Ok(())
     } else {
-        Err(Error::VersionMismatch {
-            theirs: version,
-            ours: PROTOCOL_VERSION,
-        })
+        Err(Error::VersionMismatch { theirs: version, ours: PROTOCOL_VERSION })
     }
 }
 
@@ -84,30 +81,20 @@ where
     W: TryFrom<i32>,
     D: TryFrom<W, Error = Error>,
 {
-    let value =
-        W::try_from(raw).map_err(|_| Error::invalid(field, format!("unknown enum value {raw}")))?;
+    let value = W::try_from(raw).map_err(|_| Error::invalid(field, format!("unknown enum value {raw}")))?;
     D::try_from(value).map_err(|e| e.within(field))
 }
 
 fn non_empty(value: String, field: &str) -> Result<String> {
-    if value.is_empty() {
-        Err(Error::invalid(field, "must not be empty"))
-    } else {
-        Ok(value)
-    }
+    if value.is_empty() { Err(Error::invalid(field, "must not be empty")) } else { Ok(value) }
 }
 
 fn positive<N: Default + PartialEq>(value: N, field: &str) -> Result<N> {
-    if value == N::default() {
-        Err(Error::invalid(field, "must be positive, got 0"))
-    } else {
-        Ok(value)
-    }
+    if value == N::default() { Err(Error::invalid(field, "must be positive, got 0")) } else { Ok(value) }
 }
 
 /// Exactly five pentanomial counts.
 fn pentanomial(counts: Vec<u64>, field: &str) -> Result<[u64; 5]> {
     let n = counts.len();
-    <[u64; 5]>::try_from(counts)
-        .map_err(|_| Error::invalid(field, format!("needs exactly 5 counts, got {n}")))
+    <[u64; 5]>::try_from(counts).map_err(|_| Error::invalid(field, format!("needs exactly 5 counts, got {n}")))
 }

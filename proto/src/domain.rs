@@ -31,12 +31,7 @@ pub enum VariantKind {
     /// `xqengine params --dump` writes it).
     Params { toml: String },
     /// An external engine started as a child process.
-    External {
-        command: String,
-        args: Vec<String>,
-        protocol: EngineProtocol,
-        options: Vec<(String, String)>,
-    },
+    External { command: String, args: Vec<String>, protocol: EngineProtocol, options: Vec<(String, String)> },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -71,12 +66,7 @@ impl fmt::Display for TimeControl {
             TimeControl::Depth(d) => write!(f, "depth={d}"),
             TimeControl::MoveTimeMs(t) => write!(f, "movetime={t}"),
             TimeControl::Clock { base_ms, inc_ms } => {
-                write!(
-                    f,
-                    "{}+{}",
-                    *base_ms as f64 / 1000.0,
-                    *inc_ms as f64 / 1000.0
-                )
+                write!(f, "{}+{}", *base_ms as f64 / 1000.0, *inc_ms as f64 / 1000.0)
             }
         }
     }
@@ -86,11 +76,7 @@ impl FromStr for TimeControl {
     type Err = String;
     /// `nodes=N`, `depth=N`, `movetime=MS`, or `BASE+INC` in seconds (`10+0.1`).
     fn from_str(s: &str) -> Result<TimeControl, String> {
-        let bad = || {
-            format!(
-                "time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds"
-            )
-        };
+        let bad = || format!("time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds");
         if let Some((key, value)) = s.split_once('=') {
             let n: u64 = value.trim().parse().map_err(|_| bad())?;
             if n == 0 {
@@ -115,10 +101,7 @@ impl FromStr for TimeControl {
         if base_ms == 0 {
             return Err(bad());
         }
-        Ok(TimeControl::Clock {
-            base_ms,
-            inc_ms: ms(inc)?,
-        })
+        Ok(TimeControl::Clock { base_ms, inc_ms: ms(inc)? })
     }
 }
 
@@ -134,13 +117,7 @@ pub struct Adjudication {
 
 impl Default for Adjudication {
     fn default() -> Adjudication {
-        Adjudication {
-            resign_score: 600,
-            resign_moves: 3,
-            draw_score: 20,
-            draw_moves: 8,
-            draw_after_move: 34,
-        }
+        Adjudication { resign_score: 600, resign_moves: 3, draw_score: 20, draw_moves: 8, draw_after_move: 34 }
     }
 }
 
@@ -163,13 +140,7 @@ pub struct SprtSettings {
 
 impl Default for SprtSettings {
     fn default() -> SprtSettings {
-        SprtSettings {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: EloModel::Normalized,
-        }
+        SprtSettings { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
     }
 }
 
@@ -214,9 +185,7 @@ impl RunSpec {
         match self.kind {
             RunKind::Sprt(_) | RunKind::Games { .. } => vec![(0, 1)],
             RunKind::Gauntlet { .. } => (1..n).map(|opponent| (0, opponent)).collect(),
-            RunKind::RoundRobin { .. } => (0..n)
-                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-                .collect(),
+            RunKind::RoundRobin { .. } => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
         }
     }
 }
@@ -414,16 +383,8 @@ mod tests {
             let tc: TimeControl = text.parse().expect("valid");
             assert_eq!(tc.to_string().parse::<TimeControl>(), Ok(tc), "{text}");
         }
-        assert_eq!(
-            "10+0.1".parse(),
-            Ok(TimeControl::Clock {
-                base_ms: 10_000,
-                inc_ms: 100
-            })
-        );
-        for bad in [
-            "nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1",
-        ] {
+        assert_eq!("10+0.1".parse(), Ok(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }));
+        for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1"] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
     }
@@ -440,29 +401,11 @@ mod tests {
             bench_signature: None,
             sample_every: 0,
         };
-        assert_eq!(
-            spec(RunKind::Sprt(SprtSettings::default()), 2).pairings(),
-            [(0, 1)]
-        );
+        assert_eq!(spec(RunKind::Sprt(SprtSettings::default()), 2).pairings(), [(0, 1)]);
         assert_eq!(spec(RunKind::Games { pairs: 1 }, 2).pairings(), [(0, 1)]);
+        assert_eq!(spec(RunKind::Gauntlet { pairs_per_opponent: 1 }, 4).pairings(), [(0, 1), (0, 2), (0, 3)]);
         assert_eq!(
-            spec(
-                RunKind::Gauntlet {
-                    pairs_per_opponent: 1
-                },
-                4
-            )
-            .pairings(),
-            [(0, 1), (0, 2), (0, 3)]
-        );
-        assert_eq!(
-            spec(
-                RunKind::RoundRobin {
-                    pairs_per_pairing: 1
-                },
-                4
-            )
-            .pairings(),
+            spec(RunKind::RoundRobin { pairs_per_pairing: 1 }, 4).pairings(),
             [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
         );
     }

@@ -27,16 +27,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn missing(field: impl Into<String>) -> Error {
-        Error::MissingField {
-            field: field.into(),
-        }
+        Error::MissingField { field: field.into() }
     }
 
     pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Error {
-        Error::InvalidField {
-            field: field.into(),
-            reason: reason.into(),
-        }
+        Error::InvalidField { field: field.into(), reason: reason.into() }
     }
 
     /// The path of the offending field, if the error is about one.
@@ -50,11 +45,7 @@ impl Error {
     /// Puts `parent` (a field name, possibly indexed: `pairs[2]`) in front of the path.
     pub(crate) fn within(mut self, parent: &str) -> Error {
         if let Error::MissingField { field } | Error::InvalidField { field, .. } = &mut self {
-            *field = if field.is_empty() {
-                parent.to_owned()
-            } else {
-                format!("{parent}.{field}")
-            };
+            *field = if field.is_empty() { parent.to_owned() } else { format!("{parent}.{field}") };
         }
         self
     }

@@ -36,12 +36,7 @@ pub use error::{Error, Result};
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// The generated protobuf messages and the tonic client and server of `xqfarm.v1`.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    missing_docs,
-    missing_debug_implementations
-)]
+#[allow(clippy::all, clippy::pedantic, missing_docs, missing_debug_implementations)]
 pub mod pb {
     tonic::include_proto!("xqfarm.v1");
 }

@@ -4,13 +4,8 @@
 pub use proto::domain::Adjudication;
 
 /// No adjudication at all.
-pub const NO_ADJUDICATION: Adjudication = Adjudication {
-    resign_score: 0,
-    resign_moves: 0,
-    draw_score: 0,
-    draw_moves: 0,
-    draw_after_move: 0,
-};
+pub const NO_ADJUDICATION: Adjudication =
+    Adjudication { resign_score: 0, resign_moves: 0, draw_score: 0, draw_moves: 0, draw_after_move: 0 };
 
 /// A verdict of the adjudicator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,34 +34,23 @@ impl Adjudicator {
         score: Option<i32>,
         fullmove: u32,
     ) -> Option<Adjudicated> {
-        self.red_view
-            .push(score.map(|s| if mover_is_red { s } else { -s }));
+        self.red_view.push(score.map(|s| if mover_is_red { s } else { -s }));
         let n = self.red_view.len();
         if cfg.resign_moves > 0 {
             let k = 2 * cfg.resign_moves as usize;
             if n >= k {
                 let tail = &self.red_view[n - k..];
-                if tail
-                    .iter()
-                    .all(|s| s.is_some_and(|v| v >= cfg.resign_score))
-                {
+                if tail.iter().all(|s| s.is_some_and(|v| v >= cfg.resign_score)) {
                     return Some(Adjudicated::Resign { loser: 1 });
                 }
-                if tail
-                    .iter()
-                    .all(|s| s.is_some_and(|v| v <= -cfg.resign_score))
-                {
+                if tail.iter().all(|s| s.is_some_and(|v| v <= -cfg.resign_score)) {
                     return Some(Adjudicated::Resign { loser: 0 });
                 }
             }
         }
         if cfg.draw_moves > 0 && fullmove >= cfg.draw_after_move {
             let k = 2 * cfg.draw_moves as usize;
-            if n >= k
-                && self.red_view[n - k..]
-                    .iter()
-                    .all(|s| s.is_some_and(|v| v.abs() <= cfg.draw_score))
-            {
+            if n >= k && self.red_view[n - k..].iter().all(|s| s.is_some_and(|v| v.abs() <= cfg.draw_score)) {
                 return Some(Adjudicated::Draw);
             }
         }

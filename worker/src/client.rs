@@ -8,9 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use proto::auth::BearerToken;
-use proto::domain::{
-    BatchResult, LeaseGrant, LeaseReply, LeaseRequest, PairReport, SubmitRequest, WorkerInfo,
-};
+use proto::domain::{BatchResult, LeaseGrant, LeaseReply, LeaseRequest, PairReport, SubmitRequest, WorkerInfo};
 use proto::pb;
 use proto::pb::farm_client::FarmClient;
 use tonic::Code;
@@ -53,15 +51,10 @@ struct Connection {
 impl Connection {
     async fn open(cfg: &WorkerConfig) -> Result<Connection> {
         let endpoint = Endpoint::from_shared(cfg.coordinator.clone())
-            .map_err(|e| Error::Coordinator {
-                url: cfg.coordinator.clone(),
-                reason: format!("bad address: {e}"),
-            })?
+            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: format!("bad address: {e}") })?
             .connect_timeout(Duration::from_secs(5));
-        let token = BearerToken::new(&cfg.token).map_err(|e| Error::Coordinator {
-            url: cfg.coordinator.clone(),
-            reason: e.to_string(),
-        })?;
+        let token = BearerToken::new(&cfg.token)
+            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
         let mut backoff = Duration::from_millis(200);
         loop {
             match endpoint.connect().await {
@@ -81,10 +74,7 @@ impl Connection {
     }
 
     fn fatal(&self, status: &tonic::Status) -> Error {
-        Error::Coordinator {
-            url: self.url.clone(),
-            reason: format!("{:?}: {}", status.code(), status.message()),
-        }
+        Error::Coordinator { url: self.url.clone(), reason: format!("{:?}: {}", status.code(), status.message()) }
     }
 }
 
@@ -92,11 +82,7 @@ impl Connection {
 fn transient(status: &tonic::Status) -> bool {
     matches!(
         status.code(),
-        Code::Unavailable
-            | Code::DeadlineExceeded
-            | Code::Unknown
-            | Code::Cancelled
-            | Code::Aborted
+        Code::Unavailable | Code::DeadlineExceeded | Code::Unknown | Code::Cancelled | Code::Aborted
     )
 }
 
@@ -165,12 +151,7 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
             }
             LeaseGrant::Lease(lease) => lease,
         };
-        tracing::info!(
-            lease = lease.id,
-            run = lease.run,
-            pairs = lease.tasks.len(),
-            "playing"
-        );
+        tracing::info!(lease = lease.id, run = lease.run, pairs = lease.tasks.len(), "playing");
         let lease_id = lease.id;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PairReport>();
         let threads = cfg.concurrency.min(lease.tasks.len()).max(1);
@@ -200,10 +181,7 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
                 }
             }
         }
-        let played = player.await.map_err(|e| Error::Engine {
-            engine: "runner".into(),
-            reason: e.to_string(),
-        })?;
+        let played = player.await.map_err(|e| Error::Engine { engine: "runner".into(), reason: e.to_string() })?;
         if let Err(e) = played {
             tracing::warn!(lease = lease_id, error = %e, "some pairs were not played; they go back to the pool");
         }
@@ -216,19 +194,11 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
 /// Keeps a lease alive while no pair has finished (a Lease call that holds it, asking for
 /// no new work).
 async fn heartbeat(conn: &mut Connection, worker: u64, lease: u64) -> Result<()> {
-    let req = pb::LeaseRequest::from(LeaseRequest {
-        worker,
-        free_slots: 0,
-        held: vec![lease],
-        finished: Vec::new(),
-    });
+    let req = pb::LeaseRequest::from(LeaseRequest { worker, free_slots: 0, held: vec![lease], finished: Vec::new() });
     let c = &mut conn.client;
     let resp: pb::LeaseResponse = with_retry!(conn, c.lease(req.clone()))?;
     if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
-        tracing::warn!(
-            lease,
-            "the coordinator closed this lease; results still count if nobody else reported them"
-        );
+        tracing::warn!(lease, "the coordinator closed this lease; results still count if nobody else reported them");
     }
     Ok(())
 }
@@ -242,15 +212,7 @@ async fn send_batch(
     pairs: Vec<PairReport>,
     is_final: bool,
 ) -> Result<()> {
-    let req = pb::SubmitRequest::from(SubmitRequest {
-        worker,
-        batch: BatchResult {
-            lease,
-            seq,
-            pairs,
-            is_final,
-        },
-    });
+    let req = pb::SubmitRequest::from(SubmitRequest { worker, batch: BatchResult { lease, seq, pairs, is_final } });
     spool.put(&req)?;
     let c = &mut conn.client;
     match with_retry!(conn, c.submit(req.clone())) {

@@ -5,11 +5,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("opening {index} (`{text}`): {reason}")]
-    Opening {
-        index: usize,
-        text: String,
-        reason: String,
-    },
+    Opening { index: usize, text: String, reason: String },
     #[error("engine `{engine}`: {reason}")]
     Engine { engine: String, reason: String },
     #[error(transparent)]

@@ -58,12 +58,7 @@ pub struct EngineCommand {
 
 impl EngineCommand {
     pub fn new(command: impl Into<String>, protocol: EngineProtocol) -> EngineCommand {
-        EngineCommand {
-            command: command.into(),
-            args: Vec::new(),
-            protocol,
-            options: Vec::new(),
-        }
+        EngineCommand { command: command.into(), args: Vec::new(), protocol, options: Vec::new() }
     }
 
     pub fn arg(mut self, arg: impl Into<String>) -> EngineCommand {
@@ -79,12 +74,7 @@ impl EngineCommand {
     /// The command of an external variant (`None` for the in-process kind).
     pub fn from_variant(kind: &VariantKind) -> Option<EngineCommand> {
         match kind {
-            VariantKind::External {
-                command,
-                args,
-                protocol,
-                options,
-            } => Some(EngineCommand {
+            VariantKind::External { command, args, protocol, options } => Some(EngineCommand {
                 command: command.clone(),
                 args: args.clone(),
                 protocol: *protocol,
@@ -163,18 +153,8 @@ impl std::fmt::Debug for ExternalEngine {
 
 impl ExternalEngine {
     /// Starts the engine and completes the handshake (options set, `readyok` seen).
-    pub fn spawn(
-        name: impl Into<String>,
-        command: EngineCommand,
-        config: ExternalConfig,
-    ) -> Result<ExternalEngine> {
-        let mut engine = ExternalEngine {
-            name: name.into(),
-            command,
-            config,
-            process: None,
-            id_name: None,
-        };
+    pub fn spawn(name: impl Into<String>, command: EngineCommand, config: ExternalConfig) -> Result<ExternalEngine> {
+        let mut engine = ExternalEngine { name: name.into(), command, config, process: None, id_name: None };
         engine.start()?;
         Ok(engine)
     }
@@ -191,10 +171,7 @@ impl ExternalEngine {
 
     fn error(&self, reason: String) -> Error {
         tracing::warn!(engine = %self.name, %reason, "external engine failed");
-        Error::Engine {
-            engine: self.name.clone(),
-            reason,
-        }
+        Error::Engine { engine: self.name.clone(), reason }
     }
 
     fn start(&mut self) -> Result<()> {
@@ -249,10 +226,9 @@ impl ExternalEngine {
             tracing::info!(engine = %self.name, "restarting external engine");
             self.start()?;
         }
-        self.process.as_mut().ok_or_else(|| Error::Engine {
-            engine: self.name.clone(),
-            reason: "not running".to_owned(),
-        })
+        self.process
+            .as_mut()
+            .ok_or_else(|| Error::Engine { engine: self.name.clone(), reason: "not running".to_owned() })
     }
 
     fn send(&mut self, line: &str) -> Result<()> {
@@ -265,20 +241,12 @@ impl ExternalEngine {
     }
 
     /// The next stdout line before `until`; a timeout kills the child.
-    fn next_line(
-        &mut self,
-        until: Instant,
-        allowed: Duration,
-        waiting_for: &str,
-    ) -> Result<String> {
+    fn next_line(&mut self, until: Instant, allowed: Duration, waiting_for: &str) -> Result<String> {
         let process = self.process.as_mut().ok_or_else(|| Error::Engine {
             engine: self.name.clone(),
             reason: format!("not running while waiting for {waiting_for}"),
         })?;
-        match process
-            .lines
-            .recv_timeout(until.saturating_duration_since(Instant::now()))
-        {
+        match process.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => {
                 process.kill();
@@ -286,9 +254,7 @@ impl ExternalEngine {
                 self.process = None;
                 Err(self.error(format!("no {waiting_for} within {allowed:?}; killed{tail}")))
             }
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(self.died(&format!("waiting for {waiting_for}")))
-            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.died(&format!("waiting for {waiting_for}"))),
         }
     }
 
@@ -321,11 +287,7 @@ impl ExternalEngine {
         self.send(&go_command(limits, pos.side_to_move(), protocol))?;
         let allowed = self.config.move_timeout(limits, pos.side_to_move());
         let until = Instant::now() + allowed;
-        let mut reply = Reply {
-            mv: None,
-            score: None,
-            nodes: 0,
-        };
+        let mut reply = Reply { mv: None, score: None, nodes: 0 };
         loop {
             let line = self.next_line(until, allowed, "bestmove")?;
             match parse_line(&line, protocol) {
@@ -335,19 +297,10 @@ impl ExternalEngine {
                 }
                 EngineLine::BestMove(None) => return Ok(reply),
                 EngineLine::BestMove(Some(text)) => {
-                    let parsed = if one_based {
-                        parse_uci_one_based(&text)
-                    } else {
-                        parse_uci(&text)
-                    };
+                    let parsed = if one_based { parse_uci_one_based(&text) } else { parse_uci(&text) };
                     return match parsed {
-                        Ok(mv) => Ok(Reply {
-                            mv: Some(mv),
-                            ..reply
-                        }),
-                        Err(why) => {
-                            Err(self.abandon(format!("unreadable bestmove `{text}`: {why}")))
-                        }
+                        Ok(mv) => Ok(Reply { mv: Some(mv), ..reply }),
+                        Err(why) => Err(self.abandon(format!("unreadable bestmove `{text}`: {why}"))),
                     };
                 }
                 EngineLine::Other => {}
@@ -387,21 +340,9 @@ mod tests {
     #[test]
     fn move_budgets() {
         let cfg = ExternalConfig::default();
-        assert_eq!(
-            cfg.move_timeout(&Limits::movetime(1000), Color::Red),
-            Duration::from_millis(2500)
-        );
-        assert_eq!(
-            cfg.move_timeout(&Limits::depth(20), Color::Red),
-            Duration::from_secs(30)
-        );
-        let clock = Limits {
-            time: [Some(Duration::from_secs(10)), Some(Duration::from_secs(2))],
-            ..Limits::default()
-        };
-        assert_eq!(
-            cfg.move_timeout(&clock, Color::Black),
-            Duration::from_secs(4)
-        );
+        assert_eq!(cfg.move_timeout(&Limits::movetime(1000), Color::Red), Duration::from_millis(2500));
+        assert_eq!(cfg.move_timeout(&Limits::depth(20), Color::Red), Duration::from_secs(30));
+        let clock = Limits { time: [Some(Duration::from_secs(10)), Some(Duration::from_secs(2))], ..Limits::default() };
+        assert_eq!(cfg.move_timeout(&clock, Color::Black), Duration::from_secs(4));
     }
 }

@@ -64,20 +64,12 @@ pub struct GameSettings {
 
 impl GameSettings {
     pub fn new(tc: TimeControl) -> GameSettings {
-        GameSettings {
-            tc,
-            adjudication: Adjudication::default(),
-            max_plies: 1000,
-        }
+        GameSettings { tc, adjudication: Adjudication::default(), max_plies: 1000 }
     }
 }
 
 /// Plays `start` to the end. `players[0]` plays Red.
-pub fn play_game(
-    players: [&mut dyn Player; 2],
-    start: &Position,
-    settings: &GameSettings,
-) -> GameRecord {
+pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &GameSettings) -> GameRecord {
     let began = Instant::now();
     let [red, black] = players;
     let mut players: [&mut dyn Player; 2] = [red, black];
@@ -135,47 +127,28 @@ pub fn play_game(
                 break;
             }
         };
-        if let (TimeControl::Clock { inc_ms, .. }, Some(left)) = (settings.tc, clocks[side.index()])
-        {
+        if let (TimeControl::Clock { inc_ms, .. }, Some(left)) = (settings.tc, clocks[side.index()]) {
             if used > left {
-                forfeit(
-                    &mut record,
-                    side,
-                    Termination::TimeForfeit,
-                    format!("used {used:?} with {left:?} left"),
-                );
+                forfeit(&mut record, side, Termination::TimeForfeit, format!("used {used:?} with {left:?} left"));
                 break;
             }
             clocks[side.index()] = Some(left - used + Duration::from_millis(inc_ms));
         }
         record.nodes += reply.nodes;
         let Some(mv) = reply.mv else {
-            forfeit(
-                &mut record,
-                side,
-                Termination::NoMove,
-                "the engine returned no move".to_owned(),
-            );
+            forfeit(&mut record, side, Termination::NoMove, "the engine returned no move".to_owned());
             break;
         };
         if let Some(why) = pos.illegal_reason(mv) {
-            forfeit(
-                &mut record,
-                side,
-                Termination::IllegalMove,
-                format!("illegal move {mv}: {why}"),
-            );
+            forfeit(&mut record, side, Termination::IllegalMove, format!("illegal move {mv}: {why}"));
             break;
         }
         pos.play_unchecked(mv);
         record.moves.push(mv);
         record.scores.push(reply.score);
-        if let Some(verdict) = adjudicator.record(
-            &settings.adjudication,
-            side == Color::Red,
-            reply.score,
-            pos.fullmove(),
-        ) {
+        if let Some(verdict) =
+            adjudicator.record(&settings.adjudication, side == Color::Red, reply.score, pos.fullmove())
+        {
             // The rules come first: a move that ends the game is judged by them.
             let outcome = judge(&pos);
             if outcome.result != GameResult::Ongoing {
@@ -184,11 +157,7 @@ pub fn play_game(
             } else {
                 match verdict {
                     Adjudicated::Resign { loser } => {
-                        record.result = GameResult::loss_for(if loser == 0 {
-                            Color::Red
-                        } else {
-                            Color::Black
-                        });
+                        record.result = GameResult::loss_for(if loser == 0 { Color::Red } else { Color::Black });
                         record.termination = Termination::AdjudicatedResign;
                     }
                     Adjudicated::Draw => {
@@ -208,17 +177,10 @@ fn limits_for(tc: TimeControl, clocks: &[Option<Duration>; 2]) -> Limits {
     match tc {
         TimeControl::Nodes(n) => Limits::nodes(n),
         TimeControl::Depth(d) => Limits::depth(d),
-        TimeControl::MoveTimeMs(t) => Limits {
-            movetime: Some(Duration::from_millis(t)),
-            ..Limits::default()
-        },
+        TimeControl::MoveTimeMs(t) => Limits { movetime: Some(Duration::from_millis(t)), ..Limits::default() },
         TimeControl::Clock { inc_ms, .. } => {
             let inc = Duration::from_millis(inc_ms);
-            Limits {
-                time: *clocks,
-                inc: [inc, inc],
-                ..Limits::default()
-            }
+            Limits { time: *clocks, inc: [inc, inc], ..Limits::default() }
         }
     }
 }
@@ -235,11 +197,7 @@ mod tests {
         let mut b = InProcess::new("b", Params::default());
         // Red mates in one.
         let start = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1").expect("valid");
-        let g = play_game(
-            [&mut a, &mut b],
-            &start,
-            &GameSettings::new(TimeControl::Depth(3)),
-        );
+        let g = play_game([&mut a, &mut b], &start, &GameSettings::new(TimeControl::Depth(3)));
         assert_eq!(g.result, GameResult::RedWins);
         assert_eq!(g.termination, Termination::Rules(Reason::Checkmate));
         assert_eq!(g.moves.len(), 1);
@@ -251,15 +209,9 @@ mod tests {
         // overstep (the worker, not the engine, keeps the clock).
         let mut a = InProcess::new("a", Params::default());
         let mut b = InProcess::new("b", Params::default());
-        let tc = TimeControl::Clock {
-            base_ms: 800,
-            inc_ms: 20,
-        };
-        let settings = GameSettings {
-            max_plies: 60,
-            adjudication: crate::adjudication::NO_ADJUDICATION,
-            ..GameSettings::new(tc)
-        };
+        let tc = TimeControl::Clock { base_ms: 800, inc_ms: 20 };
+        let settings =
+            GameSettings { max_plies: 60, adjudication: crate::adjudication::NO_ADJUDICATION, ..GameSettings::new(tc) };
         let g = play_game([&mut a, &mut b], &Position::startpos(), &settings);
         assert_ne!(g.termination, Termination::TimeForfeit, "{:?}", g.detail);
         assert!(g.moves.len() >= 20, "{} plies", g.moves.len());
@@ -275,11 +227,7 @@ mod tests {
         }
         fn play(&mut self, _pos: &Position, _limits: &Limits) -> crate::Result<Reply> {
             let mv = engine::notation::parse_uci("a0a9").expect("uci");
-            Ok(Reply {
-                mv: Some(mv),
-                score: None,
-                nodes: 0,
-            })
+            Ok(Reply { mv: Some(mv), score: None, nodes: 0 })
         }
     }
 
@@ -287,17 +235,9 @@ mod tests {
     fn an_illegal_move_loses_with_the_reason() {
         let mut a = InProcess::new("a", Params::default());
         let mut cheat = Cheater;
-        let g = play_game(
-            [&mut a, &mut cheat],
-            &Position::startpos(),
-            &GameSettings::new(TimeControl::Depth(2)),
-        );
+        let g = play_game([&mut a, &mut cheat], &Position::startpos(), &GameSettings::new(TimeControl::Depth(2)));
         assert_eq!(g.result, GameResult::RedWins);
         assert_eq!(g.termination, Termination::IllegalMove);
-        assert!(
-            g.detail.as_deref().is_some_and(|d| d.contains("a0a9")),
-            "{:?}",
-            g.detail
-        );
+        assert!(g.detail.as_deref().is_some_and(|d| d.contains("a0a9")), "{:?}", g.detail);
     }
 }

@@ -66,14 +66,7 @@ where
                     let start = &openings[opening].position;
                     let g0 = play_game([&mut a, &mut b], start, settings);
                     let g1 = play_game([&mut b, &mut a], start, settings);
-                    if tx
-                        .send(PairResult {
-                            index,
-                            opening,
-                            games: [g0, g1],
-                        })
-                        .is_err()
-                    {
+                    if tx.send(PairResult { index, opening, games: [g0, g1] }).is_err() {
                         break;
                     }
                 }

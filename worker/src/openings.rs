@@ -21,11 +21,7 @@ pub struct Opening {
 
 /// Parses one opening line.
 pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
-    let err = |reason: String| Error::Opening {
-        index,
-        text: line.to_owned(),
-        reason,
-    };
+    let err = |reason: String| Error::Opening { index, text: line.to_owned(), reason };
     let text = line.trim();
     let (setup, moves) = match text.split_once("moves") {
         Some((s, m)) => (s.trim(), m.split_whitespace().collect::<Vec<_>>()),
@@ -38,16 +34,12 @@ pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
     };
     for (i, m) in moves.iter().enumerate() {
         let mv = parse_uci(m).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
-        pos.try_play(mv)
-            .map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
+        pos.try_play(mv).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
     }
     if !pos.has_legal_move() {
         return Err(err("the side to move has no legal move".to_owned()));
     }
-    Ok(Opening {
-        text: text.to_owned(),
-        position: pos,
-    })
+    Ok(Opening { text: text.to_owned(), position: pos })
 }
 
 /// Parses a suite; blank lines and `#` comments are skipped. Errors name the line.
@@ -103,13 +95,7 @@ pub struct GenerateSettings {
 
 impl Default for GenerateSettings {
     fn default() -> Self {
-        GenerateSettings {
-            count: 240,
-            extra_plies: 2,
-            margin_cp: 60,
-            depth: 6,
-            seed: 0x5eed,
-        }
+        GenerateSettings { count: 240, extra_plies: 2, margin_cp: 60, depth: 6, seed: 0x5eed }
     }
 }
 
@@ -167,16 +153,12 @@ mod tests {
 
     #[test]
     fn parses_fens_and_move_lists_and_names_bad_lines() {
-        let suite = parse_suite(
-            "# comment\nstartpos moves h2e2 h9g7\n\n4k4/9/9/9/9/9/5p3/4B4/3N5/4K4 w - - 0 1\n",
-        )
-        .expect("valid suite");
+        let suite = parse_suite("# comment\nstartpos moves h2e2 h9g7\n\n4k4/9/9/9/9/9/5p3/4B4/3N5/4K4 w - - 0 1\n")
+            .expect("valid suite");
         assert_eq!(suite.len(), 2);
         assert_eq!(suite[0].position.history().len(), 2);
         match parse_suite("startpos moves h2e2 h2e2\n") {
-            Err(Error::Opening {
-                index: 1, reason, ..
-            }) => assert!(reason.contains("move 1"), "{reason}"),
+            Err(Error::Opening { index: 1, reason, .. }) => assert!(reason.contains("move 1"), "{reason}"),
             other => panic!("expected an opening error, got {other:?}"),
         }
         assert!(parse_suite("9/9 w\n").is_err());
@@ -191,11 +173,7 @@ mod tests {
 
     #[test]
     fn generated_openings_are_distinct_and_balanced() {
-        let lines = generate(&GenerateSettings {
-            count: 12,
-            depth: 3,
-            ..GenerateSettings::default()
-        });
+        let lines = generate(&GenerateSettings { count: 12, depth: 3, ..GenerateSettings::default() });
         assert_eq!(lines.len(), 12);
         let suite = parse_suite(&lines.join("\n")).expect("generated lines parse");
         let keys: std::collections::HashSet<u64> = suite.iter().map(|o| o.position.key()).collect();

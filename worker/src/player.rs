@@ -35,10 +35,7 @@ impl InProcess {
     pub fn new(name: impl Into<String>, params: Params) -> InProcess {
         let mut engine = Engine::with_params(params);
         engine.set_hash(8);
-        InProcess {
-            name: name.into(),
-            engine,
-        }
+        InProcess { name: name.into(), engine }
     }
 }
 
@@ -64,10 +61,6 @@ impl Player for InProcess {
     fn play(&mut self, pos: &Position, limits: &Limits) -> Result<Reply> {
         self.engine.set_position(pos.clone());
         let r = self.engine.go(limits, |_| {});
-        Ok(Reply {
-            mv: r.best_move,
-            score: Some(score_cp(r.score)),
-            nodes: r.nodes,
-        })
+        Ok(Reply { mv: r.best_move, score: Some(score_cp(r.score)), nodes: r.nodes })
     }
 }

@@ -10,9 +10,7 @@ use engine::Position;
 use engine::eval::{Params, evaluate};
 use engine::rules::GameResult;
 use engine::search::quiescence;
-use proto::domain::{
-    GameOutcome, GameReport, Lease, PairReport, PairTask, PositionSample, Variant, VariantKind,
-};
+use proto::domain::{GameOutcome, GameReport, Lease, PairReport, PairTask, PositionSample, Variant, VariantKind};
 
 use crate::error::{Error, Result};
 use crate::external::{EngineCommand, ExternalConfig, ExternalEngine};
@@ -39,11 +37,7 @@ pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
                 engine: variant.spec.name.clone(),
                 reason: "not an external engine".into(),
             })?;
-            Ok(Box::new(ExternalEngine::spawn(
-                variant.spec.name.clone(),
-                command,
-                ExternalConfig::default(),
-            )?))
+            Ok(Box::new(ExternalEngine::spawn(variant.spec.name.clone(), command, ExternalConfig::default())?))
         }
     }
 }
@@ -57,8 +51,7 @@ pub fn play_lease(
     worker_name: &str,
     mut on_pair: impl FnMut(PairReport),
 ) -> Result<()> {
-    let variants: HashMap<&str, &Variant> =
-        lease.variants.iter().map(|v| (v.id.as_str(), v)).collect();
+    let variants: HashMap<&str, &Variant> = lease.variants.iter().map(|v| (v.id.as_str(), v)).collect();
     for task in &lease.tasks {
         for id in &task.variants {
             if !variants.contains_key(id.as_str()) {
@@ -69,10 +62,7 @@ pub fn play_lease(
             }
         }
     }
-    let settings = GameSettings {
-        adjudication: lease.adjudication,
-        ..GameSettings::new(lease.tc)
-    };
+    let settings = GameSettings { adjudication: lease.adjudication, ..GameSettings::new(lease.tc) };
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<PairReport>>();
     let mut first_error = None;
@@ -87,14 +77,7 @@ pub fn play_lease(
                     let Some(task) = lease.tasks.get(i) else {
                         break;
                     };
-                    let report = play_task(
-                        task,
-                        variants,
-                        &mut players,
-                        make_player,
-                        settings,
-                        lease.sample_every,
-                    );
+                    let report = play_task(task, variants, &mut players, make_player, settings, lease.sample_every);
                     if tx.send(report).is_err() {
                         break;
                     }
@@ -126,10 +109,9 @@ fn play_task(
     let opening = parse_opening(task.opening_index as usize, &task.opening)?;
     for id in &task.variants {
         if !players.contains_key(id) {
-            let v = variants.get(id.as_str()).ok_or_else(|| Error::Engine {
-                engine: id.clone(),
-                reason: "unknown variant".into(),
-            })?;
+            let v = variants
+                .get(id.as_str())
+                .ok_or_else(|| Error::Engine { engine: id.clone(), reason: "unknown variant".into() })?;
             players.insert(id.clone(), make_player(v)?);
         }
     }
@@ -138,29 +120,21 @@ fn play_task(
     for (red, black) in [(a, b), (b, a)] {
         let record = if red == black {
             // A variant against itself (a sanity run): two instances.
-            let v = variants.get(red.as_str()).ok_or_else(|| Error::Engine {
-                engine: red.clone(),
-                reason: "unknown variant".into(),
-            })?;
+            let v = variants
+                .get(red.as_str())
+                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "unknown variant".into() })?;
             let mut second = make_player(v)?;
-            let first = players.get_mut(red).ok_or_else(|| Error::Engine {
-                engine: red.clone(),
-                reason: "missing player".into(),
-            })?;
-            play_game(
-                [first.as_mut(), second.as_mut()],
-                &opening.position,
-                settings,
-            )
+            let first = players
+                .get_mut(red)
+                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+            play_game([first.as_mut(), second.as_mut()], &opening.position, settings)
         } else {
-            let mut pr = players.remove(red).ok_or_else(|| Error::Engine {
-                engine: red.clone(),
-                reason: "missing player".into(),
-            })?;
-            let mut pb = players.remove(black).ok_or_else(|| Error::Engine {
-                engine: black.clone(),
-                reason: "missing player".into(),
-            })?;
+            let mut pr = players
+                .remove(red)
+                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+            let mut pb = players
+                .remove(black)
+                .ok_or_else(|| Error::Engine { engine: black.clone(), reason: "missing player".into() })?;
             let rec = play_game([pr.as_mut(), pb.as_mut()], &opening.position, settings);
             players.insert(red.clone(), pr);
             players.insert(black.clone(), pb);
@@ -171,14 +145,9 @@ fn play_task(
         }
         games.push(to_report(&record, red, black, sample_every));
     }
-    let [g0, g1]: [GameReport; 2] = games.try_into().map_err(|_| Error::Engine {
-        engine: a.clone(),
-        reason: "pair incomplete".into(),
-    })?;
-    Ok(PairReport {
-        pair_index: task.pair_index,
-        games: [g0, g1],
-    })
+    let [g0, g1]: [GameReport; 2] =
+        games.try_into().map_err(|_| Error::Engine { engine: a.clone(), reason: "pair incomplete".into() })?;
+    Ok(PairReport { pair_index: task.pair_index, games: [g0, g1] })
 }
 
 /// The protocol's view of a finished game, with every `sample_every`-th position (from
@@ -203,12 +172,7 @@ pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32)
                     fen: pos.fen(),
                     red_to_move: pos.side_to_move() == engine::Color::Red,
                     static_eval,
-                    search_score: record
-                        .scores
-                        .get(ply)
-                        .copied()
-                        .flatten()
-                        .unwrap_or(static_eval),
+                    search_score: record.scores.get(ply).copied().flatten().unwrap_or(static_eval),
                     best_move: mv.to_string(),
                     in_check: pos.in_check(),
                     quiet: quiescence(&pos, &params) == static_eval,

@@ -18,9 +18,7 @@ pub struct Spool {
 impl Spool {
     pub fn open(dir: &Path) -> Result<Spool> {
         std::fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
-        Ok(Spool {
-            dir: dir.to_owned(),
-        })
+        Ok(Spool { dir: dir.to_owned() })
     }
 
     fn path(&self, lease: u64, seq: u32) -> PathBuf {
@@ -73,10 +71,7 @@ impl Spool {
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Spool {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
+    Error::Spool { path: path.display().to_string(), reason: e.to_string() }
 }
 
 #[cfg(test)]
@@ -90,31 +85,17 @@ mod tests {
         let req = |lease, seq| pb::SubmitRequest {
             protocol_version: proto::PROTOCOL_VERSION,
             worker_id: 7,
-            batch: Some(pb::BatchResult {
-                lease_id: lease,
-                seq,
-                pairs: Vec::new(),
-                is_final: true,
-            }),
+            batch: Some(pb::BatchResult { lease_id: lease, seq, pairs: Vec::new(), is_final: true }),
         };
         spool.put(&req(3, 2)).expect("put");
         spool.put(&req(3, 1)).expect("put");
         spool.put(&req(1, 9)).expect("put");
         let pending = spool.pending().expect("pending");
-        let keys: Vec<(u64, u32)> = pending
-            .iter()
-            .filter_map(|r| r.batch.as_ref().map(|b| (b.lease_id, b.seq)))
-            .collect();
+        let keys: Vec<(u64, u32)> =
+            pending.iter().filter_map(|r| r.batch.as_ref().map(|b| (b.lease_id, b.seq))).collect();
         assert_eq!(keys, [(1, 9), (3, 1), (3, 2)]);
         spool.remove(3, 1).expect("remove");
         spool.remove(3, 1).expect("removing twice is fine");
-        assert_eq!(
-            Spool::open(dir.path())
-                .expect("reopen")
-                .pending()
-                .expect("pending")
-                .len(),
-            2
-        );
+        assert_eq!(Spool::open(dir.path()).expect("reopen").pending().expect("pending").len(), 2);
     }
 }

@@ -26,16 +26,11 @@ fn xqengine() -> &'static Path {
         }
         let exe = std::env::current_exe().expect("the test executable's path");
         // target/<profile>/deps/external-<hash>
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("a target/<profile> directory");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("a target/<profile> directory");
         let binary = profile_dir.join(format!("xqengine{}", std::env::consts::EXE_SUFFIX));
         if !binary.is_file() {
             let mut cargo = Command::new(env!("CARGO"));
-            cargo
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args(["build", "-p", "engine", "--bin", "xqengine"]);
+            cargo.current_dir(env!("CARGO_MANIFEST_DIR")).args(["build", "-p", "engine", "--bin", "xqengine"]);
             if profile_dir.file_name().is_some_and(|n| n == "release") {
                 cargo.arg("--release");
             }
@@ -97,11 +92,7 @@ while True:
         break
 "#,
         dir = dir.display().to_string(),
-        on_uci = if on_uci.is_empty() {
-            "        pass".to_owned()
-        } else {
-            on_uci.to_owned()
-        },
+        on_uci = if on_uci.is_empty() { "        pass".to_owned() } else { on_uci.to_owned() },
     );
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, script).expect("write the fake engine");
@@ -114,49 +105,25 @@ fn error_text<T: std::fmt::Debug>(r: worker::Result<T>) -> String {
 
 #[test]
 fn xqengine_plays_whole_games_over_uci_and_ucci() {
-    for (protocol, external_is_red) in [(EngineProtocol::Uci, true), (EngineProtocol::Ucci, false)]
-    {
-        let command =
-            EngineCommand::new(xqengine().display().to_string(), protocol).option("Hash", "4");
+    for (protocol, external_is_red) in [(EngineProtocol::Uci, true), (EngineProtocol::Ucci, false)] {
+        let command = EngineCommand::new(xqengine().display().to_string(), protocol).option("Hash", "4");
         let command = match protocol {
             EngineProtocol::Uci => command,
             // UCCI spells it its own way.
-            EngineProtocol::Ucci => EngineCommand {
-                options: vec![("hashsize".to_owned(), "4".to_owned())],
-                ..command
-            },
+            EngineProtocol::Ucci => EngineCommand { options: vec![("hashsize".to_owned(), "4".to_owned())], ..command },
         };
-        let mut external = ExternalEngine::spawn(
-            format!("xq-{protocol:?}"),
-            command,
-            ExternalConfig::default(),
-        )
-        .expect("spawn xqengine");
-        assert!(
-            external
-                .id_name()
-                .is_some_and(|n| n.starts_with("xqengine")),
-            "{:?}",
-            external.id_name()
-        );
+        let mut external = ExternalEngine::spawn(format!("xq-{protocol:?}"), command, ExternalConfig::default())
+            .expect("spawn xqengine");
+        assert!(external.id_name().is_some_and(|n| n.starts_with("xqengine")), "{:?}", external.id_name());
         let mut inproc = InProcess::new("inproc", Params::default());
         let started = Instant::now();
-        let players: [&mut dyn Player; 2] = if external_is_red {
-            [&mut external, &mut inproc]
-        } else {
-            [&mut inproc, &mut external]
-        };
-        let game = play_game(
-            players,
-            &Position::startpos(),
-            &GameSettings::new(TimeControl::Depth(3)),
-        );
+        let players: [&mut dyn Player; 2] =
+            if external_is_red { [&mut external, &mut inproc] } else { [&mut inproc, &mut external] };
+        let game = play_game(players, &Position::startpos(), &GameSettings::new(TimeControl::Depth(3)));
         assert!(
             matches!(
                 game.termination,
-                Termination::Rules(_)
-                    | Termination::AdjudicatedResign
-                    | Termination::AdjudicatedDraw
+                Termination::Rules(_) | Termination::AdjudicatedResign | Termination::AdjudicatedDraw
             ),
             "{protocol:?}: {:?} {:?} after {} plies",
             game.termination,
@@ -167,20 +134,11 @@ fn xqengine_plays_whole_games_over_uci_and_ucci() {
         // The external side's scores arrived.
         let first_external = usize::from(!external_is_red);
         assert!(
-            game.scores
-                .iter()
-                .skip(first_external)
-                .step_by(2)
-                .all(Option::is_some),
+            game.scores.iter().skip(first_external).step_by(2).all(Option::is_some),
             "{protocol:?}: {:?}",
             game.scores
         );
-        eprintln!(
-            "{protocol:?}: {} plies, {} in {:?}",
-            game.moves.len(),
-            game.termination.as_str(),
-            started.elapsed()
-        );
+        eprintln!("{protocol:?}: {} plies, {} in {:?}", game.moves.len(), game.termination.as_str(), started.elapsed());
     }
 }
 
@@ -193,31 +151,17 @@ fn xqengine_keeps_time_over_uci_movetime_and_ucci_clock() {
     };
     for (protocol, tc) in [
         (EngineProtocol::Uci, TimeControl::MoveTimeMs(50)),
-        (
-            EngineProtocol::Ucci,
-            TimeControl::Clock {
-                base_ms: 1000,
-                inc_ms: 20,
-            },
-        ),
+        (EngineProtocol::Ucci, TimeControl::Clock { base_ms: 1000, inc_ms: 20 }),
     ] {
         let command = EngineCommand::new(xqengine().display().to_string(), protocol);
-        let mut external = ExternalEngine::spawn("xq", command, ExternalConfig::default())
-            .expect("spawn xqengine");
+        let mut external = ExternalEngine::spawn("xq", command, ExternalConfig::default()).expect("spawn xqengine");
         let mut inproc = InProcess::new("inproc", Params::default());
         let started = Instant::now();
-        let game = play_game(
-            [&mut inproc, &mut external],
-            &Position::startpos(),
-            &settings(tc),
-        );
+        let game = play_game([&mut inproc, &mut external], &Position::startpos(), &settings(tc));
         assert!(
             !matches!(
                 game.termination,
-                Termination::EngineError
-                    | Termination::TimeForfeit
-                    | Termination::IllegalMove
-                    | Termination::NoMove
+                Termination::EngineError | Termination::TimeForfeit | Termination::IllegalMove | Termination::NoMove
             ),
             "{protocol:?} {tc}: {:?} {:?}",
             game.termination,
@@ -237,33 +181,19 @@ fn a_silent_engine_fails_the_handshake() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("silent.py");
     std::fs::write(&path, "import time\ntime.sleep(60)\n").expect("write");
-    let command =
-        EngineCommand::new("python3", EngineProtocol::Uci).arg(path.display().to_string());
-    let config = ExternalConfig {
-        handshake_timeout: Duration::from_millis(300),
-        ..quick()
-    };
+    let command = EngineCommand::new("python3", EngineProtocol::Uci).arg(path.display().to_string());
+    let config = ExternalConfig { handshake_timeout: Duration::from_millis(300), ..quick() };
     let started = Instant::now();
     let err = error_text(ExternalEngine::spawn("silent", command, config));
-    assert!(
-        err.contains("engine `silent`") && err.contains("no uciok within 300ms"),
-        "{err}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(err.contains("engine `silent`") && err.contains("no uciok within 300ms"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
 #[test]
 fn a_missing_command_is_an_error_naming_it() {
     let command = EngineCommand::new("/nonexistent/engine", EngineProtocol::Ucci);
     let err = error_text(ExternalEngine::spawn("ghost", command, quick()));
-    assert!(
-        err.contains("ghost") && err.contains("/nonexistent/engine"),
-        "{err}"
-    );
+    assert!(err.contains("ghost") && err.contains("/nonexistent/engine"), "{err}");
 }
 
 #[test]
@@ -278,10 +208,7 @@ fn a_crash_names_the_exit_status_and_stderr_then_the_next_game_respawns() {
     let first = engine.pid().expect("running");
     engine.new_game().expect("new game");
     let err = error_text(engine.play(&Position::startpos(), &Limits::depth(3)));
-    assert!(
-        err.contains("engine `crasher`") && err.contains("exit status: 3"),
-        "{err}"
-    );
+    assert!(err.contains("engine `crasher`") && err.contains("exit status: 3"), "{err}");
     assert!(err.contains("assertion failed: board ok"), "{err}");
     assert_eq!(engine.pid(), None);
     assert!(!is_running_or_zombie(first), "the crashed child was reaped");
@@ -293,59 +220,33 @@ fn a_crash_names_the_exit_status_and_stderr_then_the_next_game_respawns() {
 fn a_hung_search_is_killed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let command = fake(dir.path(), "hang", "    time.sleep(60)");
-    let config = ExternalConfig {
-        untimed_move_timeout: Duration::from_millis(300),
-        ..quick()
-    };
+    let config = ExternalConfig { untimed_move_timeout: Duration::from_millis(300), ..quick() };
     let mut engine = ExternalEngine::spawn("hang", command, config).expect("handshake");
     let pid = engine.pid().expect("running");
     let started = Instant::now();
     let err = error_text(engine.play(&Position::startpos(), &Limits::nodes(1000)));
-    assert!(
-        err.contains("engine `hang`") && err.contains("no bestmove within 300ms"),
-        "{err}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(err.contains("engine `hang`") && err.contains("no bestmove within 300ms"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert!(!is_running_or_zombie(pid), "killed and reaped");
 
     // A timed move: budget + grace (200 ms) + 50 %.
     let started = Instant::now();
     let err = error_text(engine.play(&Position::startpos(), &Limits::movetime(100)));
     assert!(err.contains("no bestmove within 350ms"), "{err}");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
 #[test]
 fn an_illegal_move_loses_the_game_with_the_move_named() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let command = fake(
-        dir.path(),
-        "cheat",
-        "    say('info depth 1 score cp 10')\n    say('bestmove a0a9')",
-    );
+    let command = fake(dir.path(), "cheat", "    say('info depth 1 score cp 10')\n    say('bestmove a0a9')");
     let mut cheat = ExternalEngine::spawn("cheat", command, quick()).expect("handshake");
     let mut inproc = InProcess::new("inproc", Params::default());
-    let game = play_game(
-        [&mut cheat, &mut inproc],
-        &Position::startpos(),
-        &GameSettings::new(TimeControl::Depth(2)),
-    );
+    let game = play_game([&mut cheat, &mut inproc], &Position::startpos(), &GameSettings::new(TimeControl::Depth(2)));
     assert_eq!(game.termination, Termination::IllegalMove);
     assert_eq!(game.termination.as_str(), "illegal_move");
     assert_eq!(game.result, GameResult::BlackWins);
-    assert!(
-        game.detail.as_deref().is_some_and(|d| d.contains("a0a9")),
-        "{:?}",
-        game.detail
-    );
+    assert!(game.detail.as_deref().is_some_and(|d| d.contains("a0a9")), "{:?}", game.detail);
 }
 
 #[test]
@@ -363,19 +264,14 @@ fn garbage_around_the_answers_is_tolerated() {
     say("info currmove h2e2 currmovenumber 1")
     say("bestmove h2e2 ponder h9g7")"#;
     let command = fake_with(dir.path(), "noisy", on_uci, on_go);
-    let mut engine =
-        ExternalEngine::spawn("noisy", command, quick()).expect("handshake through the noise");
+    let mut engine = ExternalEngine::spawn("noisy", command, quick()).expect("handshake through the noise");
     engine.new_game().expect("new game");
-    let reply = engine
-        .play(&Position::startpos(), &Limits::depth(1))
-        .expect("a move");
+    let reply = engine.play(&Position::startpos(), &Limits::depth(1)).expect("a move");
     assert_eq!(reply.mv, Some(parse_uci("h2e2").expect("uci")));
     assert_eq!(reply.score, Some(42));
     assert_eq!(reply.nodes, 7);
     // Still in step for the next move.
-    let reply = engine
-        .play(&Position::startpos(), &Limits::depth(1))
-        .expect("a second move");
+    let reply = engine.play(&Position::startpos(), &Limits::depth(1)).expect("a second move");
     assert_eq!(reply.mv, Some(parse_uci("h2e2").expect("uci")));
 }
 
@@ -390,11 +286,7 @@ fn the_engine_sees_the_game_from_its_start() {
         pos.try_play(parse_uci(m).expect("uci")).expect("legal");
     }
     let ms = Duration::from_millis;
-    let clock = Limits {
-        time: [Some(ms(1000)), Some(ms(2000))],
-        inc: [ms(10), ms(10)],
-        ..Limits::default()
-    };
+    let clock = Limits { time: [Some(ms(1000)), Some(ms(2000))], inc: [ms(10), ms(10)], ..Limits::default() };
     let reply = engine.play(&pos, &clock).expect("a move");
     assert_eq!(reply.mv, Some(parse_uci("h0g2").expect("uci")));
     let pid = engine.pid().expect("running");
@@ -406,10 +298,7 @@ fn the_engine_sees_the_game_from_its_start() {
     let position = format!("position fen {} moves h2e2 h9g7", engine::START_FEN);
     assert!(lines.contains(&"ucinewgame"), "{log}");
     assert!(lines.contains(&position.as_str()), "{log}");
-    assert!(
-        lines.contains(&"go wtime 1000 btime 2000 winc 10 binc 10"),
-        "{log}"
-    );
+    assert!(lines.contains(&"go wtime 1000 btime 2000 winc 10 binc 10"), "{log}");
     assert_eq!(lines.last(), Some(&"quit"), "{log}");
 }
 
@@ -417,20 +306,13 @@ fn the_engine_sees_the_game_from_its_start() {
 fn one_based_ranks_only_when_configured() {
     let dir = tempfile::tempdir().expect("temp dir");
     let command = fake(dir.path(), "fairy", "    say('bestmove h3e3')");
-    let config = ExternalConfig {
-        one_based_ranks: true,
-        ..quick()
-    };
+    let config = ExternalConfig { one_based_ranks: true, ..quick() };
     let mut engine = ExternalEngine::spawn("fairy", command.clone(), config).expect("handshake");
-    let reply = engine
-        .play(&Position::startpos(), &Limits::depth(1))
-        .expect("a move");
+    let reply = engine.play(&Position::startpos(), &Limits::depth(1)).expect("a move");
     assert_eq!(reply.mv, Some(parse_uci("h2e2").expect("uci")));
     // By default the same text is Pikafish's h3e3: a legal-looking move the arbiter judges.
     let mut engine = ExternalEngine::spawn("fairy", command, quick()).expect("handshake");
-    let reply = engine
-        .play(&Position::startpos(), &Limits::depth(1))
-        .expect("a move");
+    let reply = engine.play(&Position::startpos(), &Limits::depth(1)).expect("a move");
     assert_eq!(reply.mv, Some(parse_uci("h3e3").expect("uci")));
 }
 
@@ -449,23 +331,10 @@ fn a_crash_costs_one_game_not_the_batch() {
     let mut inproc = InProcess::new("inproc", Params::default());
     let settings = GameSettings::new(TimeControl::Depth(2));
     let first = play_game([&mut flaky, &mut inproc], &Position::startpos(), &settings);
-    assert_eq!(
-        first.termination,
-        Termination::EngineError,
-        "{:?}",
-        first.detail
-    );
+    assert_eq!(first.termination, Termination::EngineError, "{:?}", first.detail);
     assert_eq!(first.termination.as_str(), "engine_error");
     let detail = first.detail.unwrap_or_default();
-    assert!(
-        detail.contains("flaky") && detail.contains("exit status: 9"),
-        "{detail}"
-    );
+    assert!(detail.contains("flaky") && detail.contains("exit status: 9"), "{detail}");
     let second = play_game([&mut flaky, &mut inproc], &Position::startpos(), &settings);
-    assert_eq!(
-        second.termination,
-        Termination::IllegalMove,
-        "{:?}",
-        second.detail
-    );
+    assert_eq!(second.termination, Termination::IllegalMove, "{:?}", second.detail);
 }

@@ -13,9 +13,8 @@ use clap::{Args, Subcommand};
 use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
-    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest,
-    OpeningSuiteSpec, PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind,
-    VariantSpec, WorkerInfo,
+    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec,
+    PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
 };
 use proto::pb;
 use worker::player::{InProcess, Player, Reply};
@@ -64,24 +63,13 @@ pub async fn run(cmd: BenchCommand) -> Result<()> {
 async fn rpc(a: RpcArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let token = "bench";
-    let emb = Embedded::start(
-        &dir.path().join("bench.db"),
-        &dir.path().join("data"),
-        token,
-    )
-    .await?;
+    let emb = Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?;
     let mut client = remote::connect(&emb.url, token).await?;
     let toml = Params::default().to_toml();
     let mut ids = Vec::new();
     for name in ["a", "b"] {
-        let spec = VariantSpec {
-            name: name.into(),
-            kind: VariantKind::Params { toml: toml.clone() },
-        };
-        let v = client
-            .add_variant(pb::AddVariantRequest::from(spec))
-            .await
-            .map_err(remote::status("variant"))?;
+        let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
+        let v = client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("variant"))?;
         ids.push(proto::domain::Variant::try_from(v.into_inner())?.id);
     }
     let suite = client
@@ -98,19 +86,13 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         variants: ids.clone(),
         // A clock long enough that the scheduler leases one pair per free slot, as a real
         // farm's workers see it: every RPC then carries one pair.
-        tc: TimeControl::Clock {
-            base_ms: 60_000,
-            inc_ms: 600,
-        },
+        tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
         openings: suite.id,
         adjudication: Adjudication::default(),
         bench_signature: None,
         sample_every: 0,
     };
-    client
-        .create_run(pb::CreateRunRequest::from(spec))
-        .await
-        .map_err(remote::status("run"))?;
+    client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("run"))?;
 
     let rpcs = Arc::new(AtomicU64::new(0));
     let pairs_done = Arc::new(AtomicU64::new(0));
@@ -134,16 +116,8 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 .into_inner()
                 .into();
             while Instant::now() < stop_at {
-                let req = LeaseRequest {
-                    worker,
-                    free_slots: 1,
-                    held: Vec::new(),
-                    finished: Vec::new(),
-                };
-                let resp = c
-                    .lease(pb::LeaseRequest::from(req))
-                    .await
-                    .map_err(remote::status("lease"))?;
+                let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
+                let resp = c.lease(pb::LeaseRequest::from(req)).await.map_err(remote::status("lease"))?;
                 rpcs.fetch_add(1, Ordering::Relaxed);
                 let LeaseReply { grant, .. } = LeaseReply::try_from(resp.into_inner())?;
                 let LeaseGrant::Lease(lease) = grant else {
@@ -165,19 +139,11 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                             positions: Vec::new(),
                         };
                         let [x, y] = &t.variants;
-                        PairReport {
-                            pair_index: t.pair_index,
-                            games: [game(x, y), game(y, x)],
-                        }
+                        PairReport { pair_index: t.pair_index, games: [game(x, y), game(y, x)] }
                     })
                     .collect();
                 let n = pairs.len() as u64;
-                let batch = BatchResult {
-                    lease: lease.id,
-                    seq: 1,
-                    pairs,
-                    is_final: true,
-                };
+                let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
                 c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch }))
                     .await
                     .map_err(remote::status("submit"))?;
@@ -221,8 +187,7 @@ impl Player for Timed {
     fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
         let t = Instant::now();
         let r = self.inner.play(pos, limits);
-        self.busy_ns
-            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.busy_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     }
 }
@@ -238,10 +203,7 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
         &settings,
         a.threads,
         || {
-            let t = |n: &str, p: Params| Timed {
-                inner: InProcess::new(n, p),
-                busy_ns: Arc::clone(&busy),
-            };
+            let t = |n: &str, p: Params| Timed { inner: InProcess::new(n, p), busy_ns: Arc::clone(&busy) };
             (t("a", Params::default()), t("b", Params::default()))
         },
         |_| {},

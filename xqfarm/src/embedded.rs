@@ -21,19 +21,12 @@ pub struct Embedded {
 impl Embedded {
     /// Serves a farm over `db` and `data` on 127.0.0.1 (a free port).
     pub async fn start(db: &Path, data: &Path, token: &str) -> Result<Embedded> {
-        let storage = SqliteStorage::open(db)
-            .with_context(|| format!("opening the database {}", db.display()))?;
+        let storage = SqliteStorage::open(db).with_context(|| format!("opening the database {}", db.display()))?;
         let farm = Arc::new(
-            Farm::new(
-                Arc::new(storage),
-                Arc::new(SystemClock),
-                Some(data.to_owned()),
-            )
-            .context("starting the coordinator")?,
+            Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.to_owned()))
+                .context("starting the coordinator")?,
         );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .context("binding 127.0.0.1:0")?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding 127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel();
         let token_owned = token.to_owned();
@@ -41,16 +34,11 @@ impl Embedded {
             let shutdown = async {
                 let _ = rx.await;
             };
-            if let Err(e) = coordinator::server::serve(listener, farm, &token_owned, shutdown).await
-            {
+            if let Err(e) = coordinator::server::serve(listener, farm, &token_owned, shutdown).await {
                 tracing::error!(error = %e, "coordinator stopped");
             }
         });
-        Ok(Embedded {
-            url: format!("http://{addr}"),
-            shutdown: Some(tx),
-            server,
-        })
+        Ok(Embedded { url: format!("http://{addr}"), shutdown: Some(tx), server })
     }
 
     pub async fn stop(mut self) {
@@ -73,19 +61,12 @@ pub fn local_worker_info(name: &str, cores: usize, bench_signature: u64) -> Work
 }
 
 pub fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_else(|_| "localhost".to_owned())
+    std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_owned()).unwrap_or_else(|_| "localhost".to_owned())
 }
 
 /// The engine's bench signature (node count of `xqengine bench` at its default depth).
 pub fn bench_signature() -> u64 {
-    engine::bench::run(
-        engine::bench::DEFAULT_DEPTH,
-        &engine::eval::Params::default(),
-        |_, _, _| {},
-    )
-    .nodes
+    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::eval::Params::default(), |_, _, _| {}).nodes
 }
 
 /// Starts a local worker task playing `concurrency` games at once against `url`.

@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::domain::{
-    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunSpec, RunStatus, SprtSettings,
-    TimeControl, VariantKind, VariantSpec,
+    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunSpec, RunStatus, SprtSettings, TimeControl,
+    VariantKind, VariantSpec,
 };
 use proto::pb;
 use worker::client::{WorkerConfig, run_worker};
@@ -37,16 +37,10 @@ pub struct ServeArgs {
 
 pub async fn serve(args: ServeArgs) -> Result<()> {
     let token = remote::token(args.token)?;
-    let storage =
-        SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
-    let farm = Arc::new(Farm::new(
-        Arc::new(storage),
-        Arc::new(SystemClock),
-        Some(args.data.clone()),
-    )?);
-    let listener = tokio::net::TcpListener::bind(&args.listen)
-        .await
-        .with_context(|| format!("binding {}", args.listen))?;
+    let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
+    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?);
+    let listener =
+        tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     eprintln!(
         "xqfarm coordinator on {} (db {}, data {})",
         listener.local_addr()?,
@@ -56,9 +50,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    coordinator::server::serve(listener, farm, &token, shutdown)
-        .await
-        .context("serving")?;
+    coordinator::server::serve(listener, farm, &token, shutdown).await.context("serving")?;
     Ok(())
 }
 
@@ -86,12 +78,8 @@ pub struct WorkerArgs {
 
 pub async fn worker(args: WorkerArgs) -> Result<()> {
     let token = remote::token(args.token)?;
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let name = args
-        .name
-        .unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
+    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
     eprintln!("measuring the bench signature...");
     let signature = tokio::task::spawn_blocking(embedded::bench_signature).await?;
     let cfg = WorkerConfig {
@@ -104,11 +92,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         max_leases: args.max_leases,
     };
     eprintln!("worker {name}: {concurrency} games at once, bench signature {signature}");
-    run_worker(
-        cfg,
-        embedded::local_worker_info(&name, concurrency, signature),
-    )
-    .await?;
+    run_worker(cfg, embedded::local_worker_info(&name, concurrency, signature)).await?;
     Ok(())
 }
 
@@ -209,21 +193,11 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                         "logistic" => EloModel::Logistic,
                         other => bail!("--model `{other}`: expected normalized or logistic"),
                     };
-                    RunKind::Sprt(SprtSettings {
-                        elo0: a.elo0,
-                        elo1: a.elo1,
-                        alpha: a.alpha,
-                        beta: a.beta,
-                        model,
-                    })
+                    RunKind::Sprt(SprtSettings { elo0: a.elo0, elo1: a.elo1, alpha: a.alpha, beta: a.beta, model })
                 }
                 "games" => RunKind::Games { pairs: a.pairs },
-                "gauntlet" => RunKind::Gauntlet {
-                    pairs_per_opponent: a.pairs,
-                },
-                "round-robin" => RunKind::RoundRobin {
-                    pairs_per_pairing: a.pairs,
-                },
+                "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: a.pairs },
+                "round-robin" => RunKind::RoundRobin { pairs_per_pairing: a.pairs },
                 other => bail!("--kind `{other}`: expected sprt, games, gauntlet or round-robin"),
             };
             let tc: TimeControl = a.tc.parse().map_err(anyhow::Error::msg)?;
@@ -243,10 +217,7 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
         RunCommand::List { remote, active } => {
             let mut client = remote.client().await?;
             let resp = client
-                .list_runs(pb::ListRunsRequest::from(RunFilter {
-                    active_only: active,
-                    limit: 0,
-                }))
+                .list_runs(pb::ListRunsRequest::from(RunFilter { active_only: active, limit: 0 }))
                 .await
                 .map_err(remote::status("listing runs"))?;
             for s in Vec::<RunStatus>::try_from(resp.into_inner()).context("reading runs")? {
@@ -259,33 +230,22 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 );
             }
         }
-        RunCommand::Show {
-            remote,
-            id,
-            watch: follow,
-        } => {
+        RunCommand::Show { remote, id, watch: follow } => {
             let mut client = remote.client().await?;
             let status = if follow {
                 watch(&mut client, id).await?
             } else {
-                let resp = client
-                    .get_run(pb::GetRunRequest::from(id))
-                    .await
-                    .map_err(remote::status("reading the run"))?;
+                let resp =
+                    client.get_run(pb::GetRunRequest::from(id)).await.map_err(remote::status("reading the run"))?;
                 RunStatus::try_from(resp.into_inner()).context("reading the run")?
             };
             print!("{}", summary(&status));
         }
         RunCommand::Stop { remote, id } => {
             let mut client = remote.client().await?;
-            let resp = client
-                .stop_run(pb::StopRunRequest::from(id))
-                .await
-                .map_err(remote::status("stopping the run"))?;
-            print!(
-                "{}",
-                summary(&RunStatus::try_from(resp.into_inner()).context("reading the run")?)
-            );
+            let resp =
+                client.stop_run(pb::StopRunRequest::from(id)).await.map_err(remote::status("stopping the run"))?;
+            print!("{}", summary(&RunStatus::try_from(resp.into_inner()).context("reading the run")?));
         }
     }
     Ok(())
@@ -314,18 +274,13 @@ pub struct VariantAddArgs {
 pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
     let spec = match (&a.file, &a.external) {
         (Some(file), None) => {
-            let toml = std::fs::read_to_string(file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            engine::eval::Params::from_toml_str(&toml)
-                .with_context(|| format!("checking {}", file.display()))?;
-            let name = a.name.clone().unwrap_or_else(|| {
-                file.file_stem()
-                    .map_or("params".into(), |s| s.to_string_lossy().into())
-            });
-            VariantSpec {
-                name,
-                kind: VariantKind::Params { toml },
-            }
+            let toml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+            engine::eval::Params::from_toml_str(&toml).with_context(|| format!("checking {}", file.display()))?;
+            let name = a
+                .name
+                .clone()
+                .unwrap_or_else(|| file.file_stem().map_or("params".into(), |s| s.to_string_lossy().into()));
+            VariantSpec { name, kind: VariantKind::Params { toml } }
         }
         (None, Some(cmd)) => {
             let mut words = cmd.split_whitespace().map(str::to_owned);
@@ -346,21 +301,14 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
                 .collect::<Result<_>>()?;
             VariantSpec {
                 name: a.name.clone().unwrap_or_else(|| command.clone()),
-                kind: VariantKind::External {
-                    command,
-                    args: words.collect(),
-                    protocol,
-                    options,
-                },
+                kind: VariantKind::External { command, args: words.collect(), protocol, options },
             }
         }
         _ => bail!("pass a parameter file or --external COMMAND"),
     };
     let mut client = a.remote.client().await?;
-    let resp = client
-        .add_variant(pb::AddVariantRequest::from(spec))
-        .await
-        .map_err(remote::status("adding the variant"))?;
+    let resp =
+        client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("adding the variant"))?;
     let v = proto::domain::Variant::try_from(resp.into_inner()).context("reading the variant")?;
     println!("{}  {}", v.id, v.spec.name);
     Ok(())
@@ -378,18 +326,10 @@ pub struct OpeningsAddArgs {
 }
 
 pub async fn openings_add(a: OpeningsAddArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.file)
-        .with_context(|| format!("reading {}", a.file.display()))?;
-    let lines: Vec<String> = text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .collect();
-    let name = a.name.unwrap_or_else(|| {
-        a.file
-            .file_stem()
-            .map_or("suite".into(), |s| s.to_string_lossy().into())
-    });
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    let lines: Vec<String> =
+        text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_owned()).filter(|l| !l.is_empty()).collect();
+    let name = a.name.unwrap_or_else(|| a.file.file_stem().map_or("suite".into(), |s| s.to_string_lossy().into()));
     let mut client = a.remote.client().await?;
     let s = add_suite(&mut client, &name, lines).await?;
     println!("{}  {} ({} openings)", s.id, s.name, s.openings);

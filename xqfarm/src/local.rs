@@ -36,14 +36,11 @@ pub fn weakened() -> Params {
 }
 
 pub async fn run(args: &LocalArgs) -> Result<()> {
-    std::fs::create_dir_all(&args.dir)
-        .with_context(|| format!("creating {}", args.dir.display()))?;
+    std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
     let weak = args.dir.join("weakened.toml");
-    std::fs::write(&weak, weakened().to_toml())
-        .with_context(|| format!("writing {}", weak.display()))?;
+    std::fs::write(&weak, weakened().to_toml()).with_context(|| format!("writing {}", weak.display()))?;
     let base = args.dir.join("default.toml");
-    std::fs::write(&base, Params::default().to_toml())
-        .with_context(|| format!("writing {}", base.display()))?;
+    std::fs::write(&base, Params::default().to_toml()).with_context(|| format!("writing {}", base.display()))?;
     let sprt_args = SprtArgs {
         base: base.display().to_string(),
         candidate: weak.display().to_string(),
@@ -60,10 +57,7 @@ pub async fn run(args: &LocalArgs) -> Result<()> {
         coordinator: None,
         token: None,
     };
-    eprintln!(
-        "xqfarm local: SPRT[-10, 0] of weakened (no mobility) vs default at nodes={}",
-        args.nodes
-    );
+    eprintln!("xqfarm local: SPRT[-10, 0] of weakened (no mobility) vs default at nodes={}", args.nodes);
     let (verdict, status) = sprt::run(&sprt_args).await?;
     print!("{}", sprt::summary(&status));
     println!(

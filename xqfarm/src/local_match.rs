@@ -41,15 +41,15 @@ pub fn load_params(spec: &str) -> Result<Params> {
     match spec {
         "default" => Ok(Params::default()),
         "material-only" => Ok(Params::material_only()),
-        path => Params::from_toml_file(std::path::Path::new(path))
-            .with_context(|| format!("loading parameters `{path}`")),
+        path => {
+            Params::from_toml_file(std::path::Path::new(path)).with_context(|| format!("loading parameters `{path}`"))
+        }
     }
 }
 
 pub fn load_openings(path: Option<&PathBuf>) -> Result<Vec<Opening>> {
     let text = match path {
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("reading openings {}", p.display()))?,
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading openings {}", p.display()))?,
         None => DEFAULT_OPENINGS.to_owned(),
     };
     let suite = parse_suite(&text)?;
@@ -64,9 +64,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let b = load_params(&args.b)?;
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
     let openings = load_openings(args.openings.as_ref())?;
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let settings = GameSettings::new(tc);
     let started = std::time::Instant::now();
     let mut penta = Pentanomial::default();
@@ -84,12 +82,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         &openings,
         &settings,
         concurrency,
-        || {
-            (
-                InProcess::new("a", a.clone()),
-                InProcess::new("b", b.clone()),
-            )
-        },
+        || (InProcess::new("a", a.clone()), InProcess::new("b", b.clone())),
         |pair| {
             penta.add(pair.a_half_points());
             for (g, a_red) in pair.games.iter().zip([true, false]) {
@@ -115,13 +108,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     eprintln!();
     let e = elo_estimate(&penta);
     let minutes = started.elapsed().as_secs_f64() / 60.0;
-    println!(
-        "games {}  W {}  D {}  L {}  (a's view)",
-        wdl.games(),
-        wdl.wins,
-        wdl.draws,
-        wdl.losses
-    );
+    println!("games {}  W {}  D {}  L {}  (a's view)", wdl.games(), wdl.wins, wdl.draws, wdl.losses);
     println!("pentanomial [0, 0.5, 1, 1.5, 2]: {:?}", penta.counts);
     println!(
         "Elo {:+.1} +- {:.1} (95%: {:+.1} .. {:+.1}), LOS {:.1}%",
@@ -132,10 +119,6 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         100.0 * los(&wdl)
     );
     println!("terminations: {reasons:?}");
-    println!(
-        "{:.1} minutes, {:.1} games per minute",
-        minutes,
-        wdl.games() as f64 / minutes.max(1e-9)
-    );
+    println!("{:.1} minutes, {:.1} games per minute", minutes, wdl.games() as f64 / minutes.max(1e-9));
     Ok(())
 }

@@ -15,18 +15,14 @@ use analysis::tune::{AdamConfig, Selection, parse_groups};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::eval::Params;
-use proto::domain::{
-    Adjudication, EloModel, LiveStats, RunId, RunKind, RunSpec, RunState, SprtSettings, TimeControl,
-};
+use proto::domain::{Adjudication, EloModel, LiveStats, RunId, RunKind, RunSpec, RunState, SprtSettings, TimeControl};
 use proto::pb;
 use tokio_stream::StreamExt;
 
 use crate::embedded::{self, Embedded};
 use crate::local_match::load_params;
 use crate::remote::{self, Client};
-use crate::sprt::{
-    add_params_variant, add_suite, create_run, opening_lines, progress_line, rand_token,
-};
+use crate::sprt::{add_params_variant, add_suite, create_run, opening_lines, progress_line, rand_token};
 use crate::tune_cmd;
 
 #[derive(Args, Debug)]
@@ -69,6 +65,13 @@ pub struct LoopArgs {
     /// Stop an SPRT without a verdict after this many games (no promotion).
     #[arg(long, default_value_t = 6000)]
     pub max_games: u64,
+    /// Opening suite (default: a suite of --suite-size openings generated once into the
+    /// directory, so games at fixed nodes do not repeat).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Openings in the generated suite.
+    #[arg(long, default_value_t = 3000)]
+    pub suite_size: usize,
     /// Games played at once (default: all cores).
     #[arg(long)]
     pub concurrency: Option<usize>,
@@ -97,21 +100,13 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
         None => Selection::all(),
     };
     let mut best = load_params(&args.start)?;
-    std::fs::create_dir_all(&args.dir)
-        .with_context(|| format!("creating {}", args.dir.display()))?;
+    std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
     let data_dir = args.dir.join("data");
     let token = format!("loop-{:x}", rand_token());
     let emb = Embedded::start(&args.dir.join("xqfarm.db"), &data_dir, &token).await?;
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let worker = embedded::spawn_worker(
-        &emb.url,
-        &token,
-        concurrency,
-        args.dir.join("spool"),
-        embedded::bench_signature(),
-    );
+    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let worker =
+        embedded::spawn_worker(&emb.url, &token, concurrency, args.dir.join("spool"), embedded::bench_signature());
     eprintln!(
         "xqfarm loop: embedded coordinator at {}, {concurrency} games at once, data in {}",
         emb.url,
@@ -120,7 +115,11 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
 
     let result = async {
         let mut client = remote::connect(&emb.url, &token).await?;
-        let suite = add_suite(&mut client, "loop-openings", opening_lines(None)?).await?;
+        let lines = match &args.openings {
+            Some(path) => opening_lines(Some(path))?,
+            None => generated_suite(&args.dir, args.suite_size).await?,
+        };
+        let suite = add_suite(&mut client, "loop-openings", lines).await?;
         let mut selfplay_runs = Vec::new();
         let mut done: Vec<Iteration> = Vec::new();
         for index in 1..=args.iterations {
@@ -128,9 +127,9 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let best_name = format!("best-{}", index - 1);
             // 1. Self-play with the current best parameters.
             let a = add_params_variant(&mut client, &best_name, &best.to_toml()).await?;
-            let b =
-                add_params_variant(&mut client, &format!("{best_name}-mirror"), &best.to_toml())
-                    .await?;
+            // At fixed nodes two identical engines play the colour-swapped game of a pair as
+            // the mirror image of the first: the twin's tempo differs by 1 cp so it does not.
+            let b = add_params_variant(&mut client, &format!("{best_name}-twin"), &twin(&best)?.to_toml()).await?;
             let spec = RunSpec {
                 name: format!("self-play {index}"),
                 kind: RunKind::Games { pairs: args.pairs },
@@ -142,10 +141,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
                 sample_every: args.sample_every,
             };
             let run = create_run(&mut client, spec).await?;
-            eprintln!(
-                "iteration {index}: self-play run {run}, {} pairs at {tc}",
-                args.pairs
-            );
+            eprintln!("iteration {index}: self-play run {run}, {} pairs at {tc}", args.pairs);
             let (_, status) = watch_capped(&mut client, run, u64::MAX).await?;
             let games = status.live.first().map_or(0, |l| l.counts.games());
             wait_for_export(&data_dir, run, games).await?;
@@ -155,10 +151,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let iter_dir = args.dir.join(format!("iteration-{index}"));
             let out = iter_dir.join("tuned.toml");
             let config = TexelConfig {
-                filter: PositionFilter {
-                    runs: selfplay_runs.clone(),
-                    min_ply: 10,
-                },
+                filter: PositionFilter { runs: selfplay_runs.clone(), min_ply: 10 },
                 lambda: args.lambda,
                 adam: AdamConfig {
                     epochs: args.epochs,
@@ -172,31 +165,17 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let base_for_tuning = best.clone();
             let out_for_tuning = out.clone();
             let tuning = tokio::task::spawn_blocking(move || {
-                tune_cmd::tune_to_files(
-                    &data_for_tuning,
-                    &base_for_tuning,
-                    &out_for_tuning,
-                    &config,
-                )
+                tune_cmd::tune_to_files(&data_for_tuning, &base_for_tuning, &out_for_tuning, &config)
             })
             .await
             .context("the tuning task failed")??;
             eprint!("{}", tune_cmd::summary(&tuning));
 
             // 3. SPRT of the tuned set against the current best.
-            let tuned_v = add_params_variant(
-                &mut client,
-                &format!("tuned-{index}"),
-                &tuning.outcome.params.to_toml(),
-            )
-            .await?;
-            let sprt = SprtSettings {
-                elo0: args.elo0,
-                elo1: args.elo1,
-                alpha: 0.05,
-                beta: 0.05,
-                model: EloModel::Normalized,
-            };
+            let tuned_v =
+                add_params_variant(&mut client, &format!("tuned-{index}"), &tuning.outcome.params.to_toml()).await?;
+            let sprt =
+                SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
             let spec = RunSpec {
                 name: format!("tuned-{index} vs {best_name}"),
                 kind: RunKind::Sprt(sprt),
@@ -213,17 +192,12 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
                 args.elo0, args.elo1
             );
             let (verdict, status) = watch_capped(&mut client, run, args.max_games).await?;
-            let live = status
-                .live
-                .first()
-                .copied()
-                .context("the SPRT has no statistics")?;
+            let live = status.live.first().copied().context("the SPRT has no statistics")?;
             let promoted = verdict == "H1";
             if promoted {
                 best = tuning.outcome.params.clone();
             }
-            std::fs::write(iter_dir.join("sprt.txt"), crate::sprt::summary(&status))
-                .context("writing sprt.txt")?;
+            std::fs::write(iter_dir.join("sprt.txt"), crate::sprt::summary(&status)).context("writing sprt.txt")?;
             done.push(Iteration {
                 index,
                 selfplay_games: games,
@@ -250,28 +224,41 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     worker.abort();
     emb.stop().await;
     let done = result?;
-    let report = report::build(
-        &data_dir,
-        &ReportOptions {
-            run: None,
-            base: Some("best-0".into()),
-        },
-    )?;
+    let report = report::build(&data_dir, &ReportOptions { run: None, base: Some("best-0".into()) })?;
     let files = report::write(&report, &args.dir.join("report"))?;
-    println!(
-        "{}",
-        std::fs::read_to_string(args.dir.join("loop.md")).unwrap_or_default()
-    );
+    println!("{}", std::fs::read_to_string(args.dir.join("loop.md")).unwrap_or_default());
     println!(
         "{} iterations, {} promoted; best parameters: {}; report: {}",
         done.len(),
         done.iter().filter(|i| i.promoted).count(),
         args.dir.join("best.toml").display(),
-        files
-            .first()
-            .map_or_else(String::new, |f| f.display().to_string())
+        files.first().map_or_else(String::new, |f| f.display().to_string())
     );
     Ok(())
+}
+
+/// `params` with the tempo weight one centipawn higher.
+fn twin(params: &Params) -> Result<Params> {
+    let mut twin = params.clone();
+    let i = Params::index_of("tempo.mg").context("no tempo.mg parameter")?;
+    twin.set_clamped(i, i64::from(params.get(i)) + 1);
+    Ok(twin)
+}
+
+/// `count` balanced openings (common systems plus up to 4 random plies, each within 80 cp at
+/// depth 6), generated once and kept in `<dir>/openings.txt`.
+async fn generated_suite(dir: &Path, count: usize) -> Result<Vec<String>> {
+    let path = dir.join("openings.txt");
+    if !path.exists() {
+        eprintln!("generating {count} openings into {}", path.display());
+        let settings =
+            worker::openings::GenerateSettings { count, extra_plies: 4, margin_cp: 80, depth: 6, seed: 0x100b };
+        let lines = tokio::task::spawn_blocking(move || worker::openings::generate(&settings))
+            .await
+            .context("the opening generator failed")?;
+        std::fs::write(&path, lines.join("\n") + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    opening_lines(Some(&path))
 }
 
 /// Waits until the Parquet export holds `games` games of `run` (the export runs every second).
@@ -303,9 +290,8 @@ async fn watch_capped(
         .into_inner();
     let mut capped = false;
     while let Some(item) = stream.next().await {
-        let status =
-            proto::domain::RunStatus::try_from(item.map_err(remote::status("watching the run"))?)
-                .context("reading run status")?;
+        let status = proto::domain::RunStatus::try_from(item.map_err(remote::status("watching the run"))?)
+            .context("reading run status")?;
         eprint!("\r{}   ", progress_line(&status));
         let games = status.live.first().map_or(0, |l| l.counts.games());
         if status.run.state != RunState::Active {
@@ -321,10 +307,7 @@ async fn watch_capped(
         }
         if games >= max_games && !capped {
             capped = true;
-            client
-                .stop_run(pb::StopRunRequest::from(run))
-                .await
-                .map_err(remote::status("stopping the run"))?;
+            client.stop_run(pb::StopRunRequest::from(run)).await.map_err(remote::status("stopping the run"))?;
         }
     }
     bail!("run {run}: the coordinator closed the stream before the run ended")
@@ -336,13 +319,7 @@ fn write_summary(dir: &Path, done: &[Iteration], best: &Params) -> Result<()> {
          |---:|---:|---|---:|---|---|---:|---|---:|---|---|---:|\n",
     );
     let mut cumulative = 0.0;
-    let mut points = vec![ProgressPoint {
-        iteration: 0,
-        elo: 0.0,
-        lower: 0.0,
-        upper: 0.0,
-        promoted: true,
-    }];
+    let mut points = vec![ProgressPoint { iteration: 0, elo: 0.0, lower: 0.0, upper: 0.0, promoted: true }];
     for it in done {
         let t = &it.tuning;
         let end = t.end();

@@ -24,11 +24,7 @@ use engine::perft::divide;
 use engine::{Position, START_FEN};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "xqfarm",
-    version,
-    about = "Make Xiangqi engines stronger: self-play, SPRT, tuning"
-)]
+#[command(name = "xqfarm", version, about = "Make Xiangqi engines stronger: self-play, SPRT, tuning")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -104,6 +100,12 @@ enum OpeningsCommand {
         /// Search depth of the balance check.
         #[arg(long, default_value_t = 6)]
         depth: u32,
+        /// Random plies after each system's moves: 0 up to this many.
+        #[arg(long, default_value_t = 2)]
+        extra_plies: usize,
+        /// Seed of the random plies.
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
         /// Keep openings scored within this many centipawns.
         #[arg(long, default_value_t = 60)]
         margin: i32,
@@ -133,10 +135,7 @@ fn main() -> ExitCode {
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
 }
 
 fn run() -> Result<ExitCode> {
@@ -159,24 +158,10 @@ fn run() -> Result<ExitCode> {
         Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
         Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
         Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
-        Command::Variant(VariantCommand::Add(args)) => {
-            runtime()?.block_on(farm_cmds::variant_add(args))?
-        }
-        Command::Openings(OpeningsCommand::Add(args)) => {
-            runtime()?.block_on(farm_cmds::openings_add(args))?
-        }
-        Command::Openings(OpeningsCommand::Generate {
-            count,
-            depth,
-            margin,
-            out,
-        }) => {
-            let settings = worker::openings::GenerateSettings {
-                count,
-                depth,
-                margin_cp: margin,
-                ..Default::default()
-            };
+        Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
+        Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,
+        Command::Openings(OpeningsCommand::Generate { count, depth, extra_plies, seed, margin, out }) => {
+            let settings = worker::openings::GenerateSettings { count, depth, margin_cp: margin, extra_plies, seed };
             let lines = worker::openings::generate(&settings);
             let mut text = format!(
                 "# xqfarm opening suite: {} openings, common systems plus random plies, each within {margin} cp at depth {depth}\n",
@@ -187,8 +172,7 @@ fn run() -> Result<ExitCode> {
                 text.push('\n');
             }
             match out {
-                Some(path) => std::fs::write(&path, text)
-                    .with_context(|| format!("writing {}", path.display()))?,
+                Some(path) => std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?,
                 None => print!("{text}"),
             }
         }
@@ -200,13 +184,8 @@ fn run() -> Result<ExitCode> {
         Command::Tune(args) => runtime()?.block_on(tune_cmd::run(&args))?,
         Command::Loop(args) => runtime()?.block_on(loop_cmd::run(&args))?,
         Command::Perft { fen, depth } => {
-            let fen = if fen == "startpos" {
-                START_FEN.to_owned()
-            } else {
-                fen
-            };
-            let mut pos =
-                Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
+            let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };
+            let mut pos = Position::from_fen(&fen).with_context(|| format!("invalid FEN `{fen}`"))?;
             let start = Instant::now();
             let per_move = divide(&mut pos, depth);
             let secs = start.elapsed().as_secs_f64();

@@ -26,19 +26,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     if !args.data.is_dir() {
         anyhow::bail!("--data {}: not a directory", args.data.display());
     }
-    let options = ReportOptions {
-        run: args.run,
-        base: args.base.clone(),
-    };
-    let report = report::build(&args.data, &options)
-        .with_context(|| format!("reading {}", args.data.display()))?;
+    let options = ReportOptions { run: args.run, base: args.base.clone() };
+    let report = report::build(&args.data, &options).with_context(|| format!("reading {}", args.data.display()))?;
     if report.games == 0 {
         anyhow::bail!(
             "no games in {}{}",
             args.data.display(),
-            args.run
-                .map(|r| format!(" for run {r}"))
-                .unwrap_or_default()
+            args.run.map(|r| format!(" for run {r}")).unwrap_or_default()
         );
     }
     let out = args.out.clone().unwrap_or_else(|| args.data.join("report"));
@@ -47,15 +41,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let sprt = p
             .sprt
             .as_ref()
-            .map(|(_, r)| {
-                format!(
-                    ", LLR {:.2} ({:.2}, {:.2}) {}",
-                    r.llr,
-                    r.lower,
-                    r.upper,
-                    verdict_text(r)
-                )
-            })
+            .map(|(_, r)| format!(", LLR {:.2} ({:.2}, {:.2}) {}", r.llr, r.lower, r.upper, verdict_text(r)))
             .unwrap_or_default();
         println!(
             "run {} {} vs {}: {} games W{} D{} L{}, Elo {:+.1} ± {:.1}, nElo {:+.1}, LOS {:.1}%{sprt}",
@@ -73,10 +59,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         );
     }
     for w in report.workers.iter().filter(|w| w.flagged) {
-        println!(
-            "worker {} of run {}: results inconsistent with the others (p = {:.2e})",
-            w.worker, w.run, w.p_value
-        );
+        println!("worker {} of run {}: results inconsistent with the others (p = {:.2e})", w.worker, w.run, w.p_value);
     }
     for f in files {
         println!("wrote {}", f.display());

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use proto::domain::{
-    Adjudication, EloModel, OpeningSuiteSpec, OpeningSuiteSummary, RunId, RunKind, RunSpec,
-    RunState, RunStatus, SprtSettings, TimeControl, Variant, VariantKind, VariantSpec,
+    Adjudication, EloModel, OpeningSuiteSpec, OpeningSuiteSummary, RunId, RunKind, RunSpec, RunState, RunStatus,
+    SprtSettings, TimeControl, Variant, VariantKind, VariantSpec,
 };
 use proto::pb;
 use tokio_stream::StreamExt;
@@ -82,54 +82,34 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     let base = load_params(&args.base)?;
     let candidate = load_params(&args.candidate)?;
     let openings = opening_lines(args.openings.as_deref())?;
-    let sprt = SprtSettings {
-        elo0: args.elo0,
-        elo1: args.elo1,
-        alpha: args.alpha,
-        beta: args.beta,
-        model,
-    };
+    let sprt = SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta, model };
 
     let mut local = None;
     let (url, token) = if args.local {
         let dir = match &args.dir {
             Some(d) => d.clone(),
-            None => tempfile::Builder::new()
-                .prefix("xqfarm-sprt-")
-                .tempdir()?
-                .keep(),
+            None => tempfile::Builder::new().prefix("xqfarm-sprt-").tempdir()?.keep(),
         };
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let token = format!("local-{:x}", rand_token());
         let emb = Embedded::start(&dir.join("xqfarm.db"), &dir.join("data"), &token).await?;
-        let concurrency = args
-            .concurrency
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        eprintln!(
-            "embedded coordinator at {} (data in {}), {concurrency} local games at once",
-            emb.url,
-            dir.display()
-        );
+        let concurrency =
+            args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
         let signature = embedded::bench_signature();
-        let worker =
-            embedded::spawn_worker(&emb.url, &token, concurrency, dir.join("spool"), signature);
+        let worker = embedded::spawn_worker(&emb.url, &token, concurrency, dir.join("spool"), signature);
         let url = emb.url.clone();
         local = Some((emb, worker, dir));
         (url, token)
     } else {
-        let url = args
-            .coordinator
-            .clone()
-            .context("without --local, pass --coordinator URL")?;
+        let url = args.coordinator.clone().context("without --local, pass --coordinator URL")?;
         (url, remote::token(args.token.clone())?)
     };
 
     let result = async {
         let mut client = remote::connect(&url, &token).await?;
         let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
-        let cand_v =
-            add_params_variant(&mut client, &name_of(&args.candidate), &candidate.to_toml())
-                .await?;
+        let cand_v = add_params_variant(&mut client, &name_of(&args.candidate), &candidate.to_toml()).await?;
         let suite = add_suite(&mut client, "sprt-openings", openings).await?;
         let spec = RunSpec {
             name: format!("{} vs {}", name_of(&args.candidate), name_of(&args.base)),
@@ -170,65 +150,37 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
 /// blank lines dropped.
 pub fn opening_lines(path: Option<&Path>) -> Result<Vec<String>> {
     let text = match path {
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("reading openings {}", p.display()))?,
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading openings {}", p.display()))?,
         None => DEFAULT_OPENINGS.to_owned(),
     };
-    Ok(text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .collect())
+    Ok(text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_owned()).filter(|l| !l.is_empty()).collect())
 }
 
 pub fn rand_token() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     t ^ u64::from(std::process::id()).rotate_left(32)
 }
 
 pub fn name_of(spec: &str) -> String {
-    Path::new(spec)
-        .file_stem()
-        .map_or_else(|| spec.to_owned(), |s| s.to_string_lossy().into_owned())
+    Path::new(spec).file_stem().map_or_else(|| spec.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 pub async fn add_params_variant(client: &mut Client, name: &str, toml: &str) -> Result<Variant> {
-    let spec = VariantSpec {
-        name: name.to_owned(),
-        kind: VariantKind::Params {
-            toml: toml.to_owned(),
-        },
-    };
-    let resp = client
-        .add_variant(pb::AddVariantRequest::from(spec))
-        .await
-        .map_err(remote::status("adding a variant"))?;
+    let spec = VariantSpec { name: name.to_owned(), kind: VariantKind::Params { toml: toml.to_owned() } };
+    let resp =
+        client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("adding a variant"))?;
     Variant::try_from(resp.into_inner()).context("reading the added variant")
 }
 
-pub async fn add_suite(
-    client: &mut Client,
-    name: &str,
-    openings: Vec<String>,
-) -> Result<OpeningSuiteSummary> {
-    let spec = OpeningSuiteSpec {
-        name: name.to_owned(),
-        openings,
-    };
-    let resp = client
-        .add_openings(pb::AddOpeningsRequest::from(spec))
-        .await
-        .map_err(remote::status("adding openings"))?;
+pub async fn add_suite(client: &mut Client, name: &str, openings: Vec<String>) -> Result<OpeningSuiteSummary> {
+    let spec = OpeningSuiteSpec { name: name.to_owned(), openings };
+    let resp =
+        client.add_openings(pb::AddOpeningsRequest::from(spec)).await.map_err(remote::status("adding openings"))?;
     OpeningSuiteSummary::try_from(resp.into_inner()).context("reading the added suite")
 }
 
 pub async fn create_run(client: &mut Client, spec: RunSpec) -> Result<RunId> {
-    let resp = client
-        .create_run(pb::CreateRunRequest::from(spec))
-        .await
-        .map_err(remote::status("creating the run"))?;
+    let resp = client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("creating the run"))?;
     let run = proto::domain::Run::try_from(resp.into_inner()).context("reading the created run")?;
     Ok(run.id)
 }
@@ -242,8 +194,8 @@ pub async fn watch(client: &mut Client, run: RunId) -> Result<RunStatus> {
         .into_inner();
     let mut last = None;
     while let Some(item) = stream.next().await {
-        let status = RunStatus::try_from(item.map_err(remote::status("watching the run"))?)
-            .context("reading run status")?;
+        let status =
+            RunStatus::try_from(item.map_err(remote::status("watching the run"))?).context("reading run status")?;
         eprint!("\r{}   ", progress_line(&status));
         let _ = std::io::stderr().flush();
         let over = status.run.state != RunState::Active;
@@ -273,20 +225,14 @@ pub fn progress_line(status: &RunStatus) -> String {
         l.nelo
     );
     if let Some(s) = &l.sprt {
-        line.push_str(&format!(
-            " LLR {:.2} ({:.2}, {:.2})",
-            s.llr, s.lower_bound, s.upper_bound
-        ));
+        line.push_str(&format!(" LLR {:.2} ({:.2}, {:.2})", s.llr, s.lower_bound, s.upper_bound));
     }
     line
 }
 
 pub fn summary(status: &RunStatus) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
-        "run {}: {}\n",
-        status.run.id, status.run.spec.name
-    ));
+    out.push_str(&format!("run {}: {}\n", status.run.id, status.run.spec.name));
     out.push_str(&format!("state: {:?}\n", status.run.state));
     if let Some(l) = status.live.first() {
         let c = &l.counts;
@@ -298,20 +244,11 @@ pub fn summary(status: &RunStatus) -> String {
             c.losses
         ));
         out.push_str(&format!("pentanomial: {:?}\n", c.pentanomial));
-        out.push_str(&format!(
-            "elo: {:+.2} [{:+.2}, {:+.2}]\n",
-            l.elo, l.elo_lower, l.elo_upper
-        ));
-        out.push_str(&format!(
-            "nelo: {:+.2} [{:+.2}, {:+.2}]\n",
-            l.nelo, l.nelo_lower, l.nelo_upper
-        ));
+        out.push_str(&format!("elo: {:+.2} [{:+.2}, {:+.2}]\n", l.elo, l.elo_lower, l.elo_upper));
+        out.push_str(&format!("nelo: {:+.2} [{:+.2}, {:+.2}]\n", l.nelo, l.nelo_lower, l.nelo_upper));
         out.push_str(&format!("los: {:.2}%\n", 100.0 * l.los));
         if let Some(s) = &l.sprt {
-            out.push_str(&format!(
-                "llr: {:.3} ({:.3}, {:.3})\n",
-                s.llr, s.lower_bound, s.upper_bound
-            ));
+            out.push_str(&format!("llr: {:.3} ({:.3}, {:.3})\n", s.llr, s.lower_bound, s.upper_bound));
         }
     }
     out

@@ -58,13 +58,8 @@ pub fn run(args: &StatsArgs) -> Result<()> {
 /// The report `run` prints.
 fn report(args: &StatsArgs) -> Result<String> {
     let p = &args.ptnml;
-    let params = SprtParams {
-        elo0: args.elo0,
-        elo1: args.elo1,
-        alpha: args.alpha,
-        beta: args.beta,
-        model: args.model.into(),
-    };
+    let params =
+        SprtParams { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta, model: args.model.into() };
     let sprt = stats::sprt(p, &params).with_context(|| format!("SPRT of pentanomial [{p}]"))?;
     let elo = stats::elo_estimate(p);
     let nelo = stats::nelo_estimate(p);
@@ -78,26 +73,8 @@ fn report(args: &StatsArgs) -> Result<String> {
         ("pairs", p.pairs().to_string()),
         ("ptnml", format!("[{p}]")),
         ("score", format!("{:.5}", elo.score)),
-        (
-            "elo",
-            format!(
-                "{:.2} +- {:.2} (95%: {:.2} .. {:.2})",
-                elo.elo,
-                elo.error(),
-                elo.lower,
-                elo.upper
-            ),
-        ),
-        (
-            "nelo",
-            format!(
-                "{:.2} +- {:.2} (95%: {:.2} .. {:.2})",
-                nelo.nelo,
-                nelo.error(),
-                nelo.lower,
-                nelo.upper
-            ),
-        ),
+        ("elo", format!("{:.2} +- {:.2} (95%: {:.2} .. {:.2})", elo.elo, elo.error(), elo.lower, elo.upper)),
+        ("nelo", format!("{:.2} +- {:.2} (95%: {:.2} .. {:.2})", nelo.nelo, nelo.error(), nelo.lower, nelo.upper)),
         ("los", format!("{:.2}%", 100.0 * elo.los)),
         (
             "sprt",
@@ -111,10 +88,7 @@ fn report(args: &StatsArgs) -> Result<String> {
         ("upper bound", format!("{:.2}", sprt.upper)),
         ("verdict", verdict.to_owned()),
     ];
-    Ok(lines
-        .iter()
-        .map(|(name, value)| format!("{name}: {value}\n"))
-        .collect())
+    Ok(lines.iter().map(|(name, value)| format!("{name}: {value}\n")).collect())
 }
 
 #[cfg(test)]
@@ -132,29 +106,18 @@ mod tests {
     fn ptnml_parser_accepts_fishtest_counts() {
         let p = parse_ptnml("10789,19328,33806,19402,10543").unwrap();
         assert_eq!(p.counts, [10789, 19328, 33806, 19402, 10543]);
-        assert_eq!(
-            parse_ptnml(" 1, 2 ,3,4 , 5 ").unwrap().counts,
-            [1, 2, 3, 4, 5]
-        );
+        assert_eq!(parse_ptnml(" 1, 2 ,3,4 , 5 ").unwrap().counts, [1, 2, 3, 4, 5]);
     }
 
     #[test]
     fn ptnml_parser_names_the_bad_input() {
         let err = parse_ptnml("1,2,3,4").unwrap_err();
-        assert!(
-            err.contains("`1,2,3,4`") && err.contains("expected 5") && err.contains("found 4"),
-            "{err}"
-        );
+        assert!(err.contains("`1,2,3,4`") && err.contains("expected 5") && err.contains("found 4"), "{err}");
         let err = parse_ptnml("1,2,three,4,5").unwrap_err();
-        assert!(
-            err.contains("`1,2,three,4,5`") && err.contains("count 3 `three`"),
-            "{err}"
-        );
+        assert!(err.contains("`1,2,three,4,5`") && err.contains("count 3 `three`"), "{err}");
         assert!(parse_ptnml("1,2,3,4,-5").is_err());
         assert!(parse_ptnml("").is_err());
-        let err = Cli::try_parse_from(["stats", "--ptnml", "1,2"])
-            .unwrap_err()
-            .to_string();
+        let err = Cli::try_parse_from(["stats", "--ptnml", "1,2"]).unwrap_err().to_string();
         assert!(err.contains("1,2") && err.contains("--ptnml"), "{err}");
     }
 
@@ -162,10 +125,7 @@ mod tests {
     fn defaults_are_fishtests() {
         let cli = Cli::try_parse_from(["stats", "--ptnml", "1,2,3,4,5"]).unwrap();
         let a = cli.stats;
-        assert_eq!(
-            (a.elo0, a.elo1, a.alpha, a.beta, a.model),
-            (0.0, 5.0, 0.05, 0.05, Model::Normalized)
-        );
+        assert_eq!((a.elo0, a.elo1, a.alpha, a.beta, a.model), (0.0, 5.0, 0.05, 0.05, Model::Normalized));
         let cli = Cli::try_parse_from([
             "stats",
             "--ptnml",
@@ -183,8 +143,7 @@ mod tests {
 
     #[test]
     fn report_of_the_fishtest_sample() {
-        let cli =
-            Cli::try_parse_from(["stats", "--ptnml", "10789,19328,33806,19402,10543"]).unwrap();
+        let cli = Cli::try_parse_from(["stats", "--ptnml", "10789,19328,33806,19402,10543"]).unwrap();
         let text = report(&cli.stats).unwrap();
         for line in [
             "games: 187736\n",

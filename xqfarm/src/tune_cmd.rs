@@ -90,10 +90,7 @@ impl TuneArgs {
             selection = selection.freeze(&parse_groups(groups)?);
         }
         Ok(TexelConfig {
-            filter: PositionFilter {
-                runs: self.runs.clone(),
-                min_ply: self.min_ply,
-            },
+            filter: PositionFilter { runs: self.runs.clone(), min_ply: self.min_ply },
             lambda: self.lambda,
             validation_fraction: self.validation,
             adam: AdamConfig {
@@ -126,28 +123,21 @@ pub fn progress(total: usize) -> impl FnMut(&EpochReport) {
 
 /// The files a tuning session writes beside `out`.
 pub fn side_files(out: &Path) -> (PathBuf, PathBuf) {
-    let stem = out
-        .file_stem()
-        .map_or_else(|| "tuned".into(), |s| s.to_string_lossy().into_owned());
+    let stem = out.file_stem().map_or_else(|| "tuned".into(), |s| s.to_string_lossy().into_owned());
     let dir = out.parent().unwrap_or(Path::new("."));
-    (
-        dir.join(format!("{stem}-loss.png")),
-        dir.join(format!("{stem}-changes.md")),
-    )
+    (dir.join(format!("{stem}-loss.png")), dir.join(format!("{stem}-changes.md")))
 }
 
 pub fn changes_table(changes: &[Change]) -> String {
     let mut s = String::from("| weight | before | after | change |\n|---|---:|---:|---:|\n");
     for c in changes {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:+} |\n",
-            c.name,
-            c.before,
-            c.after,
-            c.after - c.before
-        ));
+        s.push_str(&format!("| {} | {} | {} | {:+} |\n", c.name, c.before, c.after, c.after - c.before));
     }
     s
+}
+
+fn loss(value: f64, positions: usize) -> String {
+    if positions == 0 { "n/a (no validation games)".into() } else { format!("{value:.6}") }
 }
 
 pub fn summary(run: &TexelRun) -> String {
@@ -155,7 +145,7 @@ pub fn summary(run: &TexelRun) -> String {
     format!(
         "positions: {} sampled, {} quiet at the minimum ply, {} distinct from {} games: {} train / {} validation ({:.1} bytes each)\n\
          K = {:.6}\n\
-         loss: train {:.6} -> {:.6}, validation {:.6} -> {:.6} (best epoch {} of {}{})\n\
+         loss: train {:.6} -> {:.6}, validation {} -> {} (best epoch {} of {}{})\n\
          time: {:.1} s loading, {:.1} s tuning\n",
         run.counts.sampled,
         run.counts.quiet,
@@ -167,45 +157,31 @@ pub fn summary(run: &TexelRun) -> String {
         run.k,
         run.start.train_loss,
         end.train_loss,
-        run.start.validation_loss,
-        end.validation_loss,
+        loss(run.start.validation_loss, run.validation_positions),
+        loss(end.validation_loss, run.validation_positions),
         run.outcome.best_epoch,
         run.outcome.history.len().saturating_sub(1),
-        if run.outcome.stopped_early {
-            ", stopped early"
-        } else {
-            ""
-        },
+        if run.outcome.stopped_early { ", stopped early" } else { "" },
         run.load_seconds,
         run.tune_seconds,
     )
 }
 
 /// Tunes and writes the parameter file, the loss curve and the change table.
-pub fn tune_to_files(
-    data: &Path,
-    base: &Params,
-    out: &Path,
-    config: &TexelConfig,
-) -> Result<TexelRun> {
+pub fn tune_to_files(data: &Path, base: &Params, out: &Path, config: &TexelConfig) -> Result<TexelRun> {
     let run = texel::texel(data, base, config, progress(config.adam.epochs))
         .with_context(|| format!("tuning on {}", data.display()))?;
     eprintln!();
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(out, run.outcome.params.to_toml())
-        .with_context(|| format!("writing {}", out.display()))?;
+    std::fs::write(out, run.outcome.params.to_toml()).with_context(|| format!("writing {}", out.display()))?;
     let (loss_png, changes_md) = side_files(out);
     let points: Vec<LossPoint> = run
         .outcome
         .history
         .iter()
-        .map(|r| LossPoint {
-            epoch: r.epoch,
-            train: r.train_loss,
-            validation: r.validation_loss,
-        })
+        .map(|r| LossPoint { epoch: r.epoch, train: r.train_loss, validation: r.validation_loss })
         .collect();
     charts::loss_curve(&loss_png, "Texel tuning: mean squared error", &points)?;
     let changes = texel::biggest_changes(base, &run.outcome.params, 30);
@@ -220,46 +196,27 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
         println!("{report}");
         return Ok(());
     }
-    let (Some(data), Some(out)) = (&args.data, &args.out) else {
-        bail!("--data and --out are required")
-    };
+    let (Some(data), Some(out)) = (&args.data, &args.out) else { bail!("--data and --out are required") };
     let config = args.config()?;
     let base = load_params(&args.base)?;
     let run = tune_to_files(data, &base, out, &config)?;
     print!("{}", summary(&run));
     let (loss_png, changes_md) = side_files(out);
     let changes = texel::biggest_changes(&base, &run.outcome.params, 15);
-    println!(
-        "weights that changed most (all in {}):\n{}",
-        changes_md.display(),
-        changes_table(&changes)
-    );
-    println!(
-        "wrote {}, {}, {}",
-        out.display(),
-        loss_png.display(),
-        changes_md.display()
-    );
+    println!("weights that changed most (all in {}):\n{}", changes_md.display(), changes_table(&changes));
+    println!("wrote {}, {}, {}", out.display(), loss_png.display(), changes_md.display());
 
     if let Some(url) = &args.submit {
         let token = remote::token(args.token.clone())?;
         let mut client = remote::connect(url, &token).await?;
         let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
         let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
-        let tuned_v = add_params_variant(
-            &mut client,
-            &name_of(&out.display().to_string()),
-            &run.outcome.params.to_toml(),
-        )
-        .await?;
+        let tuned_v =
+            add_params_variant(&mut client, &name_of(&out.display().to_string()), &run.outcome.params.to_toml())
+                .await?;
         let suite = add_suite(&mut client, "tune-openings", opening_lines(None)?).await?;
-        let sprt = SprtSettings {
-            elo0: args.elo0,
-            elo1: args.elo1,
-            alpha: 0.05,
-            beta: 0.05,
-            model: EloModel::Normalized,
-        };
+        let sprt =
+            SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
         let spec = RunSpec {
             name: format!("{} vs {} (tuned)", tuned_v.spec.name, base_v.spec.name),
             kind: RunKind::Sprt(sprt),

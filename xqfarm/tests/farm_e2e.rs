@@ -10,8 +10,7 @@ use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use engine::eval::Params;
 use proto::domain::{
-    Adjudication, OpeningSuiteSpec, RunKind, RunSpec, RunState, TimeControl, VariantKind,
-    VariantSpec, WorkerInfo,
+    Adjudication, OpeningSuiteSpec, RunKind, RunSpec, RunState, TimeControl, VariantKind, VariantSpec, WorkerInfo,
 };
 use worker::client::{WorkerConfig, run_worker};
 
@@ -20,12 +19,8 @@ async fn two_workers_play_a_fixed_games_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
     let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
-    let farm = Arc::new(
-        Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.clone())).expect("farm"),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
+    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.clone())).expect("farm"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server_farm = Arc::clone(&farm);
@@ -39,17 +34,13 @@ async fn two_workers_play_a_fixed_games_run() {
     let a = farm
         .add_variant(&VariantSpec {
             name: "default".into(),
-            kind: VariantKind::Params {
-                toml: Params::default().to_toml(),
-            },
+            kind: VariantKind::Params { toml: Params::default().to_toml() },
         })
         .expect("variant a");
     let b = farm
         .add_variant(&VariantSpec {
             name: "material".into(),
-            kind: VariantKind::Params {
-                toml: Params::material_only().to_toml(),
-            },
+            kind: VariantKind::Params { toml: Params::material_only().to_toml() },
         })
         .expect("variant b");
     let suite = farm
@@ -103,10 +94,7 @@ async fn two_workers_play_a_fixed_games_run() {
         if s.run.state != RunState::Active {
             break s;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "run did not finish: {s:?}"
-        );
+        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     for w in &workers {
@@ -121,11 +109,7 @@ async fn two_workers_play_a_fixed_games_run() {
     assert_eq!(counts.pentanomial.iter().sum::<u64>(), pairs);
 
     let games = coordinator::parquet::read_games(&data, run.id).expect("parquet games");
-    assert_eq!(
-        games.len() as u64,
-        counts.games(),
-        "Parquet holds exactly the counted games"
-    );
+    assert_eq!(games.len() as u64, counts.games(), "Parquet holds exactly the counted games");
     let mut per_pair: HashMap<u64, usize> = HashMap::new();
     for g in &games {
         *per_pair.entry(g.pair_id).or_default() += 1;
@@ -134,8 +118,7 @@ async fn two_workers_play_a_fixed_games_run() {
     }
     assert_eq!(per_pair.len() as u64, pairs);
     assert!(per_pair.values().all(|&n| n == 2), "{per_pair:?}");
-    let workers_seen: std::collections::HashSet<&str> =
-        games.iter().map(|g| g.worker.as_str()).collect();
+    let workers_seen: std::collections::HashSet<&str> = games.iter().map(|g| g.worker.as_str()).collect();
     assert!(!workers_seen.is_empty());
     let positions = coordinator::parquet::read_positions(&data, run.id).expect("parquet positions");
     assert!(!positions.is_empty(), "sampled positions are written");
@@ -147,17 +130,9 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     use proto::pb::farm_client::FarmClient;
     use tonic::Code;
 
-    let farm = Arc::new(
-        Farm::new(
-            Arc::new(coordinator::MemoryStorage::new()),
-            Arc::new(SystemClock),
-            None,
-        )
-        .expect("farm"),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
+    let farm =
+        Arc::new(Farm::new(Arc::new(coordinator::MemoryStorage::new()), Arc::new(SystemClock), None).expect("farm"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server_farm = Arc::clone(&farm);
@@ -167,104 +142,46 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
         })
         .await
     });
-    let channel = tonic::transport::Endpoint::from_shared(url)
-        .expect("url")
-        .connect()
-        .await
-        .expect("connect");
-    let list = || pb::ListRunsRequest {
-        protocol_version: proto::PROTOCOL_VERSION,
-        active_only: false,
-        limit: 0,
-    };
+    let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect().await.expect("connect");
+    let list = || pb::ListRunsRequest { protocol_version: proto::PROTOCOL_VERSION, active_only: false, limit: 0 };
 
     // No token, wrong token.
     let mut bare = FarmClient::new(channel.clone());
-    assert_eq!(
-        bare.list_runs(list()).await.expect_err("no token").code(),
-        Code::Unauthenticated
-    );
-    let mut wrong = FarmClient::with_interceptor(
-        channel.clone(),
-        proto::auth::BearerToken::new("wrong").expect("token"),
-    );
-    assert_eq!(
-        wrong
-            .list_runs(list())
-            .await
-            .expect_err("wrong token")
-            .code(),
-        Code::Unauthenticated
-    );
+    assert_eq!(bare.list_runs(list()).await.expect_err("no token").code(), Code::Unauthenticated);
+    let mut wrong =
+        FarmClient::with_interceptor(channel.clone(), proto::auth::BearerToken::new("wrong").expect("token"));
+    assert_eq!(wrong.list_runs(list()).await.expect_err("wrong token").code(), Code::Unauthenticated);
 
-    let mut c = FarmClient::with_interceptor(
-        channel,
-        proto::auth::BearerToken::new("right").expect("token"),
-    );
+    let mut c = FarmClient::with_interceptor(channel, proto::auth::BearerToken::new("right").expect("token"));
     assert!(c.list_runs(list()).await.is_ok());
     // Another protocol version.
-    let err = c
-        .list_runs(pb::ListRunsRequest {
-            protocol_version: 99,
-            ..list()
-        })
-        .await
-        .expect_err("version");
+    let err = c.list_runs(pb::ListRunsRequest { protocol_version: 99, ..list() }).await.expect_err("version");
     assert_eq!(err.code(), Code::FailedPrecondition);
     assert!(err.message().contains("99"), "{}", err.message());
     // A missing field names it.
     let err = c
-        .create_run(pb::CreateRunRequest {
-            protocol_version: proto::PROTOCOL_VERSION,
-            spec: None,
-        })
+        .create_run(pb::CreateRunRequest { protocol_version: proto::PROTOCOL_VERSION, spec: None })
         .await
         .expect_err("missing spec");
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().contains("spec"), "{}", err.message());
     // Unknown run; a run naming unknown variants; an illegal opening.
-    let err = c
-        .get_run(pb::GetRunRequest::from(42u64))
-        .await
-        .expect_err("unknown run");
+    let err = c.get_run(pb::GetRunRequest::from(42u64)).await.expect_err("unknown run");
     assert_eq!(err.code(), Code::NotFound);
-    let bad_suite = OpeningSuiteSpec {
-        name: "bad".into(),
-        openings: vec!["startpos moves h2h9 h9h0".into()],
-    };
-    let err = c
-        .add_openings(pb::AddOpeningsRequest::from(bad_suite))
-        .await
-        .expect_err("illegal opening");
+    let bad_suite = OpeningSuiteSpec { name: "bad".into(), openings: vec!["startpos moves h2h9 h9h0".into()] };
+    let err = c.add_openings(pb::AddOpeningsRequest::from(bad_suite)).await.expect_err("illegal opening");
     assert_eq!(err.code(), Code::InvalidArgument);
-    assert!(
-        err.message().contains("h9h0") || err.message().contains("move 1"),
-        "{}",
-        err.message()
-    );
+    assert!(err.message().contains("h9h0") || err.message().contains("move 1"), "{}", err.message());
     let bad_params = VariantSpec {
         name: "x".into(),
-        kind: VariantKind::Params {
-            toml: "[material.rook]\nmg = \"heavy\"\n".into(),
-        },
+        kind: VariantKind::Params { toml: "[material.rook]\nmg = \"heavy\"\n".into() },
     };
-    let err = c
-        .add_variant(pb::AddVariantRequest::from(bad_params))
-        .await
-        .expect_err("bad params");
+    let err = c.add_variant(pb::AddVariantRequest::from(bad_params)).await.expect_err("bad params");
     assert_eq!(err.code(), Code::InvalidArgument);
-    assert!(
-        err.message().contains("material.rook.mg"),
-        "{}",
-        err.message()
-    );
+    assert!(err.message().contains("material.rook.mg"), "{}", err.message());
 
     // Nothing was stored by the refused calls.
-    assert!(
-        farm.list_runs(&proto::domain::RunFilter::default())
-            .expect("runs")
-            .is_empty()
-    );
+    assert!(farm.list_runs(&proto::domain::RunFilter::default()).expect("runs").is_empty());
     let _ = stop_tx.send(());
     let _ = server.await;
 }

@@ -33,16 +33,9 @@ fn start_coordinator(listen: &str, dir: &Path) -> (Child, String) {
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
     let addr = loop {
-        let line = lines
-            .next()
-            .expect("the coordinator prints its address")
-            .expect("utf-8");
+        let line = lines.next().expect("the coordinator prints its address").expect("utf-8");
         if let Some(rest) = line.strip_prefix("xqfarm coordinator on ") {
-            break rest
-                .split_whitespace()
-                .next()
-                .expect("an address")
-                .to_owned();
+            break rest.split_whitespace().next().expect("an address").to_owned();
         }
     };
     // Keep draining stderr so the child never blocks on a full pipe.
@@ -52,16 +45,7 @@ fn start_coordinator(listen: &str, dir: &Path) -> (Child, String) {
 
 fn start_worker(url: &str, spool: &Path, name: &str) -> Child {
     xqfarm()
-        .args([
-            "worker",
-            "--coordinator",
-            url,
-            "--concurrency",
-            "1",
-            "--name",
-            name,
-            "--spool",
-        ])
+        .args(["worker", "--coordinator", url, "--concurrency", "1", "--name", name, "--spool"])
         .arg(spool)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -71,19 +55,12 @@ fn start_worker(url: &str, spool: &Path, name: &str) -> Child {
 
 fn run_ok(args: &[&str]) -> String {
     let out = xqfarm().args(args).output().expect("xqfarm runs");
-    assert!(
-        out.status.success(),
-        "xqfarm {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "xqfarm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
 fn show(url: &str, run: &str) -> String {
-    let out = xqfarm()
-        .args(["run", "show", "--coordinator", url, run])
-        .output()
-        .expect("xqfarm runs");
+    let out = xqfarm().args(["run", "show", "--coordinator", url, run]).output().expect("xqfarm runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -114,44 +91,15 @@ fn killed_worker_and_restarted_coordinator_lose_and_double_nothing() {
     let params: PathBuf = d.join("a.toml");
     std::fs::write(&params, engine::eval::Params::default().to_toml()).expect("write params");
     let material = d.join("b.toml");
-    std::fs::write(&material, engine::eval::Params::material_only().to_toml())
-        .expect("write params");
-    let a = run_ok(&[
-        "variant",
-        "add",
-        "--coordinator",
-        &url,
-        params.to_str().expect("path"),
-    ]);
-    let b = run_ok(&[
-        "variant",
-        "add",
-        "--coordinator",
-        &url,
-        material.to_str().expect("path"),
-    ]);
-    let (a, b) = (
-        a.split_whitespace().next().expect("id"),
-        b.split_whitespace().next().expect("id"),
-    );
+    std::fs::write(&material, engine::eval::Params::material_only().to_toml()).expect("write params");
+    let a = run_ok(&["variant", "add", "--coordinator", &url, params.to_str().expect("path")]);
+    let b = run_ok(&["variant", "add", "--coordinator", &url, material.to_str().expect("path")]);
+    let (a, b) = (a.split_whitespace().next().expect("id"), b.split_whitespace().next().expect("id"));
     let suite_file = d.join("suite.txt");
-    std::fs::write(
-        &suite_file,
-        "startpos moves h2e2 h9g7\nstartpos moves c3c4\nstartpos moves b0c2 b9c7\n",
-    )
-    .expect("suite");
-    let suite = run_ok(&[
-        "openings",
-        "add",
-        "--coordinator",
-        &url,
-        suite_file.to_str().expect("path"),
-    ]);
-    let suite = suite
-        .split_whitespace()
-        .next()
-        .expect("suite id")
-        .to_owned();
+    std::fs::write(&suite_file, "startpos moves h2e2 h9g7\nstartpos moves c3c4\nstartpos moves b0c2 b9c7\n")
+        .expect("suite");
+    let suite = run_ok(&["openings", "add", "--coordinator", &url, suite_file.to_str().expect("path")]);
+    let suite = suite.split_whitespace().next().expect("suite id").to_owned();
     let pairs = 8u64;
     let run = run_ok(&[
         "run",
@@ -175,14 +123,9 @@ fn killed_worker_and_restarted_coordinator_lose_and_double_nothing() {
     // w1 alone takes the first batch (all the pairs fit in one), so killing it lands
     // mid-batch: its lease must time out and only its unfinished pairs be replayed.
     let mut w1 = start_worker(&url, &d.join("spool1"), "w1");
-    wait_until("the first games", Duration::from_secs(120), || {
-        games_of(&show(&url, &run)) >= 2
-    });
+    wait_until("the first games", Duration::from_secs(120), || games_of(&show(&url, &run)) >= 2);
     let mid = games_of(&show(&url, &run));
-    assert!(
-        mid < 2 * pairs,
-        "the kill must land mid-run ({mid} games already)"
-    );
+    assert!(mid < 2 * pairs, "the kill must land mid-run ({mid} games already)");
 
     // SIGKILL a worker mid-batch, and the coordinator mid-run.
     w1.kill().expect("kill w1");
@@ -198,9 +141,7 @@ fn killed_worker_and_restarted_coordinator_lose_and_double_nothing() {
     let mut w1 = start_worker(&url, &d.join("spool1"), "w1-restarted");
     let mut w2 = start_worker(&url, &d.join("spool2"), "w2");
 
-    wait_until("the run to complete", Duration::from_secs(400), || {
-        show(&url, &run).contains("state: Completed")
-    });
+    wait_until("the run to complete", Duration::from_secs(400), || show(&url, &run).contains("state: Completed"));
     let summary = show(&url, &run);
     let counted = games_of(&summary);
     assert_eq!(counted, 2 * pairs, "{summary}");
@@ -210,18 +151,12 @@ fn killed_worker_and_restarted_coordinator_lose_and_double_nothing() {
         let _ = w.wait();
     }
     // A graceful stop exports everything recorded.
-    let _ = Command::new("kill")
-        .args(["-INT", &coord.id().to_string()])
-        .status();
+    let _ = Command::new("kill").args(["-INT", &coord.id().to_string()]).status();
     let _ = coord.wait();
 
     let run_id: u64 = run.parse().expect("run id");
     let games = coordinator::parquet::read_games(&d.join("data"), run_id).expect("read Parquet");
-    assert_eq!(
-        games.len() as u64,
-        counted,
-        "every counted game is in Parquet exactly once"
-    );
+    assert_eq!(games.len() as u64, counted, "every counted game is in Parquet exactly once");
     let mut per_pair: HashMap<u64, usize> = HashMap::new();
     let mut ids = std::collections::HashSet::new();
     for g in &games {

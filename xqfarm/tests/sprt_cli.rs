@@ -20,10 +20,7 @@ fn sprt(base: &str, candidate: &str, dir: &std::path::Path) -> (Option<i32>, Str
         .arg(dir)
         .output()
         .expect("xqfarm runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[test]
@@ -42,14 +39,7 @@ fn exit_codes_follow_the_verdict() {
     assert!(dir.path().join("h0/summary.txt").is_file());
 
     let bad = Command::new(env!("CARGO_BIN_EXE_xqfarm"))
-        .args([
-            "sprt",
-            "--base",
-            "/nonexistent.toml",
-            "--candidate",
-            "default",
-            "--local",
-        ])
+        .args(["sprt", "--base", "/nonexistent.toml", "--candidate", "default", "--local"])
         .output()
         .expect("xqfarm runs");
     assert_eq!(bad.status.code(), Some(2));

@@ -21,11 +21,7 @@ pub fn padded(values: impl IntoIterator<Item = f64>) -> Range<f64> {
         (low - half, high + half)
     };
     // Values near f64::MAX overflow when padded: fall back to the bare bounds.
-    if low.is_finite() && high.is_finite() && low < high {
-        low..high
-    } else {
-        fallback(low, high)
-    }
+    if low.is_finite() && high.is_finite() && low < high { low..high } else { fallback(low, high) }
 }
 
 /// A range for a count axis (games, epochs, iterations) over the finite `values`, at least 1
@@ -47,22 +43,14 @@ pub fn counts(values: impl IntoIterator<Item = f64>, start: Option<f64>) -> Rang
     let margin = (high - low) * MARGIN;
     let low = if start.is_some() { low } else { low - margin };
     let high = high + margin;
-    if low.is_finite() && high.is_finite() && low < high {
-        low..high
-    } else {
-        fallback(low, high)
-    }
+    if low.is_finite() && high.is_finite() && low < high { low..high } else { fallback(low, high) }
 }
 
 /// How many tick labels a count axis gets: at most 10, and never more than there are whole
 /// numbers in the range, so that plotters picks whole-number steps.
 pub fn count_ticks(range: &Range<f64>) -> usize {
     let whole_numbers = (range.end.floor() - range.start.ceil() + 1.0).max(1.0);
-    if whole_numbers >= 10.0 {
-        10
-    } else {
-        whole_numbers as usize
-    }
+    if whole_numbers >= 10.0 { 10 } else { whole_numbers as usize }
 }
 
 /// Tick labels for a value axis over `range`: enough decimals for the ticks plotters picks there
@@ -70,43 +58,24 @@ pub fn count_ticks(range: &Range<f64>) -> usize {
 /// rather than "10.0" and "0.0725" rather than "0.07".
 pub fn tick_label(range: &Range<f64>) -> impl Fn(&f64) -> String + use<> {
     let magnitude = (range.end - range.start).abs().log10().floor();
-    let decimals = if magnitude.is_finite() {
-        (2.0 - magnitude).clamp(0.0, 12.0) as usize
-    } else {
-        2
-    };
+    let decimals = if magnitude.is_finite() { (2.0 - magnitude).clamp(0.0, 12.0) as usize } else { 2 };
     move |value: &f64| {
         let text = format!("{value:.decimals$}");
-        let text = if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            &text
-        };
-        if text == "-0" {
-            "0".to_string()
-        } else {
-            text.to_string()
-        }
+        let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+        if text == "-0" { "0".to_string() } else { text.to_string() }
     }
 }
 
 fn finite_bounds(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(None, |bounds, v| match bounds {
-            None => Some((v, v)),
-            Some((low, high)) => Some((low.min(v), high.max(v))),
-        })
+    values.into_iter().filter(|v| v.is_finite()).fold(None, |bounds, v| match bounds {
+        None => Some((v, v)),
+        Some((low, high)) => Some((low.min(v), high.max(v))),
+    })
 }
 
 fn fallback(low: f64, high: f64) -> Range<f64> {
     let low = if low.is_finite() { low } else { f64::MIN / 2.0 };
-    let high = if high.is_finite() {
-        high
-    } else {
-        f64::MAX / 2.0
-    };
+    let high = if high.is_finite() { high } else { f64::MAX / 2.0 };
     if low < high { low..high } else { -1.0..1.0 }
 }
 
@@ -133,10 +102,7 @@ mod tests {
     #[test]
     fn padded_ignores_non_finite_values() {
         let range = padded([f64::NAN, 1.0, f64::INFINITY, 3.0, f64::NEG_INFINITY]);
-        assert!(
-            range.start < 1.0 && range.end > 3.0 && range.end < 4.0,
-            "{range:?}"
-        );
+        assert!(range.start < 1.0 && range.end > 3.0 && range.end < 4.0, "{range:?}");
         assert_eq!(padded([f64::NAN]), -1.0..1.0);
         assert_eq!(padded([]), -1.0..1.0);
     }
@@ -163,20 +129,11 @@ mod tests {
     #[test]
     fn tick_labels_have_the_decimals_the_range_needs() {
         let elo = tick_label(&(-66.0..42.0));
-        assert_eq!(
-            (elo(&-60.0), elo(&0.0), elo(&20.0)),
-            ("-60".to_string(), "0".to_string(), "20".to_string())
-        );
+        assert_eq!((elo(&-60.0), elo(&0.0), elo(&20.0)), ("-60".to_string(), "0".to_string(), "20".to_string()));
         let llr = tick_label(&(-3.3..3.3));
-        assert_eq!(
-            (llr(&-2.5), llr(&3.0), llr(&-0.0)),
-            ("-2.5".to_string(), "3".to_string(), "0".to_string())
-        );
+        assert_eq!((llr(&-2.5), llr(&3.0), llr(&-0.0)), ("-2.5".to_string(), "3".to_string(), "0".to_string()));
         let loss = tick_label(&(0.0705..0.0825));
-        assert_eq!(
-            (loss(&0.0725), loss(&0.08)),
-            ("0.0725".to_string(), "0.08".to_string())
-        );
+        assert_eq!((loss(&0.0725), loss(&0.08)), ("0.0725".to_string(), "0.08".to_string()));
         assert_eq!(tick_label(&(1.0..1.0))(&1.0), "1");
     }
 

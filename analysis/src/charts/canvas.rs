@@ -85,10 +85,7 @@ fn embedded_font() -> std::result::Result<(), &'static str> {
 }
 
 pub fn chart_error(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::Chart {
-        path: path.display().to_string(),
-        reason: reason.to_string(),
-    }
+    Error::Chart { path: path.display().to_string(), reason: reason.to_string() }
 }
 
 /// Draws a chart on a white `WIDTH` x `HEIGHT` canvas in memory and writes it to `path` as a PNG.
@@ -125,11 +122,7 @@ pub fn no_data(canvas: &Canvas<'_>, title: &str) -> Drawn {
     let (width, height) = canvas.dim_in_pixel();
     let x = (width / 2) as i32;
     canvas.draw(&Text::new(title, (x, 30), caption_font().pos(centre)))?;
-    canvas.draw(&Text::new(
-        "no data",
-        (x, (height / 2) as i32),
-        font(20.0).color(&GREY).pos(centre),
-    ))?;
+    canvas.draw(&Text::new("no data", (x, (height / 2) as i32), font(20.0).color(&GREY).pos(centre)))?;
     Ok(())
 }
 

@@ -7,8 +7,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis;
 use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_GREEN, TAB_RED, WIDTH, axis_title_font,
-    caption_font, font, label_font, no_data, render,
+    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_GREEN, TAB_RED, WIDTH, axis_title_font, caption_font, font,
+    label_font, no_data, render,
 };
 use crate::Result;
 
@@ -37,11 +37,7 @@ const MAX_LABEL_CHARS: usize = 36;
 /// the title and "no data".
 pub fn elo_bars(path: &Path, title: &str, bars: &[EloBar]) -> Result<()> {
     render(path, |canvas| {
-        if bars.iter().any(|bar| bar.elo.is_finite()) {
-            draw(canvas, title, bars)
-        } else {
-            no_data(canvas, title)
-        }
+        if bars.iter().any(|bar| bar.elo.is_finite()) { draw(canvas, title, bars) } else { no_data(canvas, title) }
     })
 }
 
@@ -63,11 +59,7 @@ fn draw(canvas: &Canvas<'_>, title: &str, bars: &[EloBar]) -> Drawn {
     let right_width = widest(&numbers)?.min(WIDTH / 4) + 14;
 
     let finite = bars.iter().filter(|bar| bar.elo.is_finite());
-    let x_range = axis::padded(
-        finite
-            .flat_map(|bar| [bar.elo, bar.lower, bar.upper])
-            .chain([0.0]),
-    );
+    let x_range = axis::padded(finite.flat_map(|bar| [bar.elo, bar.lower, bar.upper]).chain([0.0]));
     let x_low = x_range.start;
     let x_tick = axis::tick_label(&x_range);
     let mut chart = ChartBuilder::on(canvas)
@@ -90,10 +82,7 @@ fn draw(canvas: &Canvas<'_>, title: &str, bars: &[EloBar]) -> Drawn {
         .draw()?;
 
     let top = rows as f64 - 0.5;
-    chart.draw_series(LineSeries::new(
-        [(0.0, -0.5), (0.0, top)],
-        GREY.stroke_width(1),
-    ))?;
+    chart.draw_series(LineSeries::new([(0.0, -0.5), (0.0, top)], GREY.stroke_width(1)))?;
 
     let plot_x = chart.plotting_area().get_pixel_range().0;
     let left = Pos::new(HPos::Left, VPos::Center);
@@ -103,31 +92,17 @@ fn draw(canvas: &Canvas<'_>, title: &str, bars: &[EloBar]) -> Drawn {
         let y = (rows - 1 - index) as f64;
         let pixel_y = chart.backend_coord(&(x_low, y)).1;
         let label_style = row_font.clone().pos(right);
-        canvas.draw(&Text::new(
-            labels[index].as_str(),
-            (plot_x.start - 8, pixel_y),
-            label_style,
-        ))?;
+        canvas.draw(&Text::new(labels[index].as_str(), (plot_x.start - 8, pixel_y), label_style))?;
         let number_style = row_font.clone().color(&GREY).pos(left);
-        canvas.draw(&Text::new(
-            numbers[index].as_str(),
-            (plot_x.end + 8, pixel_y),
-            number_style,
-        ))?;
+        canvas.draw(&Text::new(numbers[index].as_str(), (plot_x.end + 8, pixel_y), number_style))?;
         if !bar.elo.is_finite() {
             continue;
         }
         let color = significance_color(bar);
         let half = BAR_HALF_HEIGHT;
-        chart.draw_series([Rectangle::new(
-            [(0.0, y - half), (bar.elo, y + half)],
-            color.mix(0.3).filled(),
-        )])?;
+        chart.draw_series([Rectangle::new([(0.0, y - half), (bar.elo, y + half)], color.mix(0.3).filled())])?;
         let whisker = color.stroke_width(2);
-        for bound in [bar.lower, bar.upper]
-            .into_iter()
-            .filter(|bound| bound.is_finite())
-        {
+        for bound in [bar.lower, bar.upper].into_iter().filter(|bound| bound.is_finite()) {
             chart.draw_series([
                 PathElement::new([(bar.elo, y), (bound, y)], whisker),
                 PathElement::new([(bound, y - half * 0.6), (bound, y + half * 0.6)], whisker),
@@ -172,12 +147,7 @@ mod tests {
     use super::*;
 
     fn bar(label: &str, elo: f64, lower: f64, upper: f64) -> EloBar {
-        EloBar {
-            label: label.to_string(),
-            elo,
-            lower,
-            upper,
-        }
+        EloBar { label: label.to_string(), elo, lower, upper }
     }
 
     #[test]
@@ -219,12 +189,8 @@ mod tests {
         // DejaVu Sans has no CJK glyphs: those draw as boxes, without failing.
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("labels.png");
-        elo_bars(
-            &path,
-            "象棋 Elo",
-            &[bar("", 1.0, 0.0, 2.0), bar("車 vs 馬", -1.0, -2.0, 0.0)],
-        )
-        .expect("chart written");
+        elo_bars(&path, "象棋 Elo", &[bar("", 1.0, 0.0, 2.0), bar("車 vs 馬", -1.0, -2.0, 0.0)])
+            .expect("chart written");
         assert_chart_png(&path);
     }
 
@@ -238,9 +204,7 @@ mod tests {
 
     #[test]
     fn missing_directory_is_an_error_naming_the_path() {
-        assert_missing_directory_is_reported(|path| {
-            elo_bars(path, "x", &[bar("a", 1.0, 0.0, 2.0)])
-        });
+        assert_missing_directory_is_reported(|path| elo_bars(path, "x", &[bar("a", 1.0, 0.0, 2.0)]));
     }
 
     #[test]

@@ -6,8 +6,8 @@ use plotters::prelude::*;
 
 use super::axis;
 use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_GREEN, TAB_RED, axis_title_font,
-    caption_font, label_font, legend, no_data, render, series_color,
+    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_GREEN, TAB_RED, axis_title_font, caption_font, label_font,
+    legend, no_data, render, series_color,
 };
 use crate::Result;
 
@@ -31,10 +31,7 @@ pub struct LlrSeries {
 /// and "no data".
 pub fn llr_curve(path: &Path, title: &str, series: &[LlrSeries]) -> Result<()> {
     render(path, |canvas| {
-        if series
-            .iter()
-            .any(|s| s.points.iter().any(|(_, llr)| llr.is_finite()))
-        {
+        if series.iter().any(|s| s.points.iter().any(|(_, llr)| llr.is_finite())) {
             draw(canvas, title, series)
         } else {
             no_data(canvas, title)
@@ -44,25 +41,11 @@ pub fn llr_curve(path: &Path, title: &str, series: &[LlrSeries]) -> Result<()> {
 
 fn draw(canvas: &Canvas<'_>, title: &str, series: &[LlrSeries]) -> Drawn {
     let finite_points = |s: &LlrSeries| -> Vec<(f64, f64)> {
-        s.points
-            .iter()
-            .filter(|(_, llr)| llr.is_finite())
-            .map(|&(games, llr)| (games as f64, llr))
-            .collect()
+        s.points.iter().filter(|(_, llr)| llr.is_finite()).map(|&(games, llr)| (games as f64, llr)).collect()
     };
-    let x_range = axis::counts(
-        series
-            .iter()
-            .flat_map(finite_points)
-            .map(|(games, _)| games),
-        Some(0.0),
-    );
-    let y_values = series.iter().flat_map(|s| {
-        finite_points(s)
-            .into_iter()
-            .map(|(_, llr)| llr)
-            .chain([s.lower, s.upper])
-    });
+    let x_range = axis::counts(series.iter().flat_map(finite_points).map(|(games, _)| games), Some(0.0));
+    let y_values =
+        series.iter().flat_map(|s| finite_points(s).into_iter().map(|(_, llr)| llr).chain([s.lower, s.upper]));
     let y_range = axis::padded(y_values.chain([0.0]));
     let y_tick = axis::tick_label(&y_range);
     let (x_start, x_end) = (x_range.start, x_range.end);
@@ -88,25 +71,17 @@ fn draw(canvas: &Canvas<'_>, title: &str, series: &[LlrSeries]) -> Drawn {
         .draw()?;
 
     let dashed = |value: f64, color: RGBColor| {
-        DashedLineSeries::new(
-            [(x_start, value), (x_end, value)],
-            10,
-            6,
-            color.stroke_width(2),
-        )
+        DashedLineSeries::new([(x_start, value), (x_end, value)], 10, 6, color.stroke_width(2))
     };
-    let shared_bounds = series.windows(2).all(|pair| {
-        pair[0].lower.total_cmp(&pair[1].lower).is_eq()
-            && pair[0].upper.total_cmp(&pair[1].upper).is_eq()
-    });
+    let shared_bounds = series
+        .windows(2)
+        .all(|pair| pair[0].lower.total_cmp(&pair[1].lower).is_eq() && pair[0].upper.total_cmp(&pair[1].upper).is_eq());
     if shared_bounds && let Some(first) = series.first() {
         if first.upper.is_finite() {
             chart
                 .draw_series(dashed(first.upper, TAB_GREEN))?
                 .label(format!("accept H1 at {:+.2}", first.upper))
-                .legend(|(x, y)| {
-                    PathElement::new([(x, y), (x + 20, y)], TAB_GREEN.stroke_width(2))
-                });
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], TAB_GREEN.stroke_width(2)));
         }
         if first.lower.is_finite() {
             chart
@@ -115,18 +90,12 @@ fn draw(canvas: &Canvas<'_>, title: &str, series: &[LlrSeries]) -> Drawn {
                 .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], TAB_RED.stroke_width(2)));
         }
     }
-    chart.draw_series(LineSeries::new(
-        [(x_start, 0.0), (x_end, 0.0)],
-        GREY.stroke_width(1),
-    ))?;
+    chart.draw_series(LineSeries::new([(x_start, 0.0), (x_end, 0.0)], GREY.stroke_width(1)))?;
 
     for (index, s) in series.iter().enumerate() {
         let color = series_color(index);
         if !shared_bounds {
-            for bound in [s.lower, s.upper]
-                .into_iter()
-                .filter(|bound| bound.is_finite())
-            {
+            for bound in [s.lower, s.upper].into_iter().filter(|bound| bound.is_finite()) {
                 chart.draw_series(dashed(bound, color))?;
             }
         }
@@ -149,19 +118,11 @@ mod tests {
     use super::*;
 
     fn series(label: &str, points: Vec<(u64, f64)>, lower: f64, upper: f64) -> LlrSeries {
-        LlrSeries {
-            label: label.to_string(),
-            points,
-            lower,
-            upper,
-        }
+        LlrSeries { label: label.to_string(), points, lower, upper }
     }
 
     fn rising(games: u64, slope: f64) -> Vec<(u64, f64)> {
-        (0..=games)
-            .step_by(250)
-            .map(|g| (g, slope * g as f64 + (g as f64 / 300.0).sin() * 0.3))
-            .collect()
+        (0..=games).step_by(250).map(|g| (g, slope * g as f64 + (g as f64 / 300.0).sin() * 0.3)).collect()
     }
 
     #[test]
@@ -180,10 +141,7 @@ mod tests {
     fn draws_curves_with_their_own_bounds() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("own.png");
-        let all = [
-            series("a", rising(4_000, 0.0005), -2.94, 2.94),
-            series("b", rising(4_000, 0.0002), -2.25, 2.89),
-        ];
+        let all = [series("a", rising(4_000, 0.0005), -2.94, 2.94), series("b", rising(4_000, 0.0002), -2.25, 2.89)];
         llr_curve(&path, "Two tests", &all).expect("chart written");
         assert_chart_png(&path);
     }
@@ -192,12 +150,7 @@ mod tests {
     fn a_single_point_at_zero_games_draws() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("single.png");
-        llr_curve(
-            &path,
-            "Just started",
-            &[series("new", vec![(0, 0.0)], -2.94, 2.94)],
-        )
-        .expect("chart written");
+        llr_curve(&path, "Just started", &[series("new", vec![(0, 0.0)], -2.94, 2.94)]).expect("chart written");
         assert_chart_png(&path);
     }
 
@@ -205,19 +158,8 @@ mod tests {
     fn non_finite_values_are_skipped_not_fatal() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("nan.png");
-        let points = vec![
-            (0, 0.0),
-            (100, f64::NAN),
-            (200, 0.4),
-            (300, f64::INFINITY),
-            (400, 0.9),
-        ];
-        llr_curve(
-            &path,
-            "Gaps",
-            &[series("gappy", points, f64::NEG_INFINITY, f64::NAN)],
-        )
-        .expect("chart written");
+        let points = vec![(0, 0.0), (100, f64::NAN), (200, 0.4), (300, f64::INFINITY), (400, 0.9)];
+        llr_curve(&path, "Gaps", &[series("gappy", points, f64::NEG_INFINITY, f64::NAN)]).expect("chart written");
         assert_chart_png(&path);
     }
 
@@ -234,11 +176,7 @@ mod tests {
     #[test]
     fn missing_directory_is_an_error_naming_the_path() {
         assert_missing_directory_is_reported(|path| {
-            llr_curve(
-                path,
-                "x",
-                &[series("a", vec![(0, 0.0), (10, 0.1)], -1.0, 1.0)],
-            )
+            llr_curve(path, "x", &[series("a", vec![(0, 0.0), (10, 0.1)], -1.0, 1.0)])
         });
     }
 }

@@ -6,8 +6,8 @@ use plotters::prelude::*;
 
 use super::axis;
 use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, MINOR_LINES, TAB_BLUE, TAB_ORANGE, axis_title_font, caption_font,
-    label_font, legend, no_data, render,
+    Canvas, Drawn, FAINT_GRID, MINOR_LINES, TAB_BLUE, TAB_ORANGE, axis_title_font, caption_font, label_font, legend,
+    no_data, render,
 };
 use crate::Result;
 
@@ -27,10 +27,7 @@ pub struct LossPoint {
 /// Without any finite loss (or without points) the chart shows the title and "no data".
 pub fn loss_curve(path: &Path, title: &str, points: &[LossPoint]) -> Result<()> {
     render(path, |canvas| {
-        if points
-            .iter()
-            .any(|p| p.train.is_finite() || p.validation.is_finite())
-        {
+        if points.iter().any(|p| p.train.is_finite() || p.validation.is_finite()) {
             draw(canvas, title, points)
         } else {
             no_data(canvas, title)
@@ -42,11 +39,7 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[LossPoint]) -> Drawn {
     let mut points = points.to_vec();
     points.sort_by_key(|p| p.epoch);
     let line = |loss: fn(&LossPoint) -> f64| -> Vec<(f64, f64)> {
-        points
-            .iter()
-            .map(|p| (p.epoch as f64, loss(p)))
-            .filter(|(_, loss)| loss.is_finite())
-            .collect()
+        points.iter().map(|p| (p.epoch as f64, loss(p))).filter(|(_, loss)| loss.is_finite()).collect()
     };
     let train = line(|p| p.train);
     let validation = line(|p| p.validation);
@@ -75,14 +68,9 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[LossPoint]) -> Drawn {
         .axis_desc_style(axis_title_font())
         .draw()?;
 
-    for (name, color, values) in [
-        ("train", TAB_BLUE, &train),
-        ("validation", TAB_ORANGE, &validation),
-    ] {
+    for (name, color, values) in [("train", TAB_BLUE, &train), ("validation", TAB_ORANGE, &validation)] {
         chart
-            .draw_series(
-                LineSeries::new(values.iter().copied(), color.stroke_width(2)).point_size(3),
-            )?
+            .draw_series(LineSeries::new(values.iter().copied(), color.stroke_width(2)).point_size(3))?
             .label(name)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
     }
@@ -95,11 +83,7 @@ mod tests {
     use super::*;
 
     fn point(epoch: usize, train: f64, validation: f64) -> LossPoint {
-        LossPoint {
-            epoch,
-            train,
-            validation,
-        }
+        LossPoint { epoch, train, validation }
     }
 
     #[test]
@@ -128,11 +112,7 @@ mod tests {
     fn non_finite_losses_are_skipped_not_fatal() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("nan.png");
-        let points = [
-            point(2, 0.08, f64::NAN),
-            point(0, f64::INFINITY, 0.09),
-            point(1, 0.075, 0.08),
-        ];
+        let points = [point(2, 0.08, f64::NAN), point(0, f64::INFINITY, 0.09), point(1, 0.075, 0.08)];
         loss_curve(&path, "Gaps", &points).expect("chart written");
         assert_chart_png(&path);
     }

@@ -48,37 +48,17 @@ mod test_support {
     /// its title drawn (dark text in the top band: the embedded font works).
     pub fn assert_chart_png(path: &Path) {
         let file = std::fs::File::open(path).expect("chart file exists");
-        let mut reader = png::Decoder::new(BufReader::new(file))
-            .read_info()
-            .expect("a PNG header");
-        let mut pixels = vec![
-            0;
-            reader
-                .output_buffer_size()
-                .expect("an image that fits in memory")
-        ];
+        let mut reader = png::Decoder::new(BufReader::new(file)).read_info().expect("a PNG header");
+        let mut pixels = vec![0; reader.output_buffer_size().expect("an image that fits in memory")];
         let info = reader.next_frame(&mut pixels).expect("PNG image data");
         assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
-        assert_eq!(
-            (info.color_type, info.bit_depth),
-            (png::ColorType::Rgb, png::BitDepth::Eight)
-        );
+        assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgb, png::BitDepth::Eight));
 
         let colours: HashSet<&[u8]> = pixels.chunks_exact(3).collect();
-        assert!(
-            colours.len() > 20,
-            "only {} distinct colours: a blank chart?",
-            colours.len()
-        );
+        assert!(colours.len() > 20, "only {} distinct colours: a blank chart?", colours.len());
         let title_band = &pixels[..50 * WIDTH as usize * 3];
-        let dark = title_band
-            .chunks_exact(3)
-            .filter(|rgb| rgb.iter().all(|&c| c < 100))
-            .count();
-        assert!(
-            dark > 20,
-            "only {dark} dark pixels where the title should be"
-        );
+        let dark = title_band.chunks_exact(3).filter(|rgb| rgb.iter().all(|&c| c < 100)).count();
+        assert!(dark > 20, "only {dark} dark pixels where the title should be");
     }
 
     /// Checks that writing into a directory that does not exist fails with `Error::Chart` naming
@@ -87,10 +67,7 @@ mod test_support {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("missing").join("chart.png");
         match write(&path) {
-            Err(Error::Chart {
-                path: named,
-                reason,
-            }) => {
+            Err(Error::Chart { path: named, reason }) => {
                 assert_eq!(named, path.display().to_string());
                 assert!(reason.contains("cannot write"), "{reason}");
             }

@@ -6,8 +6,8 @@ use plotters::prelude::*;
 
 use super::axis;
 use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_BLUE, TAB_GREEN, axis_title_font,
-    caption_font, label_font, legend, no_data, render,
+    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_BLUE, TAB_GREEN, axis_title_font, caption_font, label_font,
+    legend, no_data, render,
 };
 use crate::Result;
 
@@ -31,30 +31,17 @@ pub struct ProgressPoint {
 /// title and "no data".
 pub fn elo_progress(path: &Path, title: &str, points: &[ProgressPoint]) -> Result<()> {
     render(path, |canvas| {
-        if points.iter().any(|p| p.elo.is_finite()) {
-            draw(canvas, title, points)
-        } else {
-            no_data(canvas, title)
-        }
+        if points.iter().any(|p| p.elo.is_finite()) { draw(canvas, title, points) } else { no_data(canvas, title) }
     })
 }
 
 fn draw(canvas: &Canvas<'_>, title: &str, points: &[ProgressPoint]) -> Drawn {
-    let mut points: Vec<ProgressPoint> = points
-        .iter()
-        .copied()
-        .filter(|p| p.elo.is_finite())
-        .collect();
+    let mut points: Vec<ProgressPoint> = points.iter().copied().filter(|p| p.elo.is_finite()).collect();
     points.sort_by_key(|p| p.iteration);
     let x_range = axis::counts(points.iter().map(|p| p.iteration as f64), None);
     let (x_start, x_end) = (x_range.start, x_range.end);
     let x_ticks = axis::count_ticks(&x_range);
-    let y_range = axis::padded(
-        points
-            .iter()
-            .flat_map(|p| [p.elo, p.lower, p.upper])
-            .chain([0.0]),
-    );
+    let y_range = axis::padded(points.iter().flat_map(|p| [p.elo, p.lower, p.upper]).chain([0.0]));
     let y_tick = axis::tick_label(&y_range);
     let mut chart = ChartBuilder::on(canvas)
         .caption(title, caption_font())
@@ -74,10 +61,7 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[ProgressPoint]) -> Drawn {
         .label_style(label_font())
         .axis_desc_style(axis_title_font())
         .draw()?;
-    chart.draw_series(LineSeries::new(
-        [(x_start, 0.0), (x_end, 0.0)],
-        GREY.stroke_width(1),
-    ))?;
+    chart.draw_series(LineSeries::new([(x_start, 0.0), (x_end, 0.0)], GREY.stroke_width(1)))?;
 
     // Whisker caps a third of the spacing between iterations wide, at most 12 pixels.
     let plot_width = chart.plotting_area().get_pixel_range().0.len() as f64;
@@ -85,29 +69,17 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[ProgressPoint]) -> Drawn {
     let whisker = TAB_BLUE.mix(0.6).stroke_width(1);
     for p in &points {
         let x = p.iteration as f64;
-        for bound in [p.lower, p.upper]
-            .into_iter()
-            .filter(|bound| bound.is_finite())
-        {
+        for bound in [p.lower, p.upper].into_iter().filter(|bound| bound.is_finite()) {
             let (cap_x, cap_y) = chart.backend_coord(&(x, bound));
             chart.draw_series([PathElement::new([(x, p.elo), (x, bound)], whisker)])?;
-            canvas.draw(&PathElement::new(
-                [
-                    (cap_x - cap_half_width, cap_y),
-                    (cap_x + cap_half_width, cap_y),
-                ],
-                whisker,
-            ))?;
+            canvas
+                .draw(&PathElement::new([(cap_x - cap_half_width, cap_y), (cap_x + cap_half_width, cap_y)], whisker))?;
         }
     }
 
     chart
         .draw_series(
-            LineSeries::new(
-                points.iter().map(|p| (p.iteration as f64, p.elo)),
-                TAB_BLUE.stroke_width(2),
-            )
-            .point_size(3),
+            LineSeries::new(points.iter().map(|p| (p.iteration as f64, p.elo)), TAB_BLUE.stroke_width(2)).point_size(3),
         )?
         .label("cumulative Elo (95% interval)")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], TAB_BLUE.stroke_width(2)));
@@ -129,13 +101,7 @@ mod tests {
     use super::*;
 
     fn point(iteration: usize, elo: f64, half_width: f64, promoted: bool) -> ProgressPoint {
-        ProgressPoint {
-            iteration,
-            elo,
-            lower: elo - half_width,
-            upper: elo + half_width,
-            promoted,
-        }
+        ProgressPoint { iteration, elo, lower: elo - half_width, upper: elo + half_width, promoted }
     }
 
     #[test]
@@ -143,14 +109,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("progress.png");
         let points: Vec<_> = (0..15)
-            .map(|i| {
-                point(
-                    i,
-                    4.0 * i as f64 - 6.0 + (i as f64).sin() * 5.0,
-                    8.0 + i as f64,
-                    i % 4 == 3,
-                )
-            })
+            .map(|i| point(i, 4.0 * i as f64 - 6.0 + (i as f64).sin() * 5.0, 8.0 + i as f64, i % 4 == 3))
             .collect();
         elo_progress(&path, "SPSA tuning progress", &points).expect("chart written");
         assert_chart_png(&path);
@@ -170,20 +129,8 @@ mod tests {
         let path = dir.path().join("nan.png");
         let points = [
             point(0, 0.0, 10.0, false),
-            ProgressPoint {
-                iteration: 1,
-                elo: f64::NAN,
-                lower: 0.0,
-                upper: 1.0,
-                promoted: true,
-            },
-            ProgressPoint {
-                iteration: 2,
-                elo: 30.0,
-                lower: 12.0,
-                upper: f64::INFINITY,
-                promoted: true,
-            },
+            ProgressPoint { iteration: 1, elo: f64::NAN, lower: 0.0, upper: 1.0, promoted: true },
+            ProgressPoint { iteration: 2, elo: 30.0, lower: 12.0, upper: f64::INFINITY, promoted: true },
             point(3, 25.0, 9.0, false),
         ];
         elo_progress(&path, "Gaps", &points).expect("chart written");
@@ -200,8 +147,6 @@ mod tests {
 
     #[test]
     fn missing_directory_is_an_error_naming_the_path() {
-        assert_missing_directory_is_reported(|path| {
-            elo_progress(path, "x", &[point(0, 0.0, 1.0, false)])
-        });
+        assert_missing_directory_is_reported(|path| elo_progress(path, "x", &[point(0, 0.0, 1.0, false)]));
     }
 }

@@ -103,14 +103,8 @@ fn oriented(lf: LazyFrame) -> LazyFrame {
         .then(lit(0.0f64))
         .otherwise(lit(0.5f64));
     lf.with_columns([
-        when(red.clone().lt_eq(black.clone()))
-            .then(red.clone())
-            .otherwise(black.clone())
-            .alias("a"),
-        when(red.clone().lt_eq(black.clone()))
-            .then(black.clone())
-            .otherwise(red.clone())
-            .alias("b"),
+        when(red.clone().lt_eq(black.clone())).then(red.clone()).otherwise(black.clone()).alias("a"),
+        when(red.clone().lt_eq(black.clone())).then(black.clone()).otherwise(red.clone()).alias("b"),
         score_red.alias("score_red"),
     ])
     .with_column(
@@ -129,17 +123,10 @@ fn complete_pairs(lf: LazyFrame) -> LazyFrame {
             col("score_a").sum().alias("points"),
             len().alias("games"),
             col("game_id").min().alias("first_game"),
-            col("worker")
-                .sort(SortOptions::default())
-                .first()
-                .alias("worker"),
+            col("worker").sort(SortOptions::default()).first().alias("worker"),
         ])
         .filter(col("games").eq(lit(2u32)))
-        .with_column(
-            (col("points") * lit(2.0f64))
-                .cast(DataType::UInt64)
-                .alias("index"),
-        )
+        .with_column((col("points") * lit(2.0f64)).cast(DataType::UInt64).alias("index"))
 }
 
 fn games_scan(data: &Path, run: Option<u64>) -> Result<Option<LazyFrame>> {
@@ -150,14 +137,8 @@ pub fn game_totals(data: &Path, run: Option<u64>) -> Result<GameTotals> {
     let Some(lf) = games_scan(data, run)? else {
         return Ok(GameTotals::default());
     };
-    let df = collect(
-        lf.select([len().alias("games"), col("run").n_unique().alias("runs")]),
-        data,
-    )?;
-    Ok(GameTotals {
-        games: u64s(&df, "games", data)?[0],
-        runs: u64s(&df, "runs", data)?[0],
-    })
+    let df = collect(lf.select([len().alias("games"), col("run").n_unique().alias("runs")]), data)?;
+    Ok(GameTotals { games: u64s(&df, "games", data)?[0], runs: u64s(&df, "runs", data)?[0] })
 }
 
 /// Per pairing of every run: pentanomial (complete pairs) and W/D/L (all games) of `a`.
@@ -166,14 +147,9 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         return Ok(Vec::new());
     };
     let games = collect(
-        oriented(lf.clone().select([
-            col("run"),
-            col("red_variant"),
-            col("black_variant"),
-            col("result"),
-        ]))
-        .group_by([col("run"), col("a"), col("b"), col("score_a")])
-        .agg([len().alias("n")]),
+        oriented(lf.clone().select([col("run"), col("red_variant"), col("black_variant"), col("result")]))
+            .group_by([col("run"), col("a"), col("b"), col("score_a")])
+            .agg([len().alias("n")]),
         data,
     )?;
     let pairs = collect(
@@ -192,10 +168,7 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
     )?;
     let mut out: Vec<PairingCounts> = Vec::new();
     let find = |out: &mut Vec<PairingCounts>, run: u64, a: &str, b: &str| -> usize {
-        if let Some(i) = out
-            .iter()
-            .position(|p| p.run == run && p.a == a && p.b == b)
-        {
+        if let Some(i) = out.iter().position(|p| p.run == run && p.a == a && p.b == b) {
             return i;
         }
         out.push(PairingCounts {
@@ -268,10 +241,7 @@ pub fn worker_counts(data: &Path, run: Option<u64>) -> Result<Vec<WorkerCounts>>
     );
     let mut out: Vec<WorkerCounts> = Vec::new();
     for i in 0..runs.len() {
-        let k = match out
-            .iter()
-            .position(|w| w.run == runs[i] && w.a == a[i] && w.b == b[i] && w.worker == worker[i])
-        {
+        let k = match out.iter().position(|w| w.run == runs[i] && w.a == a[i] && w.b == b[i] && w.worker == worker[i]) {
             Some(k) => k,
             None => {
                 out.push(WorkerCounts {
@@ -295,29 +265,11 @@ pub fn reasons(data: &Path, run: Option<u64>) -> Result<Vec<ReasonCount>> {
     let Some(lf) = games_scan(data, run)? else {
         return Ok(Vec::new());
     };
-    let df = collect(
-        lf.group_by([col("run"), col("reason")])
-            .agg([len().alias("n")]),
-        data,
-    )?;
-    let (runs, reason, n) = (
-        u64s(&df, "run", data)?,
-        strings(&df, "reason", data)?,
-        u64s(&df, "n", data)?,
-    );
-    let mut out: Vec<ReasonCount> = (0..runs.len())
-        .map(|i| ReasonCount {
-            run: runs[i],
-            reason: reason[i].clone(),
-            games: n[i],
-        })
-        .collect();
-    out.sort_by(|x, y| {
-        x.run
-            .cmp(&y.run)
-            .then(y.games.cmp(&x.games))
-            .then(x.reason.cmp(&y.reason))
-    });
+    let df = collect(lf.group_by([col("run"), col("reason")]).agg([len().alias("n")]), data)?;
+    let (runs, reason, n) = (u64s(&df, "run", data)?, strings(&df, "reason", data)?, u64s(&df, "n", data)?);
+    let mut out: Vec<ReasonCount> =
+        (0..runs.len()).map(|i| ReasonCount { run: runs[i], reason: reason[i].clone(), games: n[i] }).collect();
+    out.sort_by(|x, y| x.run.cmp(&y.run).then(y.games.cmp(&x.games)).then(x.reason.cmp(&y.reason)));
     Ok(out)
 }
 
@@ -329,20 +281,11 @@ pub fn lengths(data: &Path, run: Option<u64>) -> Result<Vec<LengthStats>> {
     let df = collect(
         lf.group_by([col("run")]).agg([
             len().alias("games"),
-            col("plies")
-                .cast(DataType::Float64)
-                .mean()
-                .alias("mean_plies"),
-            col("plies")
-                .cast(DataType::Float64)
-                .median()
-                .alias("median_plies"),
+            col("plies").cast(DataType::Float64).mean().alias("mean_plies"),
+            col("plies").cast(DataType::Float64).median().alias("median_plies"),
             col("plies").min().alias("min_plies"),
             col("plies").max().alias("max_plies"),
-            col("duration_ms")
-                .cast(DataType::Float64)
-                .mean()
-                .alias("mean_duration_ms"),
+            col("duration_ms").cast(DataType::Float64).mean().alias("mean_duration_ms"),
             col("nodes").sum().alias("nodes"),
         ]),
         data,
@@ -394,12 +337,5 @@ pub fn pairs(data: &Path, run: u64, a: &str, b: &str) -> Result<Vec<PairRow>> {
     )?;
     let first = u64s(&df, "first_game", data)?;
     let index = u64s(&df, "index", data)?;
-    Ok(first
-        .into_iter()
-        .zip(index)
-        .map(|(first_game, i)| PairRow {
-            first_game,
-            index: (i as usize).min(4),
-        })
-        .collect())
+    Ok(first.into_iter().zip(index).map(|(first_game, i)| PairRow { first_game, index: (i as usize).min(4) }).collect())
 }

@@ -17,8 +17,8 @@ use polars::prelude::*;
 use crate::error::{Error, Result};
 
 pub use games::{
-    GameTotals, LengthStats, PairRow, PairingCounts, ReasonCount, WorkerCounts, game_totals,
-    lengths, pairing_counts, pairs, reasons, worker_counts,
+    GameTotals, LengthStats, PairRow, PairingCounts, ReasonCount, WorkerCounts, game_totals, lengths, pairing_counts,
+    pairs, reasons, worker_counts,
 };
 pub use positions::{PositionCounts, PositionFilter, TuningPosition, game_key, tuning_positions};
 pub use runs::{RunInfo, read_runs};
@@ -84,18 +84,13 @@ pub fn scan(data: &Path, table: Table, run: Option<u64>) -> Result<Option<LazyFr
 
 /// Runs a query with the streaming engine, naming the data directory on failure.
 pub(crate) fn collect(lf: LazyFrame, what: &Path) -> Result<DataFrame> {
-    let result = lf
-        .collect_with_engine(Engine::Streaming)
-        .map_err(|e| data_error(what, e))?;
+    let result = lf.collect_with_engine(Engine::Streaming).map_err(|e| data_error(what, e))?;
     // Several frames come only from a plan with several sinks, which no query here builds.
     Ok(result.unwrap_single())
 }
 
 pub(crate) fn data_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Data {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
+    Error::Data { path: path.display().to_string(), reason: e.to_string() }
 }
 
 /// A column of a collected frame, with the frame's origin in the error.
@@ -104,42 +99,27 @@ pub(crate) fn column<'a>(df: &'a DataFrame, name: &str, what: &Path) -> Result<&
 }
 
 pub(crate) fn u64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<u64>> {
-    let c = column(df, name, what)?
-        .cast(&DataType::UInt64)
-        .map_err(|e| data_error(what, e))?;
+    let c = column(df, name, what)?.cast(&DataType::UInt64).map_err(|e| data_error(what, e))?;
     let ca = c.u64().map_err(|e| data_error(what, e))?;
-    ca.iter()
-        .map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`"))))
-        .collect()
+    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
 }
 
 pub(crate) fn f64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<f64>> {
-    let c = column(df, name, what)?
-        .cast(&DataType::Float64)
-        .map_err(|e| data_error(what, e))?;
+    let c = column(df, name, what)?.cast(&DataType::Float64).map_err(|e| data_error(what, e))?;
     let ca = c.f64().map_err(|e| data_error(what, e))?;
-    ca.iter()
-        .map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`"))))
-        .collect()
+    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
 }
 
 pub(crate) fn i64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<i64>> {
-    let c = column(df, name, what)?
-        .cast(&DataType::Int64)
-        .map_err(|e| data_error(what, e))?;
+    let c = column(df, name, what)?.cast(&DataType::Int64).map_err(|e| data_error(what, e))?;
     let ca = c.i64().map_err(|e| data_error(what, e))?;
-    ca.iter()
-        .map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`"))))
-        .collect()
+    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
 }
 
 pub(crate) fn strings(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<String>> {
     let c = column(df, name, what)?;
     let ca = c.str().map_err(|e| data_error(what, e))?;
     ca.iter()
-        .map(|v| {
-            v.map(str::to_owned)
-                .ok_or_else(|| data_error(what, format!("null in column `{name}`")))
-        })
+        .map(|v| v.map(str::to_owned).ok_or_else(|| data_error(what, format!("null in column `{name}`"))))
         .collect()
 }

@@ -25,10 +25,7 @@ pub struct PositionFilter {
 
 impl Default for PositionFilter {
     fn default() -> Self {
-        PositionFilter {
-            runs: Vec::new(),
-            min_ply: 10,
-        }
+        PositionFilter { runs: Vec::new(), min_ply: 10 }
     }
 }
 
@@ -57,10 +54,7 @@ pub struct PositionCounts {
 }
 
 /// Tuning positions and the counts behind them.
-pub fn tuning_positions(
-    data: &Path,
-    filter: &PositionFilter,
-) -> Result<(Vec<TuningPosition>, PositionCounts)> {
+pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<TuningPosition>, PositionCounts)> {
     let Some(mut lf) = scan(data, Table::Positions, None)? else {
         return Ok((Vec::new(), PositionCounts::default()));
     };
@@ -71,27 +65,19 @@ pub fn tuning_positions(
         }
         lf = lf.filter(any);
     }
-    let sampled = u64s(
-        &collect(lf.clone().select([len().alias("n")]), data)?,
-        "n",
-        data,
-    )?[0];
+    let sampled = u64s(&collect(lf.clone().select([len().alias("n")]), data)?, "n", data)?[0];
     let df = collect(
-        lf.filter(
-            col("quiet")
-                .and(col("in_check").not())
-                .and(col("ply").gt_eq(lit(filter.min_ply))),
-        )
-        .select([
-            col("run"),
-            col("game_id"),
-            col("ply"),
-            col("fen"),
-            col("side_to_move"),
-            col("search_score"),
-            col("result"),
-        ])
-        .sort(["run", "game_id", "ply"], SortMultipleOptions::default()),
+        lf.filter(col("quiet").and(col("in_check").not()).and(col("ply").gt_eq(lit(filter.min_ply))))
+            .select([
+                col("run"),
+                col("game_id"),
+                col("ply"),
+                col("fen"),
+                col("side_to_move"),
+                col("search_score"),
+                col("result"),
+            ])
+            .sort(["run", "game_id", "ply"], SortMultipleOptions::default()),
         data,
     )?;
     let runs = u64s(&df, "run", data)?;
@@ -104,11 +90,7 @@ pub fn tuning_positions(
     let mut seen = HashSet::with_capacity(runs.len());
     let mut out = Vec::with_capacity(runs.len());
     for i in 0..runs.len() {
-        let key: String = fens[i]
-            .split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let key: String = fens[i].split_whitespace().take(2).collect::<Vec<_>>().join(" ");
         if !seen.insert(key) {
             continue;
         }
@@ -121,14 +103,7 @@ pub fn tuning_positions(
         });
     }
     let unique = out.len() as u64;
-    Ok((
-        out,
-        PositionCounts {
-            sampled,
-            quiet,
-            unique,
-        },
-    ))
+    Ok((out, PositionCounts { sampled, quiet, unique }))
 }
 
 /// A game id unique across runs: the run in the top 24 bits, the game in the low 40.

@@ -34,11 +34,7 @@ impl RunInfo {
 
     /// The name of variant `id` in this run, if it is one of the run's.
     pub fn name_of(&self, id: &str) -> Option<&str> {
-        self.variant_ids
-            .iter()
-            .position(|v| v == id)
-            .and_then(|i| self.variant_names.get(i))
-            .map(String::as_str)
+        self.variant_ids.iter().position(|v| v == id).and_then(|i| self.variant_names.get(i)).map(String::as_str)
     }
 }
 
@@ -50,8 +46,7 @@ pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
         return Ok(Vec::new());
     }
     let pl_path = PlRefPath::try_from_path(&path).map_err(|e| data_error(&path, e))?;
-    let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default())
-        .map_err(|e| data_error(&path, e))?;
+    let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default()).map_err(|e| data_error(&path, e))?;
     let df = collect(lf, &path)?;
     let runs = u64s(&df, "run", &path)?;
     let name = strings(&df, "name", &path)?;
@@ -86,21 +81,12 @@ pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
 }
 
 fn string_lists(df: &DataFrame, name: &str, path: &Path) -> Result<Vec<Vec<String>>> {
-    let lists = column(df, name, path)?
-        .list()
-        .map_err(|e| data_error(path, e))?;
+    let lists = column(df, name, path)?.list().map_err(|e| data_error(path, e))?;
     let mut out = Vec::with_capacity(lists.len());
     for i in 0..lists.len() {
-        let series = lists
-            .get_as_series(i)
-            .ok_or_else(|| data_error(path, format!("null in column `{name}`")))?;
+        let series = lists.get_as_series(i).ok_or_else(|| data_error(path, format!("null in column `{name}`")))?;
         let values = series.str().map_err(|e| data_error(path, e))?;
-        out.push(
-            values
-                .iter()
-                .map(|v| v.unwrap_or_default().to_owned())
-                .collect(),
-        );
+        out.push(values.iter().map(|v| v.unwrap_or_default().to_owned()).collect());
     }
     Ok(out)
 }

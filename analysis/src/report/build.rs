@@ -7,8 +7,7 @@ use std::path::Path;
 use crate::data::{self, LengthStats, PairingCounts, ReasonCount, RunInfo};
 use crate::error::{Error, Result};
 use crate::stats::{
-    self, EloEstimate, EloModel, HeadToHead, Hypothesis, NeloEstimate, Pentanomial, SprtParams,
-    SprtResult, Wdl,
+    self, EloEstimate, EloModel, HeadToHead, Hypothesis, NeloEstimate, Pentanomial, SprtParams, SprtResult, Wdl,
 };
 
 /// A worker is flagged when its results are this unlikely under the pooled distribution of
@@ -102,11 +101,7 @@ fn names(runs: &[RunInfo]) -> BTreeMap<String, String> {
     by_id
         .into_iter()
         .map(|(id, name)| {
-            let shown = if count[&name] > 1 {
-                format!("{name}@{}", short(&id))
-            } else {
-                name
-            };
+            let shown = if count[&name] > 1 { format!("{name}@{}", short(&id)) } else { name };
             (id, shown)
         })
         .collect()
@@ -116,18 +111,8 @@ fn sprt_params(info: &RunInfo) -> Option<SprtParams> {
     if !info.is_sprt() {
         return None;
     }
-    let model = if info.model == "logistic" {
-        EloModel::Logistic
-    } else {
-        EloModel::Normalized
-    };
-    Some(SprtParams {
-        elo0: info.elo0,
-        elo1: info.elo1,
-        alpha: info.alpha,
-        beta: info.beta,
-        model,
-    })
+    let model = if info.model == "logistic" { EloModel::Logistic } else { EloModel::Normalized };
+    Some(SprtParams { elo0: info.elo0, elo1: info.elo1, alpha: info.alpha, beta: info.beta, model })
 }
 
 /// Builds the report over the data directory `data`.
@@ -142,23 +127,10 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
     for c in &counts {
         let info = runs.iter().find(|r| r.run == c.run);
         // The run's own orientation: the variant listed first in the spec goes first.
-        let index_of = |id: &str| {
-            info.and_then(|i| i.variant_ids.iter().position(|v| v == id))
-                .unwrap_or(usize::MAX)
-        };
-        let counts = if index_of(&c.b) < index_of(&c.a) {
-            c.flipped()
-        } else {
-            c.clone()
-        };
-        let penta = Pentanomial {
-            counts: counts.pentanomial,
-        };
-        let wdl = Wdl {
-            wins: counts.wins,
-            draws: counts.draws,
-            losses: counts.losses,
-        };
+        let index_of = |id: &str| info.and_then(|i| i.variant_ids.iter().position(|v| v == id)).unwrap_or(usize::MAX);
+        let counts = if index_of(&c.b) < index_of(&c.a) { c.flipped() } else { c.clone() };
+        let penta = Pentanomial { counts: counts.pentanomial };
+        let wdl = Wdl { wins: counts.wins, draws: counts.draws, losses: counts.losses };
         let sprt_params = info.and_then(sprt_params);
         let (sprt, llr_series) = match &sprt_params {
             Some(p) if c.a != c.b => {
@@ -238,32 +210,21 @@ fn rating_list(
     for c in counts.iter().filter(|c| c.a != c.b && c.games() > 0) {
         let a = index(&c.a, &mut ids);
         let b = index(&c.b, &mut ids);
-        results.push(HeadToHead {
-            a,
-            b,
-            wins: c.wins,
-            draws: c.draws,
-            losses: c.losses,
-        });
+        results.push(HeadToHead { a, b, wins: c.wins, draws: c.draws, losses: c.losses });
     }
     if results.is_empty() {
         return Ok((Vec::new(), None));
     }
     let name = |id: &str| shown.get(id).cloned().unwrap_or_else(|| short(id));
     let anchor = match base {
-        Some(b) => ids
-            .iter()
-            .position(|id| id == b || name(id) == b || id.starts_with(b))
-            .ok_or_else(|| Error::Rating {
-                reason: format!("base variant `{b}` played no game in the selected runs"),
-            })?,
+        Some(b) => ids.iter().position(|id| id == b || name(id) == b || id.starts_with(b)).ok_or_else(|| {
+            Error::Rating { reason: format!("base variant `{b}` played no game in the selected runs") }
+        })?,
         None => ids
             .iter()
             .position(|id| matches!(name(id).as_str(), "default" | "base"))
             .or_else(|| {
-                runs.iter()
-                    .filter_map(|r| r.variant_ids.get(1))
-                    .find_map(|base| ids.iter().position(|id| id == base))
+                runs.iter().filter_map(|r| r.variant_ids.get(1)).find_map(|base| ids.iter().position(|id| id == base))
             })
             .unwrap_or(0),
     };
@@ -287,11 +248,7 @@ fn workers(data: &Path, run: Option<u64>) -> Result<Vec<WorkerRow>> {
     let mut start = 0;
     while start < counts.len() {
         let key = (&counts[start].run, &counts[start].a, &counts[start].b);
-        let end = start
-            + counts[start..]
-                .iter()
-                .take_while(|w| (&w.run, &w.a, &w.b) == key)
-                .count();
+        let end = start + counts[start..].iter().take_while(|w| (&w.run, &w.a, &w.b) == key).count();
         let group = &counts[start..end];
         let table: Vec<[u64; 5]> = group.iter().map(|w| w.pentanomial).collect();
         let check = stats::worker_consistency(&table, WORKER_FLAG_P);

@@ -5,42 +5,32 @@ use std::fmt::Write as _;
 use super::build::{Report, verdict_text};
 
 fn pct(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        "-".into()
-    } else {
-        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
-    }
+    if whole == 0 { "-".into() } else { format!("{:.1}%", 100.0 * part as f64 / whole as f64) }
 }
 
 /// Renders the report; `charts` are the chart file names to link (relative to the report).
 pub fn render(report: &Report, charts: &[(String, String)]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# xqfarm report\n");
-    let _ = writeln!(
-        md,
-        "{} games in {} pairings.\n",
-        report.games,
-        report.pairings.len()
-    );
+    let _ = writeln!(md, "{} games in {} pairings.\n", report.games, report.pairings.len());
 
     let _ = writeln!(md, "## Runs\n");
     let _ = writeln!(
         md,
         "| run | name | kind | state | tc | pairing | games | W | D | L | pentanomial [0,½,1,1½,2] | Elo (95%) | nElo (95%) | LOS | LLR (bounds) | verdict |"
     );
-    let _ = writeln!(
-        md,
-        "|---:|---|---|---|---|---|---:|---:|---:|---:|---|---|---|---:|---|---|"
-    );
+    let _ = writeln!(md, "|---:|---|---|---|---|---|---:|---:|---:|---:|---|---|---|---:|---|---|");
     for p in &report.pairings {
         let c = &p.counts;
         let (llr, verdict) = match &p.sprt {
             Some((params, r)) => (
-                format!(
-                    "{:.2} ({:.2}, {:.2}) [{}, {}]",
-                    r.llr, r.lower, r.upper, params.elo0, params.elo1
-                ),
-                verdict_text(r).to_owned(),
+                format!("{:.2} ({:.2}, {:.2}) [{}, {}]", r.llr, r.lower, r.upper, params.elo0, params.elo1),
+                match p.state.as_str() {
+                    "h1" => "H1 accepted".to_owned(),
+                    "h0" => "H0 accepted".to_owned(),
+                    "active" | "?" => verdict_text(r).to_owned(),
+                    other => format!("none ({other})"),
+                },
             ),
             None => ("-".into(), "-".into()),
         };
@@ -100,26 +90,12 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
     let _ = writeln!(md, "| run | reason | games | share |");
     let _ = writeln!(md, "|---:|---|---:|---:|");
     for r in &report.reasons {
-        let total = report
-            .lengths
-            .iter()
-            .find(|l| l.run == r.run)
-            .map_or(0, |l| l.games);
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            r.run,
-            r.reason,
-            r.games,
-            pct(r.games, total)
-        );
+        let total = report.lengths.iter().find(|l| l.run == r.run).map_or(0, |l| l.games);
+        let _ = writeln!(md, "| {} | {} | {} | {} |", r.run, r.reason, r.games, pct(r.games, total));
     }
 
     let _ = writeln!(md, "\n## Game length\n");
-    let _ = writeln!(
-        md,
-        "| run | games | mean plies | median | min | max | mean time/game | nodes |"
-    );
+    let _ = writeln!(md, "| run | games | mean plies | median | min | max | mean time/game | nodes |");
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|");
     for l in &report.lengths {
         let _ = writeln!(
@@ -142,10 +118,7 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         "Each worker's pentanomial counts against the pooled counts of the other workers of the same pairing (chi-square); flagged when p < {}.\n",
         super::build::WORKER_FLAG_P
     );
-    let _ = writeln!(
-        md,
-        "| run | worker | pairs | pentanomial | chi² | p | flag |"
-    );
+    let _ = writeln!(md, "| run | worker | pairs | pentanomial | chi² | p | flag |");
     let _ = writeln!(md, "|---:|---|---:|---|---:|---:|---|");
     for w in &report.workers {
         let _ = writeln!(

@@ -12,17 +12,12 @@ use std::path::{Path, PathBuf};
 use crate::charts::{self, EloBar, LlrSeries};
 use crate::error::{Error, Result};
 
-pub use build::{
-    PairingReport, RatingRow, Report, ReportOptions, WORKER_FLAG_P, WorkerRow, build, verdict_text,
-};
+pub use build::{PairingReport, RatingRow, Report, ReportOptions, WORKER_FLAG_P, WorkerRow, build, verdict_text};
 pub use markdown::render;
 
 /// Writes `report.md` and its charts into `out`; returns the files written.
 pub fn write(report: &Report, out: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(out).map_err(|e| Error::Data {
-        path: out.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    std::fs::create_dir_all(out).map_err(|e| Error::Data { path: out.display().to_string(), reason: e.to_string() })?;
     let mut written = Vec::new();
     let mut links = Vec::new();
 
@@ -30,20 +25,11 @@ pub fn write(report: &Report, out: &Path) -> Result<Vec<PathBuf>> {
         let bars: Vec<EloBar> = report
             .ratings
             .iter()
-            .map(|r| EloBar {
-                label: r.name.clone(),
-                elo: r.elo,
-                lower: r.elo - r.error95,
-                upper: r.elo + r.error95,
-            })
+            .map(|r| EloBar { label: r.name.clone(), elo: r.elo, lower: r.elo - r.error95, upper: r.elo + r.error95 })
             .collect();
         let path = out.join("elo.png");
         let anchor = report.anchor.as_deref().unwrap_or("?");
-        charts::elo_bars(
-            &path,
-            &format!("Elo with 95% intervals ({anchor} = 0)"),
-            &bars,
-        )?;
+        charts::elo_bars(&path, &format!("Elo with 95% intervals ({anchor} = 0)"), &bars)?;
         links.push(("Elo per variant".to_owned(), "elo.png".to_owned()));
         written.push(path);
     }
@@ -69,10 +55,8 @@ pub fn write(report: &Report, out: &Path) -> Result<Vec<PathBuf>> {
     }
 
     let md = out.join("report.md");
-    std::fs::write(&md, render(report, &links)).map_err(|e| Error::Data {
-        path: md.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    std::fs::write(&md, render(report, &links))
+        .map_err(|e| Error::Data { path: md.display().to_string(), reason: e.to_string() })?;
     written.insert(0, md);
     Ok(written)
 }

@@ -28,8 +28,7 @@ pub fn proba_to_bayeselo([loss, _, win]: [f64; 3]) -> Option<(f64, f64)> {
 /// The draw Elo of a set of results, zero counts replaced by the prior as Fishtest does before
 /// calling `draw_elo_calc`. Always defined: the prior keeps wins and losses above zero.
 pub fn draw_elo(wdl: &Wdl) -> f64 {
-    let [l, d, w] =
-        [wdl.losses, wdl.draws, wdl.wins].map(|c| if c == 0 { PRIOR } else { c as f64 });
+    let [l, d, w] = [wdl.losses, wdl.draws, wdl.wins].map(|c| if c == 0 { PRIOR } else { c as f64 });
     let n = l + d + w;
     proba_to_bayeselo([l / n, d / n, w / n]).map_or(0.0, |(_, drawelo)| drawelo)
 }
@@ -62,13 +61,7 @@ pub fn llr_bayeselo(wdl: &Wdl, bayeselo0: f64, bayeselo1: f64) -> Option<f64> {
     let (_, drawelo) = proba_to_bayeselo(counts.map(|c| c / n))?;
     let p0 = bayeselo_to_proba(bayeselo0, drawelo);
     let p1 = bayeselo_to_proba(bayeselo1, drawelo);
-    Some(
-        counts
-            .iter()
-            .zip(p0.iter().zip(&p1))
-            .map(|(&c, (&q0, &q1))| c * (q1 / q0).ln())
-            .sum(),
-    )
+    Some(counts.iter().zip(p0.iter().zip(&p1)).map(|(&c, (&q0, &q1))| c * (q1 / q0).ln()).sum())
 }
 
 #[cfg(test)]
@@ -83,17 +76,6 @@ mod tests {
         assert!((elo - 30.0).abs() < 1e-9 && (drawelo - 200.0).abs() < 1e-9);
         assert_eq!(proba_to_bayeselo([0.0, 0.5, 0.5]), None);
         assert_eq!(elo_to_bayeselo(0.0, 1.0), None);
-        assert_eq!(
-            llr_bayeselo(
-                &Wdl {
-                    wins: 0,
-                    draws: 5,
-                    losses: 0
-                },
-                0.0,
-                5.0
-            ),
-            None
-        );
+        assert_eq!(llr_bayeselo(&Wdl { wins: 0, draws: 5, losses: 0 }, 0.0, 5.0), None);
     }
 }

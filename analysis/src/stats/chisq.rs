@@ -42,11 +42,7 @@ pub fn chi_square_sf(x: f64, df: f64) -> f64 {
     let (a, x) = (df / 2.0, x / 2.0);
     // Numerical Recipes' split: below a + 1 the series for P converges fast and Q = 1 - P
     // cannot be small; above it the continued fraction for Q converges fast.
-    if x < a + 1.0 {
-        1.0 - lower_gamma_series(a, x)
-    } else {
-        upper_gamma_fraction(a, x)
-    }
+    if x < a + 1.0 { 1.0 - lower_gamma_series(a, x) } else { upper_gamma_fraction(a, x) }
 }
 
 /// x^a e^-x / Γ(a), the factor in front of both expansions.
@@ -116,10 +112,7 @@ fn ln_gamma(a: f64) -> f64 {
         return (PI / (PI * a).sin()).ln() - ln_gamma(1.0 - a);
     }
     let x = a - 1.0;
-    let series = COEFFICIENTS[1..]
-        .iter()
-        .enumerate()
-        .fold(COEFFICIENTS[0], |s, (i, c)| s + c / (x + i as f64 + 1.0));
+    let series = COEFFICIENTS[1..].iter().enumerate().fold(COEFFICIENTS[0], |s, (i, c)| s + c / (x + i as f64 + 1.0));
     let t = x + G + 0.5;
     0.5 * (2.0 * PI).ln() + (x + 0.5) * t.ln() - t + series.ln()
 }
@@ -157,16 +150,10 @@ pub struct Consistency {
 /// distribution, overall and worker by worker; a worker is flagged when its p-value is below
 /// `flag_p` (Fishtest uses 0.001).
 pub fn worker_consistency(counts: &[[u64; 5]], flag_p: f64) -> Consistency {
-    let rows: Vec<f64> = counts
-        .iter()
-        .map(|c| c.iter().map(|&n| n as f64).sum())
-        .collect();
+    let rows: Vec<f64> = counts.iter().map(|c| c.iter().map(|&n| n as f64).sum()).collect();
     let mut columns = [0.0; 5];
     for row in counts {
-        columns
-            .iter_mut()
-            .zip(row)
-            .for_each(|(column, &n)| *column += n as f64);
+        columns.iter_mut().zip(row).for_each(|(column, &n)| *column += n as f64);
     }
     let total: f64 = columns.iter().sum();
     let outcomes = columns.iter().filter(|&&c| c > 0.0).count();
@@ -176,14 +163,9 @@ pub fn worker_consistency(counts: &[[u64; 5]], flag_p: f64) -> Consistency {
         .iter()
         .zip(&rows)
         .map(|(row, &n)| {
-            let cells = row
-                .iter()
-                .zip(&columns)
-                .filter(|&(_, &column)| n > 0.0 && column > 0.0);
+            let cells = row.iter().zip(&columns).filter(|&(_, &column)| n > 0.0 && column > 0.0);
             cells
-                .map(|(&observed, &column)| {
-                    (observed as f64 - n * column / total).powi(2) / (n * column / total)
-                })
+                .map(|(&observed, &column)| (observed as f64 - n * column / total).powi(2) / (n * column / total))
                 .sum()
         })
         .collect();
@@ -195,27 +177,13 @@ pub fn worker_consistency(counts: &[[u64; 5]], flag_p: f64) -> Consistency {
         .enumerate()
         .map(|(worker, (&row_statistic, &n))| {
             let comparable = n > 0.0 && n < total && outcomes > 1;
-            let (statistic, df) = if comparable {
-                (row_statistic / (1.0 - n / total), degrees(outcomes - 1))
-            } else {
-                (0.0, 0)
-            };
+            let (statistic, df) =
+                if comparable { (row_statistic / (1.0 - n / total), degrees(outcomes - 1)) } else { (0.0, 0) };
             let p_value = p_value(statistic, df);
-            WorkerCheck {
-                worker,
-                statistic,
-                df,
-                p_value,
-                flagged: p_value < flag_p,
-            }
+            WorkerCheck { worker, statistic, df, p_value, flagged: p_value < flag_p }
         })
         .collect();
-    Consistency {
-        statistic,
-        df,
-        p_value: p_value(statistic, df),
-        workers,
-    }
+    Consistency { statistic, df, p_value: p_value(statistic, df), workers }
 }
 
 fn degrees(df: usize) -> u32 {
@@ -223,11 +191,7 @@ fn degrees(df: usize) -> u32 {
 }
 
 fn p_value(statistic: f64, df: u32) -> f64 {
-    if df == 0 {
-        1.0
-    } else {
-        chi_square_sf(statistic, f64::from(df))
-    }
+    if df == 0 { 1.0 } else { chi_square_sf(statistic, f64::from(df)) }
 }
 
 #[cfg(test)]
@@ -236,10 +200,7 @@ mod tests {
     use crate::stats::erfc;
 
     fn assert_relative(actual: f64, expected: f64, tolerance: f64) {
-        assert!(
-            (actual - expected).abs() <= tolerance * expected.abs(),
-            "{actual} vs {expected}"
-        );
+        assert!((actual - expected).abs() <= tolerance * expected.abs(), "{actual} vs {expected}");
     }
 
     #[test]
@@ -268,11 +229,7 @@ mod tests {
             let (root, decay) = ((x / 2.0f64).sqrt(), (-x / 2.0f64).exp());
             assert_relative(chi_square_sf(x, 1.0), erfc(root), 1e-12);
             assert_relative(chi_square_sf(x, 2.0), decay, 1e-12);
-            assert_relative(
-                chi_square_sf(x, 3.0),
-                erfc(root) + (2.0 * x / PI).sqrt() * decay,
-                1e-12,
-            );
+            assert_relative(chi_square_sf(x, 3.0), erfc(root) + (2.0 * x / PI).sqrt() * decay, 1e-12);
             assert_relative(chi_square_sf(x, 4.0), decay * (1.0 + x / 2.0), 1e-12);
         }
     }
@@ -293,27 +250,15 @@ mod tests {
         let c = worker_consistency(&[[5, 20, 50, 20, 5]; 4], 0.001);
         assert_eq!((c.statistic, c.df, c.p_value), (0.0, 12, 1.0));
         assert_eq!(c.workers.len(), 4);
-        assert!(
-            c.workers
-                .iter()
-                .all(|w| w.df == 4 && w.p_value > 0.999 && !w.flagged)
-        );
+        assert!(c.workers.iter().all(|w| w.df == 4 && w.p_value > 0.999 && !w.flagged));
     }
 
     #[test]
     fn similar_workers_are_not_flagged() {
-        let counts = [
-            [6, 19, 52, 18, 5],
-            [4, 22, 47, 21, 6],
-            [5, 20, 50, 20, 5],
-            [5, 18, 51, 22, 4],
-        ];
+        let counts = [[6, 19, 52, 18, 5], [4, 22, 47, 21, 6], [5, 20, 50, 20, 5], [5, 18, 51, 22, 4]];
         let c = worker_consistency(&counts, 0.001);
         assert!(c.p_value > 0.5, "{c:?}");
-        assert!(
-            c.workers.iter().all(|w| w.p_value > 0.3 && !w.flagged),
-            "{c:?}"
-        );
+        assert!(c.workers.iter().all(|w| w.p_value > 0.3 && !w.flagged), "{c:?}");
     }
 
     #[test]
@@ -322,12 +267,7 @@ mod tests {
         counts[3] = [45, 70, 70, 12, 3]; // losing far more: a broken build or a slow machine
         let c = worker_consistency(&counts, 0.001);
         assert!(c.p_value < 1e-10);
-        let flagged: Vec<usize> = c
-            .workers
-            .iter()
-            .filter(|w| w.flagged)
-            .map(|w| w.worker)
-            .collect();
+        let flagged: Vec<usize> = c.workers.iter().filter(|w| w.flagged).map(|w| w.worker).collect();
         assert_eq!(flagged, [3]);
         assert!(c.workers[3].p_value < 1e-10);
     }
@@ -347,34 +287,14 @@ mod tests {
     fn empty_workers_and_outcomes_are_left_out() {
         assert_eq!(
             worker_consistency(&[], 0.001),
-            Consistency {
-                statistic: 0.0,
-                df: 0,
-                p_value: 1.0,
-                workers: Vec::new()
-            }
+            Consistency { statistic: 0.0, df: 0, p_value: 1.0, workers: Vec::new() }
         );
         let c = worker_consistency(&[[0, 10, 30, 10, 0], [0; 5], [0, 12, 28, 10, 0]], 0.001);
         assert_eq!(c.df, 2); // 2 workers with pairs, 3 outcomes reached
-        assert_eq!(
-            (
-                c.workers[1].statistic,
-                c.workers[1].df,
-                c.workers[1].p_value
-            ),
-            (0.0, 0, 1.0)
-        );
+        assert_eq!((c.workers[1].statistic, c.workers[1].df, c.workers[1].p_value), (0.0, 0, 1.0));
         assert_eq!(c.workers[0].df, 2);
         // A lone worker has nobody to be compared with.
         let lone = worker_consistency(&[[1, 2, 3, 4, 5]], 0.5);
-        assert_eq!(
-            (
-                lone.df,
-                lone.p_value,
-                lone.workers[0].p_value,
-                lone.workers[0].flagged
-            ),
-            (0, 1.0, 1.0, false)
-        );
+        assert_eq!((lone.df, lone.p_value, lone.workers[0].p_value, lone.workers[0].flagged), (0, 1.0, 1.0, false));
     }
 }

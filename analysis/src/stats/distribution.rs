@@ -32,18 +32,10 @@ impl Distribution {
     /// Fishtest's `results_to_pdf`: zero counts become [`PRIOR`], then the counts are
     /// normalised. An empty result set becomes the uniform distribution over the outcomes.
     pub fn from_outcomes<O: Outcomes + ?Sized>(outcomes: &O) -> Self {
-        let counts: Vec<f64> = outcomes
-            .frequencies()
-            .iter()
-            .map(|&c| if c == 0 { PRIOR } else { c as f64 })
-            .collect();
+        let counts: Vec<f64> = outcomes.frequencies().iter().map(|&c| if c == 0 { PRIOR } else { c as f64 }).collect();
         let samples: f64 = counts.iter().sum();
         let last = (counts.len().max(2) - 1) as f64;
-        let points = counts
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (i as f64 / last, c / samples))
-            .collect();
+        let points = counts.iter().enumerate().map(|(i, &c)| (i as f64 / last, c / samples)).collect();
         Self { points, samples }
     }
 
@@ -70,12 +62,7 @@ impl Distribution {
     /// Expectation, variance, skewness and excess kurtosis (Fishtest's `stats_ex`).
     pub fn moments(&self) -> Moments {
         let (mean, variance) = self.mean_variance();
-        let central = |k: i32| {
-            self.points
-                .iter()
-                .map(|&(a, p)| p * (a - mean).powi(k))
-                .sum::<f64>()
-        };
+        let central = |k: i32| self.points.iter().map(|&(a, p)| p * (a - mean).powi(k)).sum::<f64>();
         Moments {
             mean,
             variance,
@@ -88,10 +75,7 @@ impl Distribution {
 /// Expectation and variance of `(value, probability)` points.
 pub(crate) fn mean_variance(points: &[(f64, f64)]) -> (f64, f64) {
     let mean: f64 = points.iter().map(|&(a, p)| p * a).sum();
-    let variance = points
-        .iter()
-        .map(|&(a, p)| p * (a - mean) * (a - mean))
-        .sum();
+    let variance = points.iter().map(|&(a, p)| p * (a - mean) * (a - mean)).sum();
     (mean, variance)
 }
 
@@ -102,9 +86,7 @@ mod tests {
 
     #[test]
     fn pentanomial_points_are_pair_means() {
-        let d = Distribution::from_outcomes(&Pentanomial {
-            counts: [10, 20, 40, 20, 10],
-        });
+        let d = Distribution::from_outcomes(&Pentanomial { counts: [10, 20, 40, 20, 10] });
         let values: Vec<f64> = d.points().iter().map(|p| p.0).collect();
         assert_eq!(values, [0.0, 0.25, 0.5, 0.75, 1.0]);
         let (mean, var) = d.mean_variance();
@@ -118,11 +100,7 @@ mod tests {
 
     #[test]
     fn zero_counts_get_the_prior() {
-        let d = Distribution::from_outcomes(&Wdl {
-            wins: 0,
-            draws: 30,
-            losses: 0,
-        });
+        let d = Distribution::from_outcomes(&Wdl { wins: 0, draws: 30, losses: 0 });
         assert!((d.samples() - 30.002).abs() < 1e-12);
         assert!(d.points().iter().all(|&(_, p)| p > 0.0));
         let empty = Distribution::from_outcomes(&Pentanomial::default());

@@ -94,9 +94,7 @@ mod tests {
     #[test]
     fn pentanomial_interval() {
         // Symmetric counts: zero Elo, symmetric interval.
-        let p = Pentanomial {
-            counts: [10, 20, 40, 20, 10],
-        };
+        let p = Pentanomial { counts: [10, 20, 40, 20, 10] };
         let e = elo_estimate(&p);
         assert!(e.elo.abs() < 1e-9);
         assert!((e.upper + e.lower).abs() < 1e-9);
@@ -109,32 +107,9 @@ mod tests {
 
     #[test]
     fn los_values() {
-        assert!(
-            (los(&Wdl {
-                wins: 10,
-                draws: 5,
-                losses: 10
-            }) - 0.5)
-                .abs()
-                < 1e-9
-        );
+        assert!((los(&Wdl { wins: 10, draws: 5, losses: 10 }) - 0.5).abs() < 1e-9);
         // 60 wins, 40 losses: erf(20/sqrt(200)) = erf(1.4142) = 0.9545
-        assert!(
-            (los(&Wdl {
-                wins: 60,
-                draws: 0,
-                losses: 40
-            }) - 0.97725)
-                .abs()
-                < 1e-4
-        );
-        assert_eq!(
-            los(&Wdl {
-                wins: 0,
-                draws: 7,
-                losses: 0
-            }),
-            0.5
-        );
+        assert!((los(&Wdl { wins: 60, draws: 0, losses: 40 }) - 0.97725).abs() < 1e-4);
+        assert_eq!(los(&Wdl { wins: 0, draws: 7, losses: 0 }), 0.5);
     }
 }

@@ -24,29 +24,17 @@ fn secular(points: &[(f64, f64)]) -> Option<f64> {
         return None;
     }
     let (lower, upper) = (-1.0 / w, -1.0 / v);
-    let f = |x: f64| {
-        points
-            .iter()
-            .map(|&(a, p)| p * a / (1.0 + x * a))
-            .sum::<f64>()
-    };
+    let f = |x: f64| points.iter().map(|&(a, p)| p * a / (1.0 + x * a)).sum::<f64>();
     brentq(f, lower + EPSILON, upper - EPSILON)
 }
 
 /// The maximum-likelihood distribution with expectation `s`, given the observed `pdf`
 /// (Fishtest's `MLE_expected`, Proposition 1.1 of "support_MLE_multinomial").
 pub fn mle_expected(pdf: &Distribution, s: f64) -> Result<Distribution> {
-    let no_estimate = || Error::NoEstimate {
-        statistic: "expected score",
-        target: s,
-    };
+    let no_estimate = || Error::NoEstimate { statistic: "expected score", target: s };
     let shifted: Vec<(f64, f64)> = pdf.points().iter().map(|&(a, p)| (a - s, p)).collect();
     let x = secular(&shifted).ok_or_else(no_estimate)?;
-    let points: Vec<(f64, f64)> = pdf
-        .points()
-        .iter()
-        .map(|&(a, p)| (a, p / (1.0 + x * (a - s))))
-        .collect();
+    let points: Vec<(f64, f64)> = pdf.points().iter().map(|&(a, p)| (a, p / (1.0 + x * (a - s)))).collect();
     // Fishtest asserts this; here a miss is an error, never a panic.
     let (mean, _) = mean_variance(&points);
     let miss = (mean - s).abs();
@@ -62,10 +50,7 @@ pub fn mle_expected(pdf: &Distribution, s: f64) -> Result<Distribution> {
 /// secular solves with the constraint linearised at the current estimate; at most 10 rounds,
 /// stopping when no probability moves by 1e-9.
 pub fn mle_t_value(pdf: &Distribution, reference: f64, t: f64) -> Result<Distribution> {
-    let no_estimate = || Error::NoEstimate {
-        statistic: "t-value",
-        target: t,
-    };
+    let no_estimate = || Error::NoEstimate { statistic: "t-value", target: t };
     let observed = pdf.points();
     let n = observed.len() as f64;
     let mut estimate: Vec<(f64, f64)> = observed.iter().map(|&(a, _)| (a, 1.0 / n)).collect();
@@ -74,24 +59,12 @@ pub fn mle_t_value(pdf: &Distribution, reference: f64, t: f64) -> Result<Distrib
         let sigma = var.sqrt();
         let linearised: Vec<(f64, f64)> = observed
             .iter()
-            .map(|&(a, p)| {
-                (
-                    a - reference - t * sigma * (1.0 + ((mu - a) / sigma).powi(2)) / 2.0,
-                    p,
-                )
-            })
+            .map(|&(a, p)| (a - reference - t * sigma * (1.0 + ((mu - a) / sigma).powi(2)) / 2.0, p))
             .collect();
         let x = secular(&linearised).ok_or_else(no_estimate)?;
-        let next: Vec<(f64, f64)> = observed
-            .iter()
-            .zip(&linearised)
-            .map(|(&(a, p), &(shifted, _))| (a, p / (1.0 + x * shifted)))
-            .collect();
-        let moved = estimate
-            .iter()
-            .zip(&next)
-            .map(|(old, new)| (old.1 - new.1).abs())
-            .fold(0.0, f64::max);
+        let next: Vec<(f64, f64)> =
+            observed.iter().zip(&linearised).map(|(&(a, p), &(shifted, _))| (a, p / (1.0 + x * shifted))).collect();
+        let moved = estimate.iter().zip(&next).map(|(old, new)| (old.1 - new.1).abs()).fold(0.0, f64::max);
         estimate = next;
         if moved < 1e-9 {
             break;
@@ -111,9 +84,7 @@ mod tests {
     use crate::stats::Pentanomial;
 
     fn sample() -> Distribution {
-        Distribution::from_outcomes(&Pentanomial {
-            counts: [10789, 19328, 33806, 19402, 10543],
-        })
+        Distribution::from_outcomes(&Pentanomial { counts: [10789, 19328, 33806, 19402, 10543] })
     }
 
     #[test]

@@ -34,21 +34,17 @@ mod rating;
 mod root;
 mod sprt;
 
-pub use bayeselo::{
-    bayeselo_to_elo, bayeselo_to_proba, draw_elo, elo_to_bayeselo, llr_bayeselo, proba_to_bayeselo,
-};
+pub use bayeselo::{bayeselo_to_elo, bayeselo_to_proba, draw_elo, elo_to_bayeselo, llr_bayeselo, proba_to_bayeselo};
 pub use chisq::{Consistency, WorkerCheck, chi_square_sf, worker_consistency};
 pub use distribution::{Distribution, Moments, PRIOR};
 pub use elo::{EloEstimate, elo_estimate, elo_of_score, los, score_of_elo};
 pub use mle::{mle_expected, mle_t_value};
-pub use nelo::{
-    NELO_DIVIDED_BY_NT, NeloEstimate, elo_of_nelo, nelo_estimate, nelo_of_elo, sigma_per_game,
-};
+pub use nelo::{NELO_DIVIDED_BY_NT, NeloEstimate, elo_of_nelo, nelo_estimate, nelo_of_elo, sigma_per_game};
 pub use normal::{erf, erfc, normal_cdf, normal_quantile};
 pub use outcomes::{Outcomes, Pentanomial, Wdl};
 pub use overshoot::{Overshoot, OvershootUpdate};
 pub use rating::{HeadToHead, Rating, VIRTUAL_DRAWS, rating_list};
 pub use sprt::{
-    EloModel, Hypothesis, SprtParams, SprtResult, llr, llr_bounds, llr_logistic, llr_normalized,
-    llr_normalized_alt, sprt,
+    EloModel, Hypothesis, SprtParams, SprtResult, llr, llr_bounds, llr_logistic, llr_normalized, llr_normalized_alt,
+    sprt,
 };

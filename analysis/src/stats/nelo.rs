@@ -46,11 +46,7 @@ pub fn nelo_estimate<O: Outcomes + ?Sized>(outcomes: &O) -> NeloEstimate {
     let half_width = normal_quantile(0.975) * (t_variance / pdf.samples()).sqrt();
     // A pair's t-value is sqrt(2) times the per-game one.
     let to_nelo = NELO_DIVIDED_BY_NT / (O::GAMES_PER_SAMPLE as f64).sqrt();
-    NeloEstimate {
-        nelo: to_nelo * t,
-        lower: to_nelo * (t - half_width),
-        upper: to_nelo * (t + half_width),
-    }
+    NeloEstimate { nelo: to_nelo * t, lower: to_nelo * (t - half_width), upper: to_nelo * (t + half_width) }
 }
 
 /// Standard deviation of one game's score, as estimated from the counts (Fishtest's
@@ -81,11 +77,7 @@ mod tests {
     fn nelo_equals_elo_without_draws_for_small_differences() {
         // Trinomial without draws: sigma = sqrt(s (1 - s)), about 0.5 near s = 0.5, so
         // nElo = (s - 0.5) / 0.5 * 800 / ln 10 ~ logistic Elo (slope 1600 / ln 10 at 0.5).
-        let wdl = Wdl {
-            wins: 50_100,
-            draws: 0,
-            losses: 49_900,
-        };
+        let wdl = Wdl { wins: 50_100, draws: 0, losses: 49_900 };
         let nelo = nelo_estimate(&wdl).nelo;
         let elo = crate::stats::elo_estimate(&wdl).elo;
         assert!((nelo - elo).abs() < 0.01, "{nelo} vs {elo}");
@@ -93,9 +85,7 @@ mod tests {
 
     #[test]
     fn symmetric_results_have_zero_nelo_and_symmetric_interval() {
-        let e = nelo_estimate(&Pentanomial {
-            counts: [3, 5, 8, 5, 3],
-        });
+        let e = nelo_estimate(&Pentanomial { counts: [3, 5, 8, 5, 3] });
         assert_eq!(e.nelo, 0.0);
         assert!((e.lower + e.upper).abs() < 1e-9);
         assert!(e.error() > 0.0);
@@ -103,9 +93,7 @@ mod tests {
 
     #[test]
     fn conversions_are_inverse() {
-        let p = Pentanomial {
-            counts: [1187, 7410, 13475, 7378, 1164],
-        };
+        let p = Pentanomial { counts: [1187, 7410, 13475, 7378, 1164] };
         for elo in [-3.0, 0.0, 1.0, 5.0] {
             assert!((elo_of_nelo(nelo_of_elo(elo, &p), &p) - elo).abs() < 1e-9);
         }

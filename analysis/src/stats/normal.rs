@@ -25,11 +25,7 @@ pub fn erf(x: f64) -> f64 {
     if x.is_nan() {
         return f64::NAN;
     }
-    if x.abs() < ERF_SERIES_LIMIT {
-        erf_series(x)
-    } else {
-        x.signum() * (1.0 - erfc_continued_fraction(x.abs()))
-    }
+    if x.abs() < ERF_SERIES_LIMIT { erf_series(x) } else { x.signum() * (1.0 - erfc_continued_fraction(x.abs())) }
 }
 
 /// The complementary error function 1 - erf(x), accurate in the upper tail.
@@ -120,11 +116,7 @@ pub fn normal_quantile(p: f64) -> f64 {
     let x = acklam(p);
     // Halley on e = Phi(x) - p, taken in the nearer tail where erfc keeps its digits
     // (for p >= 0.5, 1 - p is exact).
-    let e = if x < 0.0 {
-        normal_cdf(x) - p
-    } else {
-        (1.0 - p) - normal_cdf(-x)
-    };
+    let e = if x < 0.0 { normal_cdf(x) - p } else { (1.0 - p) - normal_cdf(-x) };
     let u = e * (2.0 * PI).sqrt() * (x * x / 2.0).exp();
     x - u / (1.0 + x * u / 2.0)
 }
@@ -153,12 +145,8 @@ fn acklam(p: f64) -> f64 {
         4.374_664_141_464_968,
         2.938_163_982_698_783,
     ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
+    const D: [f64; 4] =
+        [7.784_695_709_041_462e-3, 3.224_671_290_700_398e-1, 2.445_134_137_142_996, 3.754_408_661_907_416];
     const P_LOW: f64 = 0.024_25;
 
     let tail = |q: f64| {
@@ -205,27 +193,13 @@ mod tests {
     #[test]
     fn erf_and_erfc_match_cpython() {
         for (x, want_erf, want_erfc) in ERF {
-            assert!(
-                (erf(x) - want_erf).abs() < 1e-15,
-                "erf({x}) = {} want {want_erf}",
-                erf(x)
-            );
-            assert!(
-                close(erfc(x), want_erfc, 1e-14),
-                "erfc({x}) = {} want {want_erfc}",
-                erfc(x)
-            );
+            assert!((erf(x) - want_erf).abs() < 1e-15, "erf({x}) = {} want {want_erf}", erf(x));
+            assert!(close(erfc(x), want_erfc, 1e-14), "erfc({x}) = {} want {want_erfc}", erfc(x));
         }
-        for (x, want) in [
-            (10.0, 2.088487583762545e-45),
-            (20.0, 5.3958656116079005e-176),
-            (26.0, 5.663192408856143e-296),
-        ] {
-            assert!(
-                close(erfc(x), want, 1e-13),
-                "erfc({x}) = {} want {want}",
-                erfc(x)
-            );
+        for (x, want) in
+            [(10.0, 2.088487583762545e-45), (20.0, 5.3958656116079005e-176), (26.0, 5.663192408856143e-296)]
+        {
+            assert!(close(erfc(x), want, 1e-13), "erfc({x}) = {} want {want}", erfc(x));
         }
         assert_eq!(erfc(40.0), 0.0);
         assert_eq!(erf(40.0), 1.0);
@@ -246,11 +220,7 @@ mod tests {
             (3.0, 0.9986501019683699),
             (8.0, 0.9999999999999993),
         ] {
-            assert!(
-                close(normal_cdf(x), want, 1e-13),
-                "Phi({x}) = {} want {want}",
-                normal_cdf(x)
-            );
+            assert!(close(normal_cdf(x), want, 1e-13), "Phi({x}) = {} want {want}", normal_cdf(x));
         }
         assert_eq!(normal_cdf(-40.0), 0.0);
     }
@@ -277,30 +247,17 @@ mod tests {
             // Near 1, p itself carries an absolute rounding of 1e-16, which the steep quantile
             // amplifies: compare there only to what p determines.
             let rel = if p > 0.999 { 1e-9 } else { 1e-14 };
-            assert!(
-                close(normal_quantile(p), want, rel),
-                "Phi_inv({p}) = {} want {want}",
-                normal_quantile(p)
-            );
+            assert!(close(normal_quantile(p), want, rel), "Phi_inv({p}) = {} want {want}", normal_quantile(p));
         }
         assert_eq!(normal_quantile(0.5), 0.0);
         assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
         assert_eq!(normal_quantile(1.0), f64::INFINITY);
         assert!(normal_quantile(1.5).is_nan());
-        for p in [
-            1e-300, 1e-100, 1e-20, 1e-5, 0.01, 0.024, 0.025, 0.2, 0.5, 0.8, 0.975, 0.99, 0.999_999,
-        ] {
+        for p in [1e-300, 1e-100, 1e-20, 1e-5, 0.01, 0.024, 0.025, 0.2, 0.5, 0.8, 0.975, 0.99, 0.999_999] {
             let x = normal_quantile(p);
-            let back = if x < 0.0 {
-                normal_cdf(x)
-            } else {
-                1.0 - normal_cdf(-x)
-            };
+            let back = if x < 0.0 { normal_cdf(x) } else { 1.0 - normal_cdf(-x) };
             // One ulp of x moves Phi by a relative x^2 * 2.2e-16 in the tails.
-            assert!(
-                close(back, p, 1e-14 * (1.0 + x * x)),
-                "Phi(Phi_inv({p})) = {back}"
-            );
+            assert!(close(back, p, 1e-14 * (1.0 + x * x)), "Phi(Phi_inv({p})) = {back}");
         }
     }
 }

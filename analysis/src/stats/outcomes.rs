@@ -61,10 +61,7 @@ impl FromStr for Pentanomial {
     type Err = Error;
 
     fn from_str(input: &str) -> Result<Self> {
-        let bad = |reason: String| Error::Pentanomial {
-            input: input.to_owned(),
-            reason,
-        };
+        let bad = |reason: String| Error::Pentanomial { input: input.to_owned(), reason };
         let fields: Vec<&str> = input.split(',').map(str::trim).collect();
         if fields.len() != 5 {
             return Err(bad(format!(
@@ -74,12 +71,9 @@ impl FromStr for Pentanomial {
         }
         let mut counts = [0u64; 5];
         for (i, (count, field)) in counts.iter_mut().zip(&fields).enumerate() {
-            *count = field.parse().map_err(|_| {
-                bad(format!(
-                    "count {} `{field}` is not a non-negative whole number",
-                    i + 1
-                ))
-            })?;
+            *count = field
+                .parse()
+                .map_err(|_| bad(format!("count {} `{field}` is not a non-negative whole number", i + 1)))?;
         }
         Ok(Self { counts })
     }
@@ -137,11 +131,7 @@ mod tests {
 
     #[test]
     fn trinomial_order_is_loss_draw_win() {
-        let wdl = Wdl {
-            wins: 3,
-            draws: 2,
-            losses: 1,
-        };
+        let wdl = Wdl { wins: 3, draws: 2, losses: 1 };
         assert_eq!(wdl.frequencies(), vec![1, 2, 3]);
         assert_eq!(Outcomes::games(&wdl), 6);
     }

@@ -66,16 +66,8 @@ impl Overshoot {
     /// The expected overshoots `(o0, o1)` below the lower and above the upper bound, each 0
     /// until the LLR has made a new low (high): `E(jump²) / (2 E(jump))` of the ladder jumps.
     pub fn corrections(&self) -> (f64, f64) {
-        let o0 = if self.m0 != 0.0 {
-            -self.sq0 / self.m0 / 2.0
-        } else {
-            0.0
-        };
-        let o1 = if self.m1 != 0.0 {
-            self.sq1 / self.m1 / 2.0
-        } else {
-            0.0
-        };
+        let o0 = if self.m0 != 0.0 { -self.sq0 / self.m0 / 2.0 } else { 0.0 };
+        let o1 = if self.m1 != 0.0 { self.sq1 / self.m1 / 2.0 } else { 0.0 };
         (o0, o1)
     }
 

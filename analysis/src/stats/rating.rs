@@ -73,18 +73,13 @@ struct Pair {
 pub fn rating_list(players: usize, results: &[HeadToHead], anchor: usize) -> Result<Vec<Rating>> {
     let fail = |reason: String| Error::Rating { reason };
     if anchor >= players {
-        return Err(fail(format!(
-            "anchor {anchor} out of range ({players} players)"
-        )));
+        return Err(fail(format!("anchor {anchor} out of range ({players} players)")));
     }
     let mut by_pair: BTreeMap<(usize, usize), Pair> = BTreeMap::new();
     let (mut games, mut points) = (vec![0u128; players], vec![0.0; players]);
     for h in results {
         if h.a >= players || h.b >= players {
-            return Err(fail(format!(
-                "player {} out of range ({players} players)",
-                h.a.max(h.b)
-            )));
+            return Err(fail(format!("player {} out of range ({players} players)", h.a.max(h.b))));
         }
         if h.a == h.b {
             return Err(fail(format!("player {} plays itself", h.a)));
@@ -96,64 +91,34 @@ pub fn rating_list(players: usize, results: &[HeadToHead], anchor: usize) -> Res
             points[p] += points_p;
         }
         if n > 0 {
-            let (i, j, points_i) = if h.a < h.b {
-                (h.a, h.b, points_a)
-            } else {
-                (h.b, h.a, n as f64 - points_a)
-            };
-            let pair = by_pair.entry((i, j)).or_insert(Pair {
-                i,
-                j,
-                ..Pair::default()
-            });
+            let (i, j, points_i) = if h.a < h.b { (h.a, h.b, points_a) } else { (h.b, h.a, n as f64 - points_a) };
+            let pair = by_pair.entry((i, j)).or_insert(Pair { i, j, ..Pair::default() });
             pair.games += n as f64;
             pair.points_i += points_i;
         }
     }
     let mut pairs: Vec<Pair> = by_pair.into_values().collect();
     let linked = reachable(&neighbours(players, &pairs, |_, _| true), anchor);
-    let unlinked: Vec<String> = (0..players)
-        .filter(|&p| !linked[p])
-        .map(|p| p.to_string())
-        .collect();
+    let unlinked: Vec<String> = (0..players).filter(|&p| !linked[p]).map(|p| p.to_string()).collect();
     if !unlinked.is_empty() {
-        return Err(fail(format!(
-            "no games link player(s) {} to the anchor {anchor}",
-            unlinked.join(", ")
-        )));
+        return Err(fail(format!("no games link player(s) {} to the anchor {anchor}", unlinked.join(", "))));
     }
     add_virtual_draws(players, &mut pairs);
     let elo = maximise_likelihood(players, &pairs, anchor)?;
-    let variances = free_variances(players, &pairs, anchor, &elo)
-        .ok_or_else(|| fail("singular information".into()))?;
+    let variances = free_variances(players, &pairs, anchor, &elo).ok_or_else(|| fail("singular information".into()))?;
     let z = normal_quantile(0.975);
     let mut list = Vec::with_capacity(players);
     for p in 0..players {
-        let played = u64::try_from(games[p])
-            .map_err(|_| fail(format!("games of player {p} overflow u64")))?;
-        let score = if played == 0 {
-            0.5
-        } else {
-            points[p] / games[p] as f64
-        };
-        list.push(Rating {
-            player: p,
-            elo: elo[p],
-            error95: z * variances[p].sqrt(),
-            games: played,
-            score,
-        });
+        let played = u64::try_from(games[p]).map_err(|_| fail(format!("games of player {p} overflow u64")))?;
+        let score = if played == 0 { 0.5 } else { points[p] / games[p] as f64 };
+        list.push(Rating { player: p, elo: elo[p], error95: z * variances[p].sqrt(), games: played, score });
     }
     list.sort_by(|x, y| y.elo.total_cmp(&x.elo).then(x.player.cmp(&y.player)));
     Ok(list)
 }
 
 /// For every player, the opponents `step(pair, from_i)` lets it step to.
-fn neighbours(
-    players: usize,
-    pairs: &[Pair],
-    step: impl Fn(&Pair, bool) -> bool,
-) -> Vec<Vec<usize>> {
+fn neighbours(players: usize, pairs: &[Pair], step: impl Fn(&Pair, bool) -> bool) -> Vec<Vec<usize>> {
     let mut next = vec![Vec::new(); players];
     for pair in pairs {
         if step(pair, true) {
@@ -185,13 +150,8 @@ fn reachable(next: &[Vec<usize>], start: usize) -> Vec<bool> {
 /// from" back to the winner: exactly the pairs between strongly connected components, whose
 /// ratings the likelihood alone would drive apart forever.
 fn add_virtual_draws(players: usize, pairs: &mut [Pair]) {
-    let took_points = neighbours(players, pairs, |p, from_i| {
-        if from_i {
-            p.points_i > 0.0
-        } else {
-            p.points_i < p.games
-        }
-    });
+    let took_points =
+        neighbours(players, pairs, |p, from_i| if from_i { p.points_i > 0.0 } else { p.points_i < p.games });
     let mut reach: Vec<Option<Vec<bool>>> = vec![None; players];
     for pair in pairs.iter_mut() {
         let (winner, loser) = match pair.points_i {
@@ -250,12 +210,8 @@ fn maximise_likelihood(players: usize, pairs: &[Pair], anchor: usize) -> Result<
     let free: Vec<usize> = (0..players).filter(|&p| p != anchor).collect();
     for _ in 0..MAX_ITERATIONS {
         let (gradient, information) = derivatives(pairs, anchor, &elo);
-        let Some(step) =
-            cholesky(information, free.len()).map(|l| cholesky_solve(&l, gradient.clone()))
-        else {
-            return Err(Error::Rating {
-                reason: "singular information matrix".into(),
-            });
+        let Some(step) = cholesky(information, free.len()).map(|l| cholesky_solve(&l, gradient.clone())) else {
+            return Err(Error::Rating { reason: "singular information matrix".into() });
         };
         let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
         // The gain the quadratic model predicts. Once it is lost in the rounding of the
@@ -267,9 +223,7 @@ fn maximise_likelihood(players: usize, pairs: &[Pair], anchor: usize) -> Result<
         let mut t = 1.0;
         loop {
             let mut candidate = elo.clone();
-            free.iter()
-                .zip(&step)
-                .for_each(|(&p, s)| candidate[p] += t * s);
+            free.iter().zip(&step).for_each(|(&p, s)| candidate[p] += t * s);
             let candidate_ll = log_likelihood(pairs, &candidate);
             if negligible || candidate_ll >= ll || t < 1e-12 {
                 (elo, ll) = (candidate, candidate_ll);
@@ -281,9 +235,7 @@ fn maximise_likelihood(players: usize, pairs: &[Pair], anchor: usize) -> Result<
             return Ok(elo);
         }
     }
-    Err(Error::Rating {
-        reason: format!("Newton's method did not converge in {MAX_ITERATIONS} iterations"),
-    })
+    Err(Error::Rating { reason: format!("Newton's method did not converge in {MAX_ITERATIONS} iterations") })
 }
 
 /// The variance of every player's rating, the diagonal of the inverse information (0 for the
@@ -334,22 +286,13 @@ mod tests {
     use crate::stats::elo_of_score;
 
     fn h2h(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> HeadToHead {
-        HeadToHead {
-            a,
-            b,
-            wins,
-            draws,
-            losses,
-        }
+        HeadToHead { a, b, wins, draws, losses }
     }
 
     /// Ratings indexed by player.
     fn by_player(players: usize, results: &[HeadToHead], anchor: usize) -> Vec<Rating> {
         let mut list = rating_list(players, results, anchor).expect("rating list");
-        assert!(
-            list.windows(2).all(|w| w[0].elo >= w[1].elo),
-            "best first: {list:?}"
-        );
+        assert!(list.windows(2).all(|w| w[0].elo >= w[1].elo), "best first: {list:?}");
         list.sort_by_key(|r| r.player);
         list
     }
@@ -363,25 +306,13 @@ mod tests {
         let r = by_player(2, &[h2h(0, 1, 35, 40, 25)], 1);
         let (s, n) = (0.55, 100.0);
         assert!(close(r[0].elo, elo_of_score(s), 1e-6), "{r:?}");
-        assert_eq!(
-            (r[1].elo, r[1].error95, r[0].games, r[0].score),
-            (0.0, 0.0, 100, s)
-        );
+        assert_eq!((r[1].elo, r[1].error95, r[0].games, r[0].score), (0.0, 0.0, 100, s));
         // The delta method on the score's binomial standard error.
         let (z, score_sigma) = (normal_quantile(0.975), (s * (1.0 - s) / n).sqrt());
-        assert!(close(
-            r[0].error95,
-            z * score_sigma / (LAMBDA * s * (1.0 - s)),
-            1e-6
-        ));
+        assert!(close(r[0].error95, z * score_sigma / (LAMBDA * s * (1.0 - s)), 1e-6));
         // ... close to the Elo of the score's own 95% interval.
-        let half_width =
-            (elo_of_score(s + z * score_sigma) - elo_of_score(s - z * score_sigma)) / 2.0;
-        assert!(
-            (r[0].error95 / half_width - 1.0).abs() < 0.02,
-            "{} vs {half_width}",
-            r[0].error95
-        );
+        let half_width = (elo_of_score(s + z * score_sigma) - elo_of_score(s - z * score_sigma)) / 2.0;
+        assert!((r[0].error95 / half_width - 1.0).abs() < 0.02, "{} vs {half_width}", r[0].error95);
     }
 
     #[test]
@@ -392,26 +323,14 @@ mod tests {
         let r = by_player(3, &results, 2);
         let link_01 = by_player(2, &results[..1], 1)[0];
         let link_12 = by_player(2, &[h2h(0, 1, 30, 30, 40)], 1)[0];
-        assert!(
-            close(r[1].elo, elo_of_score(0.45), 1e-6)
-                && close(r[0].elo - r[1].elo, elo_of_score(0.6), 1e-6)
-        );
-        assert!(close(
-            r[0].error95.powi(2),
-            link_01.error95.powi(2) + link_12.error95.powi(2),
-            1e-6
-        ));
+        assert!(close(r[1].elo, elo_of_score(0.45), 1e-6) && close(r[0].elo - r[1].elo, elo_of_score(0.6), 1e-6));
+        assert!(close(r[0].error95.powi(2), link_01.error95.powi(2) + link_12.error95.powi(2), 1e-6));
         assert_eq!((r[2].elo, r[2].error95), (0.0, 0.0));
     }
 
     #[test]
     fn anchor_choice_shifts_every_rating_alike() {
-        let results = [
-            h2h(0, 1, 30, 50, 20),
-            h2h(1, 2, 25, 40, 35),
-            h2h(2, 0, 10, 20, 15),
-            h2h(3, 1, 5, 5, 10),
-        ];
+        let results = [h2h(0, 1, 30, 50, 20), h2h(1, 2, 25, 40, 35), h2h(2, 0, 10, 20, 15), h2h(3, 1, 5, 5, 10)];
         let at_0 = by_player(4, &results, 0);
         let at_3 = by_player(4, &results, 3);
         assert_eq!((at_0[0].elo, at_3[3].elo), (0.0, 0.0));
@@ -429,46 +348,24 @@ mod tests {
                     n * score_of_elo(at_0[me].elo - at_0[them].elo)
                 })
                 .sum();
-            assert!(
-                close(expected, rating.score * rating.games as f64, 1e-9),
-                "player {p}"
-            );
+            assert!(close(expected, rating.score * rating.games as f64, 1e-9), "player {p}");
         }
     }
 
     #[test]
     fn sides_and_labels_do_not_matter() {
-        let results = [
-            h2h(0, 1, 30, 50, 20),
-            h2h(1, 2, 25, 40, 35),
-            h2h(2, 0, 10, 20, 15),
-            h2h(3, 1, 5, 5, 10),
-        ];
+        let results = [h2h(0, 1, 30, 50, 20), h2h(1, 2, 25, 40, 35), h2h(2, 0, 10, 20, 15), h2h(3, 1, 5, 5, 10)];
         let base = by_player(4, &results, 0);
-        let swapped: Vec<_> = results
-            .iter()
-            .map(|h| h2h(h.b, h.a, h.losses, h.draws, h.wins))
-            .collect();
+        let swapped: Vec<_> = results.iter().map(|h| h2h(h.b, h.a, h.losses, h.draws, h.wins)).collect();
         let relabel = [2, 0, 3, 1];
-        let moved: Vec<_> = results
-            .iter()
-            .map(|h| h2h(relabel[h.a], relabel[h.b], h.wins, h.draws, h.losses))
-            .collect();
+        let moved: Vec<_> =
+            results.iter().map(|h| h2h(relabel[h.a], relabel[h.b], h.wins, h.draws, h.losses)).collect();
         let (swapped, moved) = (by_player(4, &swapped, 0), by_player(4, &moved, relabel[0]));
         for p in 0..4 {
-            assert!(
-                close(swapped[p].elo, base[p].elo, 1e-9)
-                    && close(swapped[p].error95, base[p].error95, 1e-9)
-            );
+            assert!(close(swapped[p].elo, base[p].elo, 1e-9) && close(swapped[p].error95, base[p].error95, 1e-9));
             let q = relabel[p];
-            assert!(
-                close(moved[q].elo, base[p].elo, 1e-9)
-                    && close(moved[q].error95, base[p].error95, 1e-9)
-            );
-            assert_eq!(
-                (moved[q].games, moved[q].score),
-                (base[p].games, base[p].score)
-            );
+            assert!(close(moved[q].elo, base[p].elo, 1e-9) && close(moved[q].error95, base[p].error95, 1e-9));
+            assert_eq!((moved[q].games, moved[q].score), (base[p].games, base[p].score));
         }
     }
 
@@ -479,30 +376,15 @@ mod tests {
         assert!(close(r[0].elo, elo_of_score(10.25 / 10.5), 1e-6) && r[0].error95.is_finite());
         assert_eq!(r[0].score, 1.0);
         // A player that lost every game among others that drew.
-        let r = by_player(
-            3,
-            &[h2h(0, 1, 3, 10, 2), h2h(2, 0, 0, 0, 12), h2h(1, 2, 8, 0, 0)],
-            0,
-        );
-        assert!(
-            r.iter().all(|x| x.elo.is_finite() && x.error95.is_finite()),
-            "{r:?}"
-        );
+        let r = by_player(3, &[h2h(0, 1, 3, 10, 2), h2h(2, 0, 0, 0, 12), h2h(1, 2, 8, 0, 0)], 0);
+        assert!(r.iter().all(|x| x.elo.is_finite() && x.error95.is_finite()), "{r:?}");
         assert!(r[2].elo < r[1].elo - 300.0);
     }
 
     #[test]
     fn one_sided_pairs_in_a_cycle_need_no_prior() {
         // Each beat the next 10-0: the likelihood has its maximum at equal ratings.
-        let r = by_player(
-            3,
-            &[
-                h2h(0, 1, 10, 0, 0),
-                h2h(1, 2, 10, 0, 0),
-                h2h(2, 0, 10, 0, 0),
-            ],
-            0,
-        );
+        let r = by_player(3, &[h2h(0, 1, 10, 0, 0), h2h(1, 2, 10, 0, 0), h2h(2, 0, 10, 0, 0)], 0);
         assert!(r.iter().all(|x| close(x.elo, 0.0, 1e-9)), "{r:?}");
     }
 
@@ -518,15 +400,6 @@ mod tests {
         assert!(message(rating_list(3, &[h2h(0, 1, 1, 0, 0)], 3)).contains("anchor 3"));
         assert!(message(rating_list(3, &[h2h(1, 1, 1, 0, 0)], 0)).contains("plays itself"));
         let lone = rating_list(1, &[], 0).expect("a lone anchor");
-        assert_eq!(
-            lone,
-            [Rating {
-                player: 0,
-                elo: 0.0,
-                error95: 0.0,
-                games: 0,
-                score: 0.5
-            }]
-        );
+        assert_eq!(lone, [Rating { player: 0, elo: 0.0, error95: 0.0, games: 0, score: 0.5 }]);
     }
 }

@@ -44,9 +44,7 @@ impl FromStr for EloModel {
         match s {
             "normalized" => Ok(Self::Normalized),
             "logistic" => Ok(Self::Logistic),
-            _ => Err(format!(
-                "unknown Elo model `{s}` (expected normalized or logistic)"
-            )),
+            _ => Err(format!("unknown Elo model `{s}` (expected normalized or logistic)")),
         }
     }
 }
@@ -65,13 +63,7 @@ pub struct SprtParams {
 impl Default for SprtParams {
     /// Fishtest's defaults: [0, 5], alpha = beta = 0.05, in normalized Elo.
     fn default() -> Self {
-        Self {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: EloModel::Normalized,
-        }
+        Self { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
     }
 }
 
@@ -79,13 +71,7 @@ impl SprtParams {
     /// Checks that the bounds are finite with elo0 < elo1, and that 0 < alpha, beta and
     /// alpha + beta < 1 (so that lower bound < 0 < upper bound).
     pub fn validate(&self) -> Result<()> {
-        let bad = |name, value, reason| {
-            Err(Error::SprtParameter {
-                name,
-                value,
-                reason,
-            })
-        };
+        let bad = |name, value, reason| Err(Error::SprtParameter { name, value, reason });
         for (name, value) in [("elo0", self.elo0), ("elo1", self.elo1)] {
             if !value.is_finite() {
                 return bad(name, value, "must be a finite number");
@@ -212,12 +198,7 @@ impl SprtResult {
         } else {
             None
         };
-        Self {
-            llr,
-            lower,
-            upper,
-            verdict,
-        }
+        Self { llr, lower, upper, verdict }
     }
 }
 
@@ -226,11 +207,7 @@ impl SprtResult {
 /// [`super::overshoot::Overshoot`]).
 pub fn sprt<O: Outcomes + ?Sized>(outcomes: &O, params: &SprtParams) -> Result<SprtResult> {
     params.validate()?;
-    Ok(SprtResult::judge(
-        llr(outcomes, params)?,
-        params.bounds(),
-        (0.0, 0.0),
-    ))
+    Ok(SprtResult::judge(llr(outcomes, params)?, params.bounds(), (0.0, 0.0)))
 }
 
 #[cfg(test)]
@@ -251,44 +228,23 @@ mod tests {
     fn params_are_validated() {
         assert!(SprtParams::default().validate().is_ok());
         let bad = [
-            SprtParams {
-                elo0: 5.0,
-                elo1: 5.0,
-                ..Default::default()
-            },
-            SprtParams {
-                elo1: f64::NAN,
-                ..Default::default()
-            },
-            SprtParams {
-                alpha: 0.0,
-                ..Default::default()
-            },
-            SprtParams {
-                beta: 1.0,
-                ..Default::default()
-            },
-            SprtParams {
-                alpha: 0.6,
-                beta: 0.5,
-                ..Default::default()
-            },
+            SprtParams { elo0: 5.0, elo1: 5.0, ..Default::default() },
+            SprtParams { elo1: f64::NAN, ..Default::default() },
+            SprtParams { alpha: 0.0, ..Default::default() },
+            SprtParams { beta: 1.0, ..Default::default() },
+            SprtParams { alpha: 0.6, beta: 0.5, ..Default::default() },
         ];
         for p in bad {
             let err = p.validate().unwrap_err();
             assert!(matches!(err, Error::SprtParameter { .. }), "{p:?}: {err}");
         }
-        let err = sprt(&Pentanomial::default(), &bad[0])
-            .unwrap_err()
-            .to_string();
+        let err = sprt(&Pentanomial::default(), &bad[0]).unwrap_err().to_string();
         assert!(err.contains("elo0 = 5"), "{err}");
     }
 
     #[test]
     fn llr_is_antisymmetric_in_the_bounds() {
-        let p = Pentanomial {
-            counts: [1187, 7410, 13475, 7378, 1164],
-        };
+        let p = Pentanomial { counts: [1187, 7410, 13475, 7378, 1164] };
         let a = llr_normalized(&p, 0.0, 5.0).unwrap();
         let b = llr_normalized(&p, 5.0, 0.0).unwrap();
         assert!((a + b).abs() < 1e-9);
@@ -297,53 +253,23 @@ mod tests {
 
     #[test]
     fn a_strong_candidate_passes_and_a_weak_one_fails() {
-        let strong = Pentanomial {
-            counts: [200, 1500, 4000, 2100, 400],
-        };
-        let weak = Pentanomial {
-            counts: [400, 2100, 4000, 1500, 200],
-        };
+        let strong = Pentanomial { counts: [200, 1500, 4000, 2100, 400] };
+        let weak = Pentanomial { counts: [400, 2100, 4000, 1500, 200] };
         for model in [EloModel::Normalized, EloModel::Logistic] {
-            let params = SprtParams {
-                model,
-                ..Default::default()
-            };
-            assert_eq!(
-                sprt(&strong, &params).unwrap().verdict,
-                Some(Hypothesis::H1),
-                "{model}"
-            );
-            assert_eq!(
-                sprt(&weak, &params).unwrap().verdict,
-                Some(Hypothesis::H0),
-                "{model}"
-            );
+            let params = SprtParams { model, ..Default::default() };
+            assert_eq!(sprt(&strong, &params).unwrap().verdict, Some(Hypothesis::H1), "{model}");
+            assert_eq!(sprt(&weak, &params).unwrap().verdict, Some(Hypothesis::H0), "{model}");
         }
-        let undecided = sprt(
-            &Pentanomial {
-                counts: [3, 5, 8, 5, 3],
-            },
-            &SprtParams::default(),
-        )
-        .unwrap();
+        let undecided = sprt(&Pentanomial { counts: [3, 5, 8, 5, 3] }, &SprtParams::default()).unwrap();
         assert_eq!(undecided.verdict, None);
     }
 
     #[test]
     fn judge_uses_strict_inequalities_and_overshoot() {
         let bounds = llr_bounds(0.05, 0.05);
-        assert_eq!(
-            SprtResult::judge(bounds.1, bounds, (0.0, 0.0)).verdict,
-            None
-        );
-        assert_eq!(
-            SprtResult::judge(2.9, bounds, (0.0, 0.1)).verdict,
-            Some(Hypothesis::H1)
-        );
-        assert_eq!(
-            SprtResult::judge(-2.9, bounds, (0.1, 0.0)).verdict,
-            Some(Hypothesis::H0)
-        );
+        assert_eq!(SprtResult::judge(bounds.1, bounds, (0.0, 0.0)).verdict, None);
+        assert_eq!(SprtResult::judge(2.9, bounds, (0.0, 0.1)).verdict, Some(Hypothesis::H1));
+        assert_eq!(SprtResult::judge(-2.9, bounds, (0.1, 0.0)).verdict, Some(Hypothesis::H0));
     }
 
     #[test]
@@ -357,11 +283,7 @@ mod tests {
 
     #[test]
     fn trinomial_llr_works_too() {
-        let wdl = Wdl {
-            wins: 716,
-            draws: 2163,
-            losses: 591,
-        };
+        let wdl = Wdl { wins: 716, draws: 2163, losses: 591 };
         assert!(llr_logistic(&wdl, 0.0, 2.0).unwrap() > 0.0);
         assert!(llr_normalized(&wdl, 0.0, 5.0).unwrap() > 0.0);
     }

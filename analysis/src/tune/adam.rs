@@ -57,11 +57,7 @@ impl Default for AdamConfig {
 impl AdamConfig {
     fn check(&self) -> Result<()> {
         let bad = |name, value: f64, reason: &str| {
-            Err(Error::TuneSetting {
-                name,
-                value: value.to_string(),
-                reason: reason.to_owned(),
-            })
+            Err(Error::TuneSetting { name, value: value.to_string(), reason: reason.to_owned() })
         };
         if !(self.k.is_finite() && self.k > 0.0) {
             return bad("K", self.k, "must be positive");
@@ -69,15 +65,9 @@ impl AdamConfig {
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
             return bad("learning rate", self.learning_rate, "must be positive");
         }
-        if !(self.learning_rate_decay.is_finite()
-            && self.learning_rate_decay > 0.0
-            && self.learning_rate_decay <= 1.0)
+        if !(self.learning_rate_decay.is_finite() && self.learning_rate_decay > 0.0 && self.learning_rate_decay <= 1.0)
         {
-            return bad(
-                "learning rate decay",
-                self.learning_rate_decay,
-                "must be within (0, 1]",
-            );
+            return bad("learning rate decay", self.learning_rate_decay, "must be within (0, 1]");
         }
         for (name, beta) in [("beta1", self.beta1), ("beta2", self.beta2)] {
             if !(0.0..1.0).contains(&beta) {
@@ -157,16 +147,8 @@ pub fn tune(
     let mut stopped_early = false;
     for epoch in 0..=config.epochs {
         let step = mse_and_gradient(train, &weights, config.k)?;
-        let validation_loss = if validation.is_empty() {
-            step.loss
-        } else {
-            mse(validation, &weights, config.k)?
-        };
-        let report = EpochReport {
-            epoch,
-            train_loss: step.loss,
-            validation_loss,
-        };
+        let validation_loss = if validation.is_empty() { step.loss } else { mse(validation, &weights, config.k)? };
+        let report = EpochReport { epoch, train_loss: step.loss, validation_loss };
         on_epoch(&report);
         history.push(report);
         if validation_loss < best.0 {
@@ -191,8 +173,7 @@ pub fn tune(
             let m_hat = m[i] / (1.0 - beta1_t);
             let v_hat = v[i] / (1.0 - beta2_t);
             let (min, max) = ranges[i];
-            weights[i] = (weights[i] - learning_rate * m_hat / (v_hat.sqrt() + config.epsilon))
-                .clamp(min, max);
+            weights[i] = (weights[i] - learning_rate * m_hat / (v_hat.sqrt() + config.epsilon)).clamp(min, max);
         }
         learning_rate *= config.learning_rate_decay;
     }
@@ -204,11 +185,5 @@ pub fn tune(
             params.set_clamped(i, w.round() as i64);
         }
     }
-    Ok(TuneOutcome {
-        weights,
-        params,
-        best_epoch,
-        history,
-        stopped_early,
-    })
+    Ok(TuneOutcome { weights, params, best_epoch, history, stopped_early })
 }

@@ -65,12 +65,7 @@ impl std::fmt::Display for BenchReport {
 pub fn synthetic_set(positions: usize, seed: u64) -> Result<TuningSet> {
     let starts = STARTS
         .iter()
-        .map(|fen| {
-            Position::from_fen(fen).map_err(|reason| Error::Fen {
-                fen: (*fen).to_owned(),
-                reason,
-            })
-        })
+        .map(|fen| Position::from_fen(fen).map_err(|reason| Error::Fen { fen: (*fen).to_owned(), reason }))
         .collect::<Result<Vec<_>>>()?;
     let mut distinct = super::dataset::TuningSetBuilder::new();
     for (trace, game) in random_playout_traces(&starts, DISTINCT.min(positions.max(1)), seed) {
@@ -81,12 +76,7 @@ pub fn synthetic_set(positions: usize, seed: u64) -> Result<TuningSet> {
     let mut set = TuningSet::new();
     for i in 0..positions {
         let label = [0.0, 0.5, 1.0][rng.below(3)];
-        set.push_copy(
-            &distinct,
-            rng.below(distinct.len()),
-            label,
-            i as u64 / POSITIONS_PER_GAME,
-        )?;
+        set.push_copy(&distinct, rng.below(distinct.len()), label, i as u64 / POSITIONS_PER_GAME)?;
     }
     set.shrink_to_fit();
     Ok(set)
@@ -130,10 +120,7 @@ mod tests {
         assert_eq!(set.game_ids().last(), Some(&(9_999 / POSITIONS_PER_GAME)));
         assert!(set.labels().iter().all(|l| [0.0, 0.5, 1.0].contains(l)));
         let entries = set.entries() as f64 / set.len() as f64;
-        assert!(
-            (10.0..100.0).contains(&entries),
-            "{entries} entries per position"
-        );
+        assert!((10.0..100.0).contains(&entries), "{entries} entries per position");
         Ok(())
     }
 }

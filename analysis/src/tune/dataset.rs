@@ -175,10 +175,7 @@ impl TuningSet {
             .zip(p.counts)
             .map(|(&f, &n)| {
                 let f = usize::from(f);
-                let (mg, eg) = (
-                    i64::from(params.get(2 * f)),
-                    i64::from(params.get(2 * f + 1)),
-                );
+                let (mg, eg) = (i64::from(params.get(2 * f)), i64::from(params.get(2 * f + 1)));
                 i64::from(n) * (mg * phase + eg * (i64::from(PHASE_MAX) - phase))
             })
             .sum()
@@ -197,11 +194,7 @@ impl TuningSet {
 
     /// `heap_bytes / len` (0 for an empty set).
     pub fn bytes_per_position(&self) -> f64 {
-        if self.is_empty() {
-            0.0
-        } else {
-            self.heap_bytes() as f64 / self.len() as f64
-        }
+        if self.is_empty() { 0.0 } else { self.heap_bytes() as f64 / self.len() as f64 }
     }
 
     /// Releases spare capacity (after building), so `heap_bytes` is what the data needs.
@@ -219,19 +212,9 @@ impl TuningSet {
     ///
     /// # Panics
     /// When `i >= other.len()`.
-    pub fn push_copy(
-        &mut self,
-        other: &TuningSet,
-        i: usize,
-        label: f32,
-        game_id: u64,
-    ) -> Result<()> {
+    pub fn push_copy(&mut self, other: &TuningSet, i: usize, label: f32, game_id: u64) -> Result<()> {
         if !(0.0..=1.0).contains(&label) {
-            return Err(Error::Label {
-                index: self.len(),
-                game_id,
-                reason: format!("label {label} outside 0..=1"),
-            });
+            return Err(Error::Label { index: self.len(), game_id, reason: format!("label {label} outside 0..=1") });
         }
         let p = other.position(i);
         self.features.extend_from_slice(p.features);
@@ -255,16 +238,9 @@ impl TuningSet {
         let phase = u8::try_from(trace.phase)
             .ok()
             .filter(|&p| i32::from(p) <= PHASE_MAX)
-            .ok_or_else(|| Error::Trace {
-                reason: format!("phase {} outside 0..={PHASE_MAX}", trace.phase),
-            })?;
+            .ok_or_else(|| Error::Trace { reason: format!("phase {} outside 0..={PHASE_MAX}", trace.phase) })?;
         let start = self.features.len();
-        let result = append_features(
-            trace,
-            i32::from(phase),
-            &mut self.features,
-            &mut self.counts,
-        );
+        let result = append_features(trace, i32::from(phase), &mut self.features, &mut self.counts);
         if let Err(e) = result {
             self.features.truncate(start);
             self.counts.truncate(start);
@@ -280,11 +256,7 @@ impl TuningSet {
         let (mut train, mut validation) = (TuningSet::new(), TuningSet::new());
         for i in 0..self.len() {
             let game_id = self.game_ids[i];
-            let side = if is_validation_game(game_id, validation_fraction) {
-                &mut validation
-            } else {
-                &mut train
-            };
+            let side = if is_validation_game(game_id, validation_fraction) { &mut validation } else { &mut train };
             side.push_copy(self, i, self.labels[i], game_id)?;
         }
         train.shrink_to_fit();
@@ -318,12 +290,7 @@ fn check_fraction(fraction: f64) -> Result<()> {
 
 /// Turns a trace's parameter coefficients into (feature, count) entries, checking that every
 /// coefficient is the count times its phase factor.
-fn append_features(
-    trace: &Trace,
-    phase: i32,
-    features: &mut Vec<u16>,
-    counts: &mut Vec<i8>,
-) -> Result<()> {
+fn append_features(trace: &Trace, phase: i32, features: &mut Vec<u16>, counts: &mut Vec<i8>) -> Result<()> {
     let bad = |reason: String| Error::Trace { reason };
     let coefficients = &trace.coefficients;
     let mut i = 0;
@@ -331,10 +298,7 @@ fn append_features(
         let (param, coefficient) = coefficients[i];
         let feature = param / 2;
         if usize::from(feature) >= NUM_FEATURES {
-            return Err(bad(format!(
-                "parameter index {param} beyond the {} parameters",
-                2 * NUM_FEATURES
-            )));
+            return Err(bad(format!("parameter index {param} beyond the {} parameters", 2 * NUM_FEATURES)));
         }
         // The middlegame and endgame coefficients of this feature (absent means 0).
         let (mut mg, mut eg) = (0, 0);
@@ -350,11 +314,7 @@ fn append_features(
             eg = coefficient;
         }
         i += 1;
-        let count = if phase > 0 {
-            mg / phase
-        } else {
-            eg / PHASE_MAX
-        };
+        let count = if phase > 0 { mg / phase } else { eg / PHASE_MAX };
         if mg != count * phase || eg != count * (PHASE_MAX - phase) {
             return Err(bad(format!(
                 "feature {feature}: coefficients mg {mg}, eg {eg} are not a count times the phase {phase}"
@@ -392,11 +352,7 @@ impl Default for TuningSetBuilder {
 impl TuningSetBuilder {
     /// Labels from results only (`lambda = 0`), scores read with K = 1.
     pub fn new() -> TuningSetBuilder {
-        TuningSetBuilder {
-            lambda: 0.0,
-            score_k: 1.0,
-            set: TuningSet::new(),
-        }
+        TuningSetBuilder { lambda: 0.0, score_k: 1.0, set: TuningSet::new() }
     }
 
     /// The blend of result and search score in the label (`--lambda`), within `0..=1`.
@@ -448,17 +404,8 @@ impl TuningSetBuilder {
     /// Adds the position of `fen`. `result_red`: the game's result from Red's side (1 win,
     /// 0.5 draw, 0 loss; any value in `0..=1` is taken, e.g. an expected result);
     /// `search_score_red`: the search score from Red's side in centipawns, if known.
-    pub fn push_fen(
-        &mut self,
-        fen: &str,
-        result_red: f32,
-        search_score_red: Option<i32>,
-        game_id: u64,
-    ) -> Result<()> {
-        let pos = Position::from_fen(fen).map_err(|reason| Error::Fen {
-            fen: fen.to_owned(),
-            reason,
-        })?;
+    pub fn push_fen(&mut self, fen: &str, result_red: f32, search_score_red: Option<i32>, game_id: u64) -> Result<()> {
+        let pos = Position::from_fen(fen).map_err(|reason| Error::Fen { fen: fen.to_owned(), reason })?;
         self.push_position(&pos, result_red, search_score_red, game_id)
     }
 
@@ -496,8 +443,7 @@ impl TuningSetBuilder {
         let result = f64::from(result_red);
         Ok(match search_score_red {
             Some(score) if self.lambda > 0.0 => {
-                ((1.0 - self.lambda) * result
-                    + self.lambda * sigmoid(self.score_k, f64::from(score))) as f32
+                ((1.0 - self.lambda) * result + self.lambda * sigmoid(self.score_k, f64::from(score))) as f32
             }
             _ => result_red,
         })
@@ -531,41 +477,22 @@ mod tests {
         let set = builder.build();
         let params = Params::default();
         for (i, fen) in FENS.iter().enumerate() {
-            let pos = Position::from_fen(fen).map_err(|reason| Error::Fen {
-                fen: fen.to_string(),
-                reason,
-            })?;
+            let pos = Position::from_fen(fen).map_err(|reason| Error::Fen { fen: fen.to_string(), reason })?;
             assert_eq!(set.dot(i, &params), evaluate_scaled(&pos, &params), "{fen}");
-            assert_eq!(
-                set.dot(i, &Params::material_only()),
-                evaluate_scaled(&pos, &Params::material_only())
-            );
+            assert_eq!(set.dot(i, &Params::material_only()), evaluate_scaled(&pos, &Params::material_only()));
         }
         Ok(())
     }
 
     #[test]
     fn large_counts_are_escaped_into_repeated_entries() -> Result<()> {
-        let t = Trace {
-            phase: 10,
-            coefficients: vec![
-                (4, 300 * 10),
-                (5, 300 * 22),
-                (8, -1000 * 10),
-                (9, -1000 * 22),
-            ],
-        };
+        let t = Trace { phase: 10, coefficients: vec![(4, 300 * 10), (5, 300 * 22), (8, -1000 * 10), (9, -1000 * 22)] };
         let mut set = TuningSet::new();
         set.push_trace(&t, 1.0, 7)?;
         let p = set.position(0);
         assert_eq!(p.features, &[2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4]);
         let per_feature = |f: u16| -> i32 {
-            p.features
-                .iter()
-                .zip(p.counts)
-                .filter(|&(&g, _)| g == f)
-                .map(|(_, &n)| i32::from(n))
-                .sum()
+            p.features.iter().zip(p.counts).filter(|&(&g, _)| g == f).map(|(_, &n)| i32::from(n)).sum()
         };
         assert_eq!((per_feature(2), per_feature(4)), (300, -1000));
         Ok(())
@@ -581,19 +508,10 @@ mod tests {
             (40, vec![]),                 // phase beyond PHASE_MAX
             (10, vec![(u16::MAX, 10)]),   // no such parameter
         ] {
-            let t = Trace {
-                phase,
-                coefficients,
-            };
-            assert!(
-                matches!(set.push_trace(&t, 0.0, 0), Err(Error::Trace { .. })),
-                "{t:?}"
-            );
+            let t = Trace { phase, coefficients };
+            assert!(matches!(set.push_trace(&t, 0.0, 0), Err(Error::Trace { .. })), "{t:?}");
         }
-        assert!(
-            set.is_empty() && set.entries() == 0,
-            "a refused trace leaves nothing behind"
-        );
+        assert!(set.is_empty() && set.entries() == 0, "a refused trace leaves nothing behind");
     }
 
     #[test]
@@ -609,32 +527,21 @@ mod tests {
             assert!((f64::from(*label) - want).abs() < 1e-6, "{label} vs {want}");
         }
         let mut builder = TuningSetBuilder::new();
-        let err = builder
-            .push_fen(FENS[0], 2.0, None, 9)
-            .expect_err("result of 2")
-            .to_string();
+        let err = builder.push_fen(FENS[0], 2.0, None, 9).expect_err("result of 2").to_string();
         assert!(err.contains("game 9") && err.contains("result 2"), "{err}");
         assert!(TuningSetBuilder::new().lambda(1.5).is_err());
-        let err = builder
-            .push_fen("rnbakabnr/9", 1.0, None, 0)
-            .expect_err("bad FEN")
-            .to_string();
+        let err = builder.push_fen("rnbakabnr/9", 1.0, None, 0).expect_err("bad FEN").to_string();
         assert!(err.contains("rnbakabnr/9"), "{err}");
         Ok(())
     }
 
     #[test]
     fn split_hash_is_deterministic_and_near_the_fraction() {
-        let in_validation = (0..100_000u64)
-            .filter(|&g| is_validation_game(g, 0.05))
-            .count();
+        let in_validation = (0..100_000u64).filter(|&g| is_validation_game(g, 0.05)).count();
         assert!((4_500..5_500).contains(&in_validation), "{in_validation}");
         for g in 0..1000 {
             assert_eq!(is_validation_game(g, 0.05), is_validation_game(g, 0.05));
-            assert!(
-                !is_validation_game(g, 0.05) || is_validation_game(g, 0.1),
-                "monotone in the fraction"
-            );
+            assert!(!is_validation_game(g, 0.05) || is_validation_game(g, 0.1), "monotone in the fraction");
             assert!(!is_validation_game(g, 0.0) && is_validation_game(g, 1.0));
         }
     }

@@ -50,15 +50,7 @@ pub fn fit_k_in(set: &TuningSet, weights: &[f64], (low, high): (f64, f64)) -> Re
     let error = |k: f64| mse_of_evals(&evals, set.labels(), k);
 
     let ratio = (high / low).powf(1.0 / (GRID - 1) as f64);
-    let grid: Vec<f64> = (0..GRID)
-        .map(|j| {
-            if j + 1 == GRID {
-                high
-            } else {
-                low * ratio.powi(j as i32)
-            }
-        })
-        .collect();
+    let grid: Vec<f64> = (0..GRID).map(|j| if j + 1 == GRID { high } else { low * ratio.powi(j as i32) }).collect();
     let errors: Vec<f64> = grid.iter().map(|&k| error(k)).collect();
     let best = (0..GRID).fold(0, |best, j| if errors[j] < errors[best] { j } else { best });
 
@@ -79,9 +71,7 @@ pub fn fit_k_in(set: &TuningSet, weights: &[f64], (low, high): (f64, f64)) -> Re
     }
     // The grid point may beat the interior when the minimum sits on the bracket's edge.
     let candidates = [(grid[best], errors[best]), (x1, f1), (x2, f2)];
-    let (k, mse) = candidates
-        .into_iter()
-        .fold(candidates[0], |acc, c| if c.1 < acc.1 { c } else { acc });
+    let (k, mse) = candidates.into_iter().fold(candidates[0], |acc, c| if c.1 < acc.1 { c } else { acc });
     Ok(KFit { k, mse })
 }
 
@@ -106,10 +96,7 @@ mod tests {
         let true_k = 0.73;
         let mut builder = TuningSetBuilder::new();
         for (g, fen) in fens.iter().enumerate() {
-            let pos = engine::Position::from_fen(fen).map_err(|reason| Error::Fen {
-                fen: fen.to_string(),
-                reason,
-            })?;
+            let pos = engine::Position::from_fen(fen).map_err(|reason| Error::Fen { fen: fen.to_string(), reason })?;
             let eval = engine::eval::evaluate_scaled(&pos, &params) as f64 / f64::from(PHASE_MAX);
             builder.push_position(&pos, sigmoid(true_k, eval) as f32, None, g as u64)?;
         }

@@ -65,11 +65,7 @@ fn check_k(k: f64) -> Result<()> {
     if k.is_finite() && k > 0.0 {
         Ok(())
     } else {
-        Err(Error::TuneSetting {
-            name: "K",
-            value: k.to_string(),
-            reason: "must be positive".into(),
-        })
+        Err(Error::TuneSetting { name: "K", value: k.to_string(), reason: "must be positive".into() })
     }
 }
 
@@ -137,13 +133,7 @@ pub fn eval(set: &TuningSet, i: usize, weights: &[f64]) -> f64 {
 /// Every position's evaluation (centipawns, Red's view), in position order.
 pub fn evals(set: &TuningSet, weights: &[f64]) -> Result<Vec<f64>> {
     let pairs = feature_pairs(weights)?;
-    let Columns {
-        offsets,
-        features,
-        counts,
-        phases,
-        ..
-    } = set.columns();
+    let Columns { offsets, features, counts, phases, .. } = set.columns();
     Ok((0..set.len())
         .into_par_iter()
         .with_min_len(CHUNK)
@@ -186,13 +176,7 @@ pub fn mse(set: &TuningSet, weights: &[f64], k: f64) -> Result<f64> {
         return Ok(0.0);
     }
     let c = k * LN10_OVER_400;
-    let Columns {
-        offsets,
-        features,
-        counts,
-        phases,
-        labels,
-    } = set.columns();
+    let Columns { offsets, features, counts, phases, labels } = set.columns();
     let chunk_sums: Vec<f64> = (0..set.len().div_ceil(CHUNK))
         .into_par_iter()
         .map(|chunk| {
@@ -216,19 +200,10 @@ pub fn mse_and_gradient(set: &TuningSet, weights: &[f64], k: f64) -> Result<Loss
     check_k(k)?;
     let pairs = feature_pairs(weights)?;
     if set.is_empty() {
-        return Ok(LossAndGradient {
-            loss: 0.0,
-            gradient: vec![0.0; NUM_PARAMS],
-        });
+        return Ok(LossAndGradient { loss: 0.0, gradient: vec![0.0; NUM_PARAMS] });
     }
     let c = k * LN10_OVER_400;
-    let Columns {
-        offsets,
-        features,
-        counts,
-        phases,
-        labels,
-    } = set.columns();
+    let Columns { offsets, features, counts, phases, labels } = set.columns();
     let chunks: Vec<(f64, Box<FeatureTable>)> = (0..set.len().div_ceil(CHUNK))
         .into_par_iter()
         .map(|chunk| {
@@ -267,10 +242,7 @@ pub fn mse_and_gradient(set: &TuningSet, weights: &[f64], k: f64) -> Result<Loss
     }
     let scale = 2.0 * c / n;
     gradient.iter_mut().for_each(|g| *g *= scale);
-    Ok(LossAndGradient {
-        loss: loss / n,
-        gradient,
-    })
+    Ok(LossAndGradient { loss: loss / n, gradient })
 }
 
 /// `Params` as real weights, for the loss functions.
@@ -296,14 +268,8 @@ mod tests {
     #[test]
     fn eval_is_the_engine_score_and_loss_matches_a_direct_sum() -> Result<()> {
         let fens = [
-            (
-                "2bakab2/6r2/2n1c1nc1/p1p2rp1p/4p4/2PN2PC1/P3P3P/6N2/3CA4/1RBAK1B1R w - - 0 1",
-                1.0,
-            ),
-            (
-                "3akab2/3r5/8n/8p/2P1C1b2/8P/cR2N2r1/2n1B1N2/4A4/2B1KR3 w - - 0 1",
-                0.5,
-            ),
+            ("2bakab2/6r2/2n1c1nc1/p1p2rp1p/4p4/2PN2PC1/P3P3P/6N2/3CA4/1RBAK1B1R w - - 0 1", 1.0),
+            ("3akab2/3r5/8n/8p/2P1C1b2/8P/cR2N2r1/2n1B1N2/4A4/2B1KR3 w - - 0 1", 0.5),
             ("4k4/9/9/9/9/9/5p3/4B4/3N5/4K4 w - - 0 1", 0.0),
         ];
         let mut builder = TuningSetBuilder::new();

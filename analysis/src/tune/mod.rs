@@ -34,11 +34,7 @@ pub mod playout;
 mod select;
 
 pub use adam::{AdamConfig, EpochReport, TuneOutcome, tune};
-pub use dataset::{
-    DEFAULT_VALIDATION_FRACTION, PositionView, TuningSet, TuningSetBuilder, is_validation_game,
-};
+pub use dataset::{DEFAULT_VALIDATION_FRACTION, PositionView, TuningSet, TuningSetBuilder, is_validation_game};
 pub use k_fit::{DEFAULT_K_BRACKET, KFit, fit_k, fit_k_in};
-pub use loss::{
-    CHUNK, LossAndGradient, eval, evals, mse, mse_and_gradient, mse_of_evals, sigmoid, weights_of,
-};
+pub use loss::{CHUNK, LossAndGradient, eval, evals, mse, mse_and_gradient, mse_of_evals, sigmoid, weights_of};
 pub use select::{Selection, groups, parse_groups};

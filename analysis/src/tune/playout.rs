@@ -11,11 +11,7 @@ pub struct XorShift64(u64);
 impl XorShift64 {
     /// A generator from `seed` (0 is replaced, as xorshift would stay at 0).
     pub fn new(seed: u64) -> XorShift64 {
-        XorShift64(if seed == 0 {
-            0x2545_F491_4F6C_DD1D
-        } else {
-            seed
-        })
+        XorShift64(if seed == 0 { 0x2545_F491_4F6C_DD1D } else { seed })
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -67,11 +63,7 @@ pub fn random_playout_traces(starts: &[Position], wanted: usize, seed: u64) -> V
                 traces.push((trace(&pos), game));
             }
         }
-        barren_games = if traces.len() == before {
-            barren_games + 1
-        } else {
-            0
-        };
+        barren_games = if traces.len() == before { barren_games + 1 } else { 0 };
         game += 1;
     }
     traces
@@ -90,15 +82,9 @@ mod tests {
         let games = a.last().map_or(0, |(_, g)| *g);
         assert!(games > 10, "{games} games");
         let phases: Vec<i32> = a.iter().map(|(t, _)| t.phase).collect();
-        assert!(
-            phases.iter().any(|&p| p < 16) && phases.contains(&32),
-            "{phases:?}"
-        );
+        assert!(phases.iter().any(|&p| p < 16) && phases.contains(&32), "{phases:?}");
         let over = Position::from_fen("3k5/9/3R5/9/9/9/9/9/9/4K4 b - - 0 1").expect("valid FEN");
-        assert!(
-            random_playout_traces(&[over], 10, 1).is_empty(),
-            "no moves, no traces, no endless loop"
-        );
+        assert!(random_playout_traces(&[over], 10, 1).is_empty(), "no moves, no traces, no endless loop");
         assert!(random_playout_traces(&[], 10, 1).is_empty());
     }
 }

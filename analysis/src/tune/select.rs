@@ -22,17 +22,10 @@ pub fn parse_groups(text: &str) -> Result<Vec<Group>> {
     let known = groups();
     let mut chosen = Vec::new();
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let group = known
-            .iter()
-            .copied()
-            .find(|g| g.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::UnknownGroup {
+        let group =
+            known.iter().copied().find(|g| g.name().eq_ignore_ascii_case(name)).ok_or_else(|| Error::UnknownGroup {
                 name: name.to_owned(),
-                expected: known
-                    .iter()
-                    .map(|g| g.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                expected: known.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
             })?;
         if !chosen.contains(&group) {
             chosen.push(group);
@@ -56,17 +49,13 @@ impl Default for Selection {
 impl Selection {
     /// Every parameter moves.
     pub fn all() -> Selection {
-        Selection {
-            trainable: vec![true; NUM_PARAMS],
-        }
+        Selection { trainable: vec![true; NUM_PARAMS] }
     }
 
     /// Only the parameters of these groups move.
     pub fn only(groups: &[Group]) -> Selection {
         Selection {
-            trainable: (0..NUM_PARAMS)
-                .map(|i| Params::group_of(i).is_some_and(|g| groups.contains(&g)))
-                .collect(),
+            trainable: (0..NUM_PARAMS).map(|i| Params::group_of(i).is_some_and(|g| groups.contains(&g))).collect(),
         }
     }
 
@@ -111,27 +100,16 @@ mod tests {
 
     #[test]
     fn group_lists_parse_and_select() -> Result<()> {
-        assert_eq!(
-            parse_groups("material, Mobility,material")?,
-            vec![Group::Material, Group::Mobility]
-        );
-        let err = parse_groups("material,king")
-            .expect_err("unknown group")
-            .to_string();
+        assert_eq!(parse_groups("material, Mobility,material")?, vec![Group::Material, Group::Mobility]);
+        let err = parse_groups("material,king").expect_err("unknown group").to_string();
         assert!(err.contains("`king`") && err.contains("relations"), "{err}");
         assert_eq!(groups().len(), 5);
 
         let only = Selection::only(&[Group::Material]);
         assert_eq!(only.count(), 12, "six pieces, mg and eg");
         let rook_mg = Params::index_of("material.rook.mg").expect("declared");
-        assert!(
-            only.is_trainable(rook_mg)
-                && !only.is_trainable(rook_mg + 100)
-                && !only.is_trainable(NUM_PARAMS)
-        );
-        let frozen = Selection::all()
-            .freeze(&[Group::Material])
-            .freeze_params([NUM_PARAMS - 1]);
+        assert!(only.is_trainable(rook_mg) && !only.is_trainable(rook_mg + 100) && !only.is_trainable(NUM_PARAMS));
+        let frozen = Selection::all().freeze(&[Group::Material]).freeze_params([NUM_PARAMS - 1]);
         assert_eq!(frozen.count(), NUM_PARAMS - 13);
         Ok(())
     }

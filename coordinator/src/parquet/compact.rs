@@ -33,11 +33,7 @@ pub struct CompactionPolicy {
 
 impl Default for CompactionPolicy {
     fn default() -> CompactionPolicy {
-        CompactionPolicy {
-            small_part_games: 10_000,
-            max_small_parts: 16,
-            max_merged_games: 200_000,
-        }
+        CompactionPolicy { small_part_games: 10_000, max_small_parts: 16, max_merged_games: 200_000 }
     }
 }
 
@@ -48,18 +44,10 @@ impl Default for CompactionPolicy {
 /// are being exported; it must not run alongside another compaction or `recover` of the same
 /// run. A segment covered by a larger complete one (left by a compaction whose deletions failed)
 /// is deleted on the way; anything stranger is left for `recover`.
-pub fn compact(
-    data_dir: &Path,
-    run: u64,
-    exported_up_to: u64,
-    policy: &CompactionPolicy,
-) -> Result<Vec<PartRange>> {
+pub fn compact(data_dir: &Path, run: u64, exported_up_to: u64, policy: &CompactionPolicy) -> Result<Vec<PartRange>> {
     let scan = scan(data_dir, run, Check::Footer)?;
-    let (mut committed, incomplete): (Vec<&Segment>, Vec<&Segment>) = scan
-        .segments
-        .iter()
-        .filter(|s| s.range.last <= exported_up_to)
-        .partition(|s| s.is_complete());
+    let (mut committed, incomplete): (Vec<&Segment>, Vec<&Segment>) =
+        scan.segments.iter().filter(|s| s.range.last <= exported_up_to).partition(|s| s.is_complete());
     committed.sort_by_key(|s| (s.range.first, Reverse(s.range.last)));
     let mut segments: Vec<&Segment> = Vec::with_capacity(committed.len());
     let mut covered: Vec<&Segment> = Vec::new();
@@ -114,15 +102,9 @@ pub fn compact(
 /// Writes the segments' rows as one segment, then deletes the inputs.
 fn merge(data_dir: &Path, run: u64, inputs: &[&Segment]) -> Result<PartRange> {
     let (Some(first), Some(last)) = (inputs.first(), inputs.last()) else {
-        return Err(super::Error::BadSegment {
-            run,
-            problem: "nothing to merge".into(),
-        });
+        return Err(super::Error::BadSegment { run, problem: "nothing to merge".into() });
     };
-    let range = PartRange {
-        first: first.range.first,
-        last: last.range.last,
-    };
+    let range = PartRange { first: first.range.first, last: last.range.last };
     for table in [Table::Positions, Table::Games] {
         let written = write_atomically(data_dir, table, run, range, |writer, _| {
             for input in inputs {
@@ -152,8 +134,7 @@ fn merge(data_dir: &Path, run: u64, inputs: &[&Segment]) -> Result<PartRange> {
 }
 
 fn copy_rows(table: Table, input: &Path, writer: &mut ArrowWriter<File>) -> Result<()> {
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(File::open(input).at(input)?).at(input)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(input).at(input)?).at(input)?;
     check_schema(table, builder.schema(), input)?;
     for batch in builder.with_batch_size(64 * 1024).build().at(input)? {
         let batch = batch.at(input)?;

@@ -7,22 +7,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 
     #[error("{}: {source}", path.display())]
-    Parquet {
-        path: PathBuf,
-        source: ::parquet::errors::ParquetError,
-    },
+    Parquet { path: PathBuf, source: ::parquet::errors::ParquetError },
 
     #[error("{}: {source}", path.display())]
-    Arrow {
-        path: PathBuf,
-        source: arrow_schema::ArrowError,
-    },
+    Arrow { path: PathBuf, source: arrow_schema::ArrowError },
 
     /// A part file that does not hold the table it should (missing column, wrong type, ...).
     #[error("{}: {problem}", path.display())]
@@ -34,12 +25,7 @@ pub enum Error {
 
     /// A segment would overlap a part file of another range (call `recover` first).
     #[error("run {run}: games {first}..={last} overlap the existing part {}", existing.display())]
-    Overlap {
-        run: u64,
-        first: u64,
-        last: u64,
-        existing: PathBuf,
-    },
+    Overlap { run: u64, first: u64, last: u64, existing: PathBuf },
 
     /// The files contradict the caller's bookkeeping in a way no crash of ours produces
     /// (a committed range missing or unreadable). Nothing was deleted.
@@ -54,27 +40,18 @@ pub(crate) trait AtPath<T> {
 
 impl<T> AtPath<T> for std::result::Result<T, std::io::Error> {
     fn at(self, path: &std::path::Path) -> Result<T> {
-        self.map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        self.map_err(|source| Error::Io { path: path.to_path_buf(), source })
     }
 }
 
 impl<T> AtPath<T> for std::result::Result<T, ::parquet::errors::ParquetError> {
     fn at(self, path: &std::path::Path) -> Result<T> {
-        self.map_err(|source| Error::Parquet {
-            path: path.to_path_buf(),
-            source,
-        })
+        self.map_err(|source| Error::Parquet { path: path.to_path_buf(), source })
     }
 }
 
 impl<T> AtPath<T> for std::result::Result<T, arrow_schema::ArrowError> {
     fn at(self, path: &std::path::Path) -> Result<T> {
-        self.map_err(|source| Error::Arrow {
-            path: path.to_path_buf(),
-            source,
-        })
+        self.map_err(|source| Error::Arrow { path: path.to_path_buf(), source })
     }
 }

@@ -52,11 +52,7 @@ pub(crate) fn list_temps(data_dir: &Path, run: u64) -> Result<Vec<PathBuf>> {
     let mut temps = Vec::new();
     for entry in entries {
         let entry = entry.at(&dir)?;
-        if entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| prefixes.iter().any(|p| n.starts_with(p.as_str())))
-        {
+        if entry.file_name().to_str().is_some_and(|n| prefixes.iter().any(|p| n.starts_with(p.as_str()))) {
             temps.push(entry.path());
         }
     }
@@ -95,10 +91,7 @@ impl PartRange {
         if !digits(first) || !digits(last) {
             return None;
         }
-        let range = PartRange {
-            first: first.parse().ok()?,
-            last: last.parse().ok()?,
-        };
+        let range = PartRange { first: first.parse().ok()?, last: last.parse().ok()? };
         (range.first <= range.last).then_some(range)
     }
 }
@@ -130,11 +123,7 @@ pub fn part_files(data_dir: &Path, table: Table, run: u64) -> Result<Vec<(PartRa
     let mut parts = Vec::new();
     for entry in entries {
         let entry = entry.at(&dir)?;
-        if let Some(range) = entry
-            .file_name()
-            .to_str()
-            .and_then(PartRange::from_file_name)
-        {
+        if let Some(range) = entry.file_name().to_str().and_then(PartRange::from_file_name) {
             parts.push((range, entry.path()));
         }
     }
@@ -153,16 +142,10 @@ mod tests {
 
     #[test]
     fn part_names_round_trip_and_reject_strangers() {
-        let range = PartRange {
-            first: 1,
-            last: 250,
-        };
+        let range = PartRange { first: 1, last: 250 };
         assert_eq!(range.file_name(), "part-000000000001-000000000250.parquet");
         assert_eq!(PartRange::from_file_name(&range.file_name()), Some(range));
-        let wide = PartRange {
-            first: 10_000_000_000_000,
-            last: 10_000_000_000_001,
-        };
+        let wide = PartRange { first: 10_000_000_000_000, last: 10_000_000_000_001 };
         assert_eq!(PartRange::from_file_name(&wide.file_name()), Some(wide));
         for bad in [
             "part-2-1.parquet",

@@ -19,8 +19,7 @@ fn read_table<T>(
 ) -> Result<Vec<T>> {
     let mut rows = Vec::new();
     for (_, path) in part_files(data_dir, table, run)? {
-        let builder =
-            ParquetRecordBatchReaderBuilder::try_new(File::open(&path).at(&path)?).at(&path)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).at(&path)?).at(&path)?;
         check_schema(table, builder.schema(), &path)?;
         for batch in builder.with_batch_size(64 * 1024).build().at(&path)? {
             rows.extend(convert(&batch.at(&path)?, &path)?);
@@ -31,14 +30,10 @@ fn read_table<T>(
 
 /// Every game of `run` in the part files, in game-id order.
 pub fn read_games(data_dir: &Path, run: u64) -> Result<Vec<GameRow>> {
-    read_table(data_dir, Table::Games, run, |batch, path| {
-        games_from_batch(run, batch, path)
-    })
+    read_table(data_dir, Table::Games, run, |batch, path| games_from_batch(run, batch, path))
 }
 
 /// Every sampled position of `run`, in game-id order.
 pub fn read_positions(data_dir: &Path, run: u64) -> Result<Vec<PositionRow>> {
-    read_table(data_dir, Table::Positions, run, |batch, path| {
-        positions_from_batch(run, batch, path)
-    })
+    read_table(data_dir, Table::Positions, run, |batch, path| positions_from_batch(run, batch, path))
 }

@@ -76,11 +76,7 @@ pub fn recover(data_dir: &Path, run: u64, exported_up_to: u64) -> Result<u64> {
     Ok(plan.exported_up_to)
 }
 
-pub(crate) fn plan_recovery(
-    run: u64,
-    exported_up_to: u64,
-    segments: &[Segment],
-) -> Result<RecoveryPlan> {
+pub(crate) fn plan_recovery(run: u64, exported_up_to: u64, segments: &[Segment]) -> Result<RecoveryPlan> {
     let mark = exported_up_to;
     let inconsistent = |detail: String| Error::Inconsistent { run, detail };
     let mut kept: Vec<&Segment> = Vec::new();
@@ -121,12 +117,7 @@ pub(crate) fn plan_recovery(
             )));
         }
         let held = |id: u64| kept.iter().any(|k| k.range.contains_id(id));
-        if let Some(id) = s
-            .readable_game_ids()
-            .iter()
-            .copied()
-            .find(|&id| id <= mark && !held(id))
-        {
+        if let Some(id) = s.readable_game_ids().iter().copied().find(|&id| id <= mark && !held(id)) {
             return Err(inconsistent(format!(
                 "game {id} is at or below the exported mark {mark} but only in the incomplete segment {}",
                 s.describe()
@@ -138,10 +129,7 @@ pub(crate) fn plan_recovery(
         doomed.push(s);
     }
 
-    let mut plan = RecoveryPlan {
-        exported_up_to: mark,
-        ..RecoveryPlan::default()
-    };
+    let mut plan = RecoveryPlan { exported_up_to: mark, ..RecoveryPlan::default() };
     for k in kept {
         if k.range.last <= mark {
             continue;
@@ -153,11 +141,7 @@ pub(crate) fn plan_recovery(
         plan.adopted.push(k.range);
         plan.exported_up_to = plan.exported_up_to.max(k.range.last);
     }
-    plan.delete = doomed
-        .iter()
-        .flat_map(|s| s.files())
-        .map(|f| f.path.clone())
-        .collect();
+    plan.delete = doomed.iter().flat_map(|s| s.files()).map(|f| f.path.clone()).collect();
     plan.delete.sort();
     Ok(plan)
 }
@@ -170,10 +154,7 @@ mod tests {
     fn file(table: &str, range: PartRange, valid: bool) -> Option<PartFile> {
         let path = PathBuf::from(format!("{table}/{}", range.file_name()));
         let state = if valid {
-            FileState::Valid {
-                rows: range.last - range.first + 1,
-                game_ids: (range.first..=range.last).collect(),
-            }
+            FileState::Valid { rows: range.last - range.first + 1, game_ids: (range.first..=range.last).collect() }
         } else {
             FileState::Invalid { why: "torn".into() }
         };
@@ -182,28 +163,16 @@ mod tests {
 
     fn complete(first: u64, last: u64) -> Segment {
         let range = PartRange { first, last };
-        Segment {
-            range,
-            games: file("games", range, true),
-            positions: file("positions", range, true),
-        }
+        Segment { range, games: file("games", range, true), positions: file("positions", range, true) }
     }
 
     fn positions_only(first: u64, last: u64) -> Segment {
         let range = PartRange { first, last };
-        Segment {
-            range,
-            games: None,
-            positions: file("positions", range, true),
-        }
+        Segment { range, games: None, positions: file("positions", range, true) }
     }
 
     fn deleted_ranges(plan: &RecoveryPlan) -> Vec<String> {
-        let mut names: Vec<String> = plan
-            .delete
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
+        let mut names: Vec<String> = plan.delete.iter().map(|p| p.display().to_string()).collect();
         names.sort();
         names
     }
@@ -211,37 +180,14 @@ mod tests {
     #[test]
     fn a_clean_run_is_left_alone() {
         let plan = plan_recovery(1, 20, &[complete(1, 10), complete(11, 20)]).expect("consistent");
-        assert_eq!(
-            plan,
-            RecoveryPlan {
-                exported_up_to: 20,
-                ..RecoveryPlan::default()
-            }
-        );
+        assert_eq!(plan, RecoveryPlan { exported_up_to: 20, ..RecoveryPlan::default() });
     }
 
     #[test]
     fn finished_segments_beyond_the_mark_are_adopted() {
-        let plan = plan_recovery(
-            1,
-            10,
-            &[complete(1, 10), complete(11, 20), complete(21, 25)],
-        )
-        .expect("consistent");
+        let plan = plan_recovery(1, 10, &[complete(1, 10), complete(11, 20), complete(21, 25)]).expect("consistent");
         assert_eq!(plan.exported_up_to, 25);
-        assert_eq!(
-            plan.adopted,
-            vec![
-                PartRange {
-                    first: 11,
-                    last: 20
-                },
-                PartRange {
-                    first: 21,
-                    last: 25
-                }
-            ]
-        );
+        assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }, PartRange { first: 21, last: 25 }]);
         assert!(plan.delete.is_empty());
     }
 
@@ -263,31 +209,14 @@ mod tests {
     #[test]
     fn compaction_leftovers_go_whichever_side_of_the_rename_the_crash_was() {
         // After the renames: the inputs are covered by the merged segment.
-        let after = [
-            complete(1, 30),
-            complete(1, 10),
-            complete(11, 20),
-            complete(21, 30),
-        ];
+        let after = [complete(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
         let plan = plan_recovery(1, 30, &after).expect("consistent");
         assert_eq!(plan.delete.len(), 6);
-        assert!(
-            plan.delete
-                .iter()
-                .all(|p| !p.ends_with("part-000000000001-000000000030.parquet"))
-        );
+        assert!(plan.delete.iter().all(|p| !p.ends_with("part-000000000001-000000000030.parquet")));
         // Between the two renames: the merged positions file alone goes, the inputs stay.
-        let between = [
-            positions_only(1, 30),
-            complete(1, 10),
-            complete(11, 20),
-            complete(21, 30),
-        ];
+        let between = [positions_only(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
         let plan = plan_recovery(1, 30, &between).expect("consistent");
-        assert_eq!(
-            deleted_ranges(&plan),
-            ["positions/part-000000000001-000000000030.parquet"]
-        );
+        assert_eq!(deleted_ranges(&plan), ["positions/part-000000000001-000000000030.parquet"]);
         // During the deletions: half-deleted inputs go.
         let during = [complete(1, 30), positions_only(1, 10), complete(11, 20)];
         let plan = plan_recovery(1, 30, &during).expect("consistent");
@@ -296,35 +225,18 @@ mod tests {
 
     #[test]
     fn a_partly_overlapping_segment_beyond_the_mark_is_dropped_with_everything_after_it() {
-        let segments = [
-            complete(1, 10),
-            complete(11, 20),
-            complete(15, 25),
-            complete(26, 30),
-        ];
+        let segments = [complete(1, 10), complete(11, 20), complete(15, 25), complete(26, 30)];
         let plan = plan_recovery(1, 10, &segments).expect("consistent");
         assert_eq!(plan.exported_up_to, 20);
-        assert_eq!(
-            plan.adopted,
-            vec![PartRange {
-                first: 11,
-                last: 20
-            }]
-        );
+        assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }]);
         assert_eq!(plan.delete.len(), 4);
     }
 
     #[test]
     fn losing_a_committed_game_is_reported_and_nothing_deleted() {
         let lost = [complete(1, 10), positions_only(11, 20)];
-        assert!(matches!(
-            plan_recovery(1, 20, &lost),
-            Err(Error::Inconsistent { .. })
-        ));
+        assert!(matches!(plan_recovery(1, 20, &lost), Err(Error::Inconsistent { .. })));
         let overlap = [complete(1, 10), complete(5, 15)];
-        assert!(matches!(
-            plan_recovery(1, 15, &overlap),
-            Err(Error::Inconsistent { .. })
-        ));
+        assert!(matches!(plan_recovery(1, 15, &overlap), Err(Error::Inconsistent { .. })));
     }
 }

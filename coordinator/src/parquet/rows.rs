@@ -119,10 +119,7 @@ mod tests {
         let (game, positions) = rows_from_report(7, 42, 21, 3, "w1", &report);
         assert_eq!(game.result, "0-1");
         assert_eq!(game.plies, 3);
-        assert_eq!(
-            (game.run, game.game_id, game.pair_id, game.opening_id),
-            (7, 42, 21, 3)
-        );
+        assert_eq!((game.run, game.game_id, game.pair_id, game.opening_id), (7, 42, 21, 3));
         assert_eq!(game.worker, "w1");
         assert_eq!(positions.len(), 1);
         assert_eq!(positions[0].side_to_move, "b");

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 use ::parquet::arrow::ArrowWriter;
-use arrow_array::builder::{
-    Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
-};
+use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proto::domain::{EloModel, Run, RunKind, RunState, Variant};
@@ -85,12 +83,7 @@ impl RunRow {
                 .spec
                 .variants
                 .iter()
-                .map(|id| {
-                    variants
-                        .iter()
-                        .find(|v| &v.id == id)
-                        .map_or_else(|| id.clone(), |v| v.spec.name.clone())
-                })
+                .map(|id| variants.iter().find(|v| &v.id == id).map_or_else(|| id.clone(), |v| v.spec.name.clone()))
                 .collect(),
             state: state.to_owned(),
             tc: run.spec.tc.to_string(),
@@ -105,10 +98,7 @@ fn names_item() -> Field {
 }
 
 static RUNS: LazyLock<SchemaRef> = LazyLock::new(|| {
-    let metadata = [
-        ("xqfarm.table", "runs"),
-        ("xqfarm.schema_version", SCHEMA_VERSION),
-    ];
+    let metadata = [("xqfarm.table", "runs"), ("xqfarm.schema_version", SCHEMA_VERSION)];
     Arc::new(
         Schema::new(vec![
             Field::new("run", DataType::UInt64, false),
@@ -120,11 +110,7 @@ static RUNS: LazyLock<SchemaRef> = LazyLock::new(|| {
             Field::new("beta", DataType::Float64, false),
             Field::new("model", DataType::Utf8, false),
             Field::new("variant_ids", DataType::List(Arc::new(names_item())), false),
-            Field::new(
-                "variant_names",
-                DataType::List(Arc::new(names_item())),
-                false,
-            ),
+            Field::new("variant_names", DataType::List(Arc::new(names_item())), false),
             Field::new("state", DataType::Utf8, false),
             Field::new("tc", DataType::Utf8, false),
             Field::new("sample_every", DataType::UInt32, false),
@@ -139,8 +125,7 @@ fn runs_batch(rows: &[RunRow], path: &Path) -> Result<RecordBatch> {
     let mut run = UInt64Builder::with_capacity(n);
     let mut name = StringBuilder::new();
     let mut kind = StringBuilder::new();
-    let [mut elo0, mut elo1, mut alpha, mut beta] =
-        std::array::from_fn(|_| Float64Builder::with_capacity(n));
+    let [mut elo0, mut elo1, mut alpha, mut beta] = std::array::from_fn(|_| Float64Builder::with_capacity(n));
     let mut model = StringBuilder::new();
     let mut ids = ListBuilder::with_capacity(StringBuilder::new(), n).with_field(names_item());
     let mut names = ListBuilder::with_capacity(StringBuilder::new(), n).with_field(names_item());
@@ -198,8 +183,7 @@ pub fn write_runs(data_dir: &Path, rows: &[RunRow]) -> Result<()> {
     let result = (|| {
         let batch = runs_batch(rows, &final_path)?;
         let file = File::create(&temp).at(&temp)?;
-        let mut writer =
-            ArrowWriter::try_new(file, RUNS.clone(), Some(writer_properties())).at(&temp)?;
+        let mut writer = ArrowWriter::try_new(file, RUNS.clone(), Some(writer_properties())).at(&temp)?;
         writer.write(&batch).at(&temp)?;
         let file = writer.into_inner().at(&temp)?;
         file.sync_all().at(&temp)?;
@@ -238,27 +222,15 @@ mod tests {
 
     #[test]
     fn rewrites_the_whole_table() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| super::super::error::Error::Io {
-            path: "tmp".into(),
-            source: e,
-        })?;
+        let dir = tempfile::tempdir().map_err(|e| super::super::error::Error::Io { path: "tmp".into(), source: e })?;
         write_runs(dir.path(), &[row(1)])?;
         write_runs(dir.path(), &[row(1), row(2)])?;
         let path = runs_path(dir.path());
         let file = File::open(&path).at(&path)?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .at(&path)?
-            .build()
-            .at(&path)?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).at(&path)?.build().at(&path)?;
         let rows: usize = reader.map(|b| b.map(|b| b.num_rows()).unwrap_or(0)).sum();
         assert_eq!(rows, 2);
-        assert!(
-            std::fs::read_dir(temp_dir(dir.path()))
-                .at(dir.path())?
-                .next()
-                .is_none(),
-            "temp file left behind"
-        );
+        assert!(std::fs::read_dir(temp_dir(dir.path())).at(dir.path())?.next().is_none(), "temp file left behind");
         Ok(())
     }
 }

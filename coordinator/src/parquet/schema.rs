@@ -9,8 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use arrow_array::builder::{
-    BooleanBuilder, Float32Builder, Int32Builder, ListBuilder, StringBuilder, UInt32Builder,
-    UInt64Builder,
+    BooleanBuilder, Float32Builder, Int32Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int32Type, UInt32Type, UInt64Type};
@@ -53,10 +52,7 @@ fn moves_item() -> Field {
 }
 
 fn with_metadata(table: Table, fields: Vec<Field>) -> SchemaRef {
-    let metadata = [
-        ("xqfarm.table", table.dir_name()),
-        ("xqfarm.schema_version", SCHEMA_VERSION),
-    ];
+    let metadata = [("xqfarm.table", table.dir_name()), ("xqfarm.schema_version", SCHEMA_VERSION)];
     Arc::new(Schema::new(fields).with_metadata(metadata))
 }
 
@@ -102,12 +98,7 @@ static POSITIONS: LazyLock<SchemaRef> = LazyLock::new(|| {
 /// Checks that a file's columns are this table's, by name and type (metadata aside).
 pub(crate) fn check_schema(table: Table, found: &Schema, path: &Path) -> Result<()> {
     let expected = table.schema();
-    let names = |s: &Schema| {
-        s.fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect::<Vec<_>>()
-    };
+    let names = |s: &Schema| s.fields().iter().map(|f| f.name().clone()).collect::<Vec<_>>();
     if names(found) != names(&expected) {
         return Err(Error::Schema {
             path: path.to_path_buf(),
@@ -123,22 +114,14 @@ pub(crate) fn check_schema(table: Table, found: &Schema, path: &Path) -> Result<
         if !f.data_type().equals_datatype(e.data_type()) {
             return Err(Error::Schema {
                 path: path.to_path_buf(),
-                problem: format!(
-                    "column `{}` is {}, expected {}",
-                    f.name(),
-                    f.data_type(),
-                    e.data_type()
-                ),
+                problem: format!("column `{}` is {}, expected {}", f.name(), f.data_type(), e.data_type()),
             });
         }
     }
     Ok(())
 }
 
-pub(crate) fn games_batch<'a>(
-    rows: impl ExactSizeIterator<Item = &'a GameRow>,
-    path: &Path,
-) -> Result<RecordBatch> {
+pub(crate) fn games_batch<'a>(rows: impl ExactSizeIterator<Item = &'a GameRow>, path: &Path) -> Result<RecordBatch> {
     let n = rows.len();
     let mut game_id = UInt64Builder::with_capacity(n);
     let mut pair_id = UInt64Builder::with_capacity(n);
@@ -189,10 +172,7 @@ pub(crate) fn games_batch<'a>(
     RecordBatch::try_new(Table::Games.schema(), columns).at(path)
 }
 
-pub(crate) fn positions_batch<'a>(
-    rows: impl Iterator<Item = &'a PositionRow>,
-    path: &Path,
-) -> Result<RecordBatch> {
+pub(crate) fn positions_batch<'a>(rows: impl Iterator<Item = &'a PositionRow>, path: &Path) -> Result<RecordBatch> {
     let mut game_id = UInt64Builder::new();
     let mut ply = UInt32Builder::new();
     let mut fen = StringBuilder::new();
@@ -240,69 +220,43 @@ impl<'a> Columns<'a> {
     fn column(&self, name: &str) -> Result<&'a ArrayRef> {
         self.batch
             .column_by_name(name)
-            .ok_or_else(|| Error::Schema {
-                path: self.path.to_path_buf(),
-                problem: format!("no column `{name}`"),
-            })
+            .ok_or_else(|| Error::Schema { path: self.path.to_path_buf(), problem: format!("no column `{name}`") })
     }
 
     fn wrong_type(&self, name: &str, expected: &str) -> Error {
-        Error::Schema {
-            path: self.path.to_path_buf(),
-            problem: format!("column `{name}` is not {expected}"),
-        }
+        Error::Schema { path: self.path.to_path_buf(), problem: format!("column `{name}` is not {expected}") }
     }
 
-    fn primitive<T: arrow_array::ArrowPrimitiveType>(
-        &self,
-        name: &str,
-    ) -> Result<&'a PrimitiveArray<T>> {
+    fn primitive<T: arrow_array::ArrowPrimitiveType>(&self, name: &str) -> Result<&'a PrimitiveArray<T>> {
         let column = self.column(name)?;
-        let array = column
-            .as_primitive_opt::<T>()
-            .ok_or_else(|| self.wrong_type(name, "of the expected number type"))?;
+        let array =
+            column.as_primitive_opt::<T>().ok_or_else(|| self.wrong_type(name, "of the expected number type"))?;
         self.no_nulls(name, array)?;
         Ok(array)
     }
 
     fn string(&self, name: &str) -> Result<&'a StringArray> {
-        let array = self
-            .column(name)?
-            .as_string_opt::<i32>()
-            .ok_or_else(|| self.wrong_type(name, "Utf8"))?;
+        let array = self.column(name)?.as_string_opt::<i32>().ok_or_else(|| self.wrong_type(name, "Utf8"))?;
         self.no_nulls(name, array)?;
         Ok(array)
     }
 
     fn boolean(&self, name: &str) -> Result<&'a BooleanArray> {
-        let array = self
-            .column(name)?
-            .as_boolean_opt()
-            .ok_or_else(|| self.wrong_type(name, "Boolean"))?;
+        let array = self.column(name)?.as_boolean_opt().ok_or_else(|| self.wrong_type(name, "Boolean"))?;
         self.no_nulls(name, array)?;
         Ok(array)
     }
 
     /// A List<Utf8> column as one `Vec<String>` per row.
     fn string_lists(&self, name: &str) -> Result<Vec<Vec<String>>> {
-        let list = self
-            .column(name)?
-            .as_list_opt::<i32>()
-            .ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
+        let list = self.column(name)?.as_list_opt::<i32>().ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
         self.no_nulls(name, list)?;
-        let values = list
-            .values()
-            .as_string_opt::<i32>()
-            .ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
+        let values = list.values().as_string_opt::<i32>().ok_or_else(|| self.wrong_type(name, "List<Utf8>"))?;
         self.no_nulls(name, values)?;
         Ok(list
             .value_offsets()
             .windows(2)
-            .map(|w| {
-                (w[0] as usize..w[1] as usize)
-                    .map(|i| values.value(i).to_owned())
-                    .collect()
-            })
+            .map(|w| (w[0] as usize..w[1] as usize).map(|i| values.value(i).to_owned()).collect())
             .collect())
     }
 
@@ -354,11 +308,7 @@ pub(crate) fn games_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Re
         .collect())
 }
 
-pub(crate) fn positions_from_batch(
-    run: u64,
-    batch: &RecordBatch,
-    path: &Path,
-) -> Result<Vec<PositionRow>> {
+pub(crate) fn positions_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Result<Vec<PositionRow>> {
     let c = Columns { batch, path };
     let game_id = c.primitive::<UInt64Type>("game_id")?;
     let ply = c.primitive::<UInt32Type>("ply")?;

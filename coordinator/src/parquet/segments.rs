@@ -53,8 +53,7 @@ pub(crate) struct Segment {
 impl Segment {
     /// Both files present and valid: the only state in which a segment counts.
     pub fn is_complete(&self) -> bool {
-        self.games.as_ref().is_some_and(PartFile::is_valid)
-            && self.positions.as_ref().is_some_and(PartFile::is_valid)
+        self.games.as_ref().is_some_and(PartFile::is_valid) && self.positions.as_ref().is_some_and(PartFile::is_valid)
     }
 
     pub fn files(&self) -> impl Iterator<Item = &PartFile> {
@@ -81,21 +80,10 @@ impl Segment {
     pub fn describe(&self) -> String {
         let side = |f: &Option<PartFile>| match f {
             None => "missing".to_owned(),
-            Some(PartFile {
-                state: FileState::Valid { .. },
-                ..
-            }) => "valid".to_owned(),
-            Some(PartFile {
-                state: FileState::Invalid { why },
-                ..
-            }) => format!("invalid ({why})"),
+            Some(PartFile { state: FileState::Valid { .. }, .. }) => "valid".to_owned(),
+            Some(PartFile { state: FileState::Invalid { why }, .. }) => format!("invalid ({why})"),
         };
-        format!(
-            "{} (games file {}, positions file {})",
-            self.range,
-            side(&self.games),
-            side(&self.positions)
-        )
+        format!("{} (games file {}, positions file {})", self.range, side(&self.games), side(&self.positions))
     }
 }
 
@@ -107,10 +95,7 @@ pub(crate) struct Scan {
 }
 
 pub(crate) fn scan(data_dir: &Path, run: u64, check: Check) -> Result<Scan> {
-    let mut scan = Scan {
-        segments: Vec::new(),
-        temps: list_temps(data_dir, run)?,
-    };
+    let mut scan = Scan { segments: Vec::new(), temps: list_temps(data_dir, run)? };
     for table in Table::ALL {
         for (range, path) in part_files(data_dir, table, run)? {
             let state = inspect(table, range, &path, check)?;
@@ -118,14 +103,7 @@ pub(crate) fn scan(data_dir: &Path, run: u64, check: Check) -> Result<Scan> {
             let at = match scan.segments.binary_search_by_key(&range, |s| s.range) {
                 Ok(at) => at,
                 Err(at) => {
-                    scan.segments.insert(
-                        at,
-                        Segment {
-                            range,
-                            games: None,
-                            positions: None,
-                        },
-                    );
+                    scan.segments.insert(at, Segment { range, games: None, positions: None });
                     at
                 }
             };
@@ -155,10 +133,7 @@ fn inspect(table: Table, range: PartRange, path: &Path, check: Check) -> Result<
         return invalid(format!("{rows} games cannot be {range}"));
     }
     if check == Check::Footer {
-        return Ok(FileState::Valid {
-            rows,
-            game_ids: Vec::new(),
-        });
+        return Ok(FileState::Valid { rows, game_ids: Vec::new() });
     }
     let mask = ProjectionMask::roots(builder.parquet_schema(), [0]);
     let reader = match builder.with_projection(mask).build() {
@@ -191,17 +166,8 @@ fn inspect(table: Table, range: PartRange, path: &Path, check: Check) -> Result<
     if let Some(id) = ids.iter().find(|&&id| !range.contains_id(id)) {
         return invalid(format!("game {id} outside its name's {range}"));
     }
-    if table == Table::Games
-        && (ids.first() != Some(&range.first) || ids.last() != Some(&range.last))
-    {
-        return invalid(format!(
-            "games {:?}..={:?} do not span its name's {range}",
-            ids.first(),
-            ids.last()
-        ));
+    if table == Table::Games && (ids.first() != Some(&range.first) || ids.last() != Some(&range.last)) {
+        return invalid(format!("games {:?}..={:?} do not span its name's {range}", ids.first(), ids.last()));
     }
-    Ok(FileState::Valid {
-        rows,
-        game_ids: ids,
-    })
+    Ok(FileState::Valid { rows, game_ids: ids })
 }

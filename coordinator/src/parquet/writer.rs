@@ -14,9 +14,7 @@ use super::rows::{GameRow, PositionRow};
 use super::schema::{Table, games_batch, positions_batch};
 
 pub(crate) fn writer_properties() -> WriterProperties {
-    WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build()
+    WriterProperties::builder().set_compression(Compression::SNAPPY).build()
 }
 
 /// Writes one part file all or nothing: the batches go to a temp file, which is synced and then
@@ -36,8 +34,7 @@ pub(crate) fn write_atomically(
     }
     let result = (|| {
         let file = File::create_new(&temp).at(&temp)?;
-        let mut writer =
-            ArrowWriter::try_new(file, table.schema(), Some(writer_properties())).at(&temp)?;
+        let mut writer = ArrowWriter::try_new(file, table.schema(), Some(writer_properties())).at(&temp)?;
         fill(&mut writer, &final_path)?;
         let file = writer.into_inner().at(&temp)?;
         file.sync_all().at(&temp)?;
@@ -55,10 +52,7 @@ fn ensure_partition(data_dir: &Path, table: Table, run: u64) -> Result<PathBuf> 
     let dir = partition_dir(data_dir, table, run);
     if !dir.is_dir() {
         std::fs::create_dir_all(&dir).at(&dir)?;
-        for ancestor in [dir.parent(), dir.parent().and_then(Path::parent)]
-            .into_iter()
-            .flatten()
-        {
+        for ancestor in [dir.parent(), dir.parent().and_then(Path::parent)].into_iter().flatten() {
             sync_dir(ancestor)?;
         }
     }
@@ -74,32 +68,17 @@ fn segment_range(run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<Part
     let mut previous: Option<u64> = None;
     for (game, positions) in games {
         if game.run != run {
-            return Err(bad(format!(
-                "game {} belongs to run {}",
-                game.game_id, game.run
-            )));
+            return Err(bad(format!("game {} belongs to run {}", game.game_id, game.run)));
         }
         if previous.is_some_and(|p| p >= game.game_id) {
-            return Err(bad(format!(
-                "game ids not strictly increasing at game {}",
-                game.game_id
-            )));
+            return Err(bad(format!("game ids not strictly increasing at game {}", game.game_id)));
         }
         previous = Some(game.game_id);
-        if let Some(p) = positions
-            .iter()
-            .find(|p| p.run != run || p.game_id != game.game_id)
-        {
-            return Err(bad(format!(
-                "a position of game {} says run {} game {}",
-                game.game_id, p.run, p.game_id
-            )));
+        if let Some(p) = positions.iter().find(|p| p.run != run || p.game_id != game.game_id) {
+            return Err(bad(format!("a position of game {} says run {} game {}", game.game_id, p.run, p.game_id)));
         }
     }
-    Ok(PartRange {
-        first: first.game_id,
-        last: last.game_id,
-    })
+    Ok(PartRange { first: first.game_id, last: last.game_id })
 }
 
 /// Writes the games (ids strictly increasing) and their positions as one segment of `run`:
@@ -111,21 +90,12 @@ fn segment_range(run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<Part
 ///
 /// Positions are written before games: a crash in between leaves a positions file without
 /// its games file, which `recover` treats as never written.
-pub fn export_segment(
-    data_dir: &Path,
-    run: u64,
-    games: &[(GameRow, Vec<PositionRow>)],
-) -> Result<PartRange> {
+pub fn export_segment(data_dir: &Path, run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<PartRange> {
     let range = segment_range(run, games)?;
     for table in Table::ALL {
         for (existing, path) in part_files(data_dir, table, run)? {
             if existing != range && existing.overlaps(range) {
-                return Err(Error::Overlap {
-                    run,
-                    first: range.first,
-                    last: range.last,
-                    existing: path,
-                });
+                return Err(Error::Overlap { run, first: range.first, last: range.last, existing: path });
             }
         }
     }
@@ -150,12 +120,6 @@ pub fn export_segment(
     for dir in &dirs {
         sync_dir(dir)?;
     }
-    tracing::debug!(
-        run,
-        first = range.first,
-        last = range.last,
-        games = games.len(),
-        "exported segment"
-    );
+    tracing::debug!(run, first = range.first, last = range.last, games = games.len(), "exported segment");
     Ok(range)
 }

@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use proto::domain::{
-    Lease, LeaseId, OpeningSuite, PairReport, PairingStats, Run, RunId, RunSpec, RunState, SuiteId,
-    Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    Lease, LeaseId, OpeningSuite, PairReport, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
+    VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::{RecordOutcome, Storage, StoredGame, check_state_change, make_task, task_variant_ids};
@@ -25,9 +25,7 @@ impl MemoryStorage {
 
     fn lock(&self) -> Result<MutexGuard<'_, State>> {
         // A poisoned lock means a panic mid-change: the state may be half updated.
-        self.state
-            .lock()
-            .map_err(|_| Error::storage("locking the in-memory state", "the lock is poisoned"))
+        self.state.lock().map_err(|_| Error::storage("locking the in-memory state", "the lock is poisoned"))
     }
 }
 
@@ -120,24 +118,15 @@ impl State {
 
     /// Ends an active lease: its pending pairs go back to the pool.
     fn end_lease(&mut self, lease_id: LeaseId, state: LeaseState) -> Result<usize> {
-        let lease = self
-            .leases
-            .get_mut(&lease_id)
-            .ok_or(Error::LeaseNotFound(lease_id))?;
+        let lease = self.leases.get_mut(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
         lease.state = state;
-        let run = self
-            .runs
-            .get_mut(&lease.run)
-            .ok_or(Error::RunNotFound(lease.run))?;
+        let run = self.runs.get_mut(&lease.run).ok_or(Error::RunNotFound(lease.run))?;
         let mut returned = 0;
-        for (&index, status) in lease
-            .pairs
-            .iter_mut()
-            .filter(|(_, s)| **s == LeasePair::Pending)
-        {
-            let pair = run.pairs.get_mut(&index).ok_or_else(|| {
-                Error::Corrupt(format!("lease {lease_id} holds unknown pair {index}"))
-            })?;
+        for (&index, status) in lease.pairs.iter_mut().filter(|(_, s)| **s == LeasePair::Pending) {
+            let pair = run
+                .pairs
+                .get_mut(&index)
+                .ok_or_else(|| Error::Corrupt(format!("lease {lease_id} holds unknown pair {index}")))?;
             *status = LeasePair::Returned;
             if pair.holder == Some(lease_id) && !pair.done {
                 pair.holder = None;
@@ -153,9 +142,7 @@ impl State {
         let overdue: Vec<LeaseId> = self
             .leases
             .iter()
-            .filter(|(_, l)| {
-                l.state == LeaseState::Active && scheduler::is_expired(l.deadline_ms, now_ms)
-            })
+            .filter(|(_, l)| l.state == LeaseState::Active && scheduler::is_expired(l.deadline_ms, now_ms))
             .map(|(&id, _)| id)
             .collect();
         for &lease in &overdue {
@@ -166,10 +153,7 @@ impl State {
     }
 
     fn owned_lease(&mut self, worker: WorkerId, lease: LeaseId) -> Result<&mut LeaseRecord> {
-        let record = self
-            .leases
-            .get_mut(&lease)
-            .ok_or(Error::LeaseNotFound(lease))?;
+        let record = self.leases.get_mut(&lease).ok_or(Error::LeaseNotFound(lease))?;
         if record.worker != worker {
             return Err(Error::LeaseNotOwned { lease, worker });
         }
@@ -181,65 +165,37 @@ impl Storage for MemoryStorage {
     fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
         spec::validate_variant_spec(variant)?;
         let id = spec::variant_id(variant);
-        self.lock()?
-            .variants
-            .entry(id.clone())
-            .or_insert_with(|| variant.clone());
-        Ok(Variant {
-            id,
-            spec: variant.clone(),
-        })
+        self.lock()?.variants.entry(id.clone()).or_insert_with(|| variant.clone());
+        Ok(Variant { id, spec: variant.clone() })
     }
 
     fn get_variant(&self, id: &str) -> Result<Variant> {
         let state = self.lock()?;
-        let spec = state
-            .variants
-            .get(id)
-            .ok_or_else(|| Error::VariantNotFound(id.into()))?;
-        Ok(Variant {
-            id: id.into(),
-            spec: spec.clone(),
-        })
+        let spec = state.variants.get(id).ok_or_else(|| Error::VariantNotFound(id.into()))?;
+        Ok(Variant { id: id.into(), spec: spec.clone() })
     }
 
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
         spec::validate_suite(name, lines)?;
         let mut state = self.lock()?;
         let id = next_id(&state.suites);
-        let suite = OpeningSuite {
-            id,
-            name: name.into(),
-            openings: lines.to_vec(),
-        };
+        let suite = OpeningSuite { id, name: name.into(), openings: lines.to_vec() };
         state.suites.insert(id, suite.clone());
         Ok(suite)
     }
 
     fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite> {
-        self.lock()?
-            .suites
-            .get(&id)
-            .cloned()
-            .ok_or(Error::SuiteNotFound(id))
+        self.lock()?.suites.get(&id).cloned().ok_or(Error::SuiteNotFound(id))
     }
 
     fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
         spec::validate_run_spec(run_spec)?;
         let mut state = self.lock()?;
-        if let Some(missing) = run_spec
-            .variants
-            .iter()
-            .find(|v| !state.variants.contains_key(*v))
-        {
+        if let Some(missing) = run_spec.variants.iter().find(|v| !state.variants.contains_key(*v)) {
             return Err(Error::VariantNotFound(missing.clone()));
         }
-        let suite_len = state
-            .suites
-            .get(&run_spec.openings)
-            .ok_or(Error::SuiteNotFound(run_spec.openings))?
-            .openings
-            .len();
+        let suite_len =
+            state.suites.get(&run_spec.openings).ok_or(Error::SuiteNotFound(run_spec.openings))?.openings.len();
         let pairings = scheduler::pairings(run_spec);
         let id = next_id(&state.runs);
         let run = Run {
@@ -289,13 +245,7 @@ impl Storage for MemoryStorage {
         spec::validate_worker_info(info)?;
         let mut state = self.lock()?;
         let id = next_id(&state.workers);
-        state.workers.insert(
-            id,
-            WorkerRecord {
-                info: info.clone(),
-                last_seen_ms: now_ms,
-            },
-        );
+        state.workers.insert(id, WorkerRecord { info: info.clone(), last_seen_ms: now_ms });
         tracing::info!(worker = id, name = %info.name, "worker registered");
         Ok(id)
     }
@@ -304,10 +254,7 @@ impl Storage for MemoryStorage {
         let mut guard = self.lock()?;
         let state = &mut *guard;
         state.expire(now_ms)?;
-        let record = state
-            .workers
-            .get_mut(&worker)
-            .ok_or(Error::WorkerNotFound(worker))?;
+        let record = state.workers.get_mut(&worker).ok_or(Error::WorkerNotFound(worker))?;
         record.last_seen_ms = now_ms;
         let signature = record.info.bench_signature;
         if free_slots == 0 {
@@ -316,83 +263,50 @@ impl Storage for MemoryStorage {
         let loads: Vec<RunLoad> = state
             .runs
             .values()
-            .filter(|r| {
-                r.run.state == RunState::Active
-                    && r.run.spec.bench_signature.is_none_or(|s| s == signature)
-            })
+            .filter(|r| r.run.state == RunState::Active && r.run.spec.bench_signature.is_none_or(|s| s == signature))
             .map(|r| RunLoad {
                 run: r.run.id,
                 requeued: r.pooled.len() as u64,
                 in_flight: r.in_flight,
-                unallocated: scheduler::pairs_per_pairing(&r.run.spec.kind).map(|t| {
-                    t.saturating_mul(r.pairings.len() as u64)
-                        .saturating_sub(r.allocated.iter().sum())
-                }),
+                unallocated: scheduler::pairs_per_pairing(&r.run.spec.kind)
+                    .map(|t| t.saturating_mul(r.pairings.len() as u64).saturating_sub(r.allocated.iter().sum())),
             })
             .collect();
         let Some(run_id) = scheduler::choose_run(&loads) else {
             return Ok(None);
         };
         let lease_id = next_id(&state.leases);
-        let run = state
-            .runs
-            .get_mut(&run_id)
-            .ok_or(Error::RunNotFound(run_id))?;
-        let suite = state
-            .suites
-            .get(&run.run.spec.openings)
-            .ok_or(Error::SuiteNotFound(run.run.spec.openings))?;
+        let run = state.runs.get_mut(&run_id).ok_or(Error::RunNotFound(run_id))?;
+        let suite = state.suites.get(&run.run.spec.openings).ok_or(Error::SuiteNotFound(run.run.spec.openings))?;
         let tc = run.run.spec.tc;
         let batch = scheduler::batch_pairs(tc, free_slots);
         let pooled: Vec<u64> = run.pooled.iter().take(batch).copied().collect();
         let target = scheduler::pairs_per_pairing(&run.run.spec.kind);
-        let plan =
-            scheduler::plan_batch(&pooled, &run.allocated, target, run.next_pair_index, batch);
+        let plan = scheduler::plan_batch(&pooled, &run.allocated, target, run.next_pair_index, batch);
         if plan.is_empty() {
             return Ok(None);
         }
         let mut tasks = Vec::with_capacity(plan.len());
         for &index in &plan.requeued {
-            let pair = run
-                .pairs
-                .get_mut(&index)
-                .ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
+            let pair =
+                run.pairs.get_mut(&index).ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
             pair.holder = Some(lease_id);
             run.pooled.remove(&index);
             let opening = opening_line(suite, pair.opening_index)?;
-            tasks.push(make_task(
-                &run.run.spec,
-                &run.pairings,
-                index,
-                pair.pairing,
-                pair.opening_index,
-                opening,
-            )?);
+            tasks.push(make_task(&run.run.spec, &run.pairings, index, pair.pairing, pair.opening_index, opening)?);
         }
         for new in &plan.fresh {
             let opening_index = scheduler::opening_for_pair(run_id, new.pair_index, run.suite_len);
             run.pairs.insert(
                 new.pair_index,
-                PairRecord {
-                    pairing: new.pairing,
-                    opening_index,
-                    holder: Some(lease_id),
-                    done: false,
-                },
+                PairRecord { pairing: new.pairing, opening_index, holder: Some(lease_id), done: false },
             );
             if let Some(count) = run.allocated.get_mut(new.pairing as usize) {
                 *count += 1;
             }
             run.next_pair_index = new.pair_index + 1;
             let opening = opening_line(suite, opening_index)?;
-            tasks.push(make_task(
-                &run.run.spec,
-                &run.pairings,
-                new.pair_index,
-                new.pairing,
-                opening_index,
-                opening,
-            )?);
+            tasks.push(make_task(&run.run.spec, &run.pairings, new.pair_index, new.pairing, opening_index, opening)?);
         }
         run.in_flight += plan.len() as u64;
         let duration_ms = scheduler::LEASE_TIMEOUT_MS;
@@ -405,31 +319,18 @@ impl Storage for MemoryStorage {
                 state: LeaseState::Active,
                 deadline_ms,
                 duration_ms,
-                pairs: tasks
-                    .iter()
-                    .map(|t| (t.pair_index, LeasePair::Pending))
-                    .collect(),
+                pairs: tasks.iter().map(|t| (t.pair_index, LeasePair::Pending)).collect(),
             },
         );
         let variants = task_variant_ids(&tasks)
             .into_iter()
             .map(|id| {
-                let spec = state
-                    .variants
-                    .get(&id)
-                    .cloned()
-                    .ok_or_else(|| Error::VariantNotFound(id.clone()))?;
+                let spec = state.variants.get(&id).cloned().ok_or_else(|| Error::VariantNotFound(id.clone()))?;
                 Ok(Variant { id, spec })
             })
             .collect::<Result<Vec<_>>>()?;
         let spec = &run.run.spec;
-        tracing::debug!(
-            lease = lease_id,
-            run = run_id,
-            worker,
-            pairs = tasks.len(),
-            "lease granted"
-        );
+        tracing::debug!(lease = lease_id, run = run_id, worker, pairs = tasks.len(), "lease granted");
         Ok(Some(Lease {
             id: lease_id,
             run: run_id,
@@ -456,26 +357,19 @@ impl Storage for MemoryStorage {
         let lease = state.owned_lease(worker, lease_id)?;
         let run_id = lease.run;
         if state.submissions.contains_key(&(lease_id, seq)) {
-            return Ok(RecordOutcome {
-                run: run_id,
-                accepted: 0,
-                duplicate: true,
-            });
+            return Ok(RecordOutcome { run: run_id, accepted: 0, duplicate: true });
         }
         // Check everything before changing anything: a bad pair rejects the whole submission.
         let lease = &state.leases[&lease_id];
         let run = state.run(run_id)?;
         for report in pairs {
             if !lease.pairs.contains_key(&report.pair_index) {
-                return Err(Error::invalid_report(
-                    lease_id,
-                    report.pair_index,
-                    "the pair is not part of this lease",
-                ));
+                return Err(Error::invalid_report(lease_id, report.pair_index, "the pair is not part of this lease"));
             }
-            let pair = run.pairs.get(&report.pair_index).ok_or_else(|| {
-                Error::Corrupt(format!("leased pair {} unknown", report.pair_index))
-            })?;
+            let pair = run
+                .pairs
+                .get(&report.pair_index)
+                .ok_or_else(|| Error::Corrupt(format!("leased pair {} unknown", report.pair_index)))?;
             let task = make_task(
                 &run.run.spec,
                 &run.pairings,
@@ -486,19 +380,13 @@ impl Storage for MemoryStorage {
             )?;
             report::check_pair(lease_id, report, &task.variants)?;
         }
-        let worker_name = state
-            .workers
-            .get(&worker)
-            .map(|w| w.info.name.clone())
-            .ok_or(Error::WorkerNotFound(worker))?;
+        let worker_name =
+            state.workers.get(&worker).map(|w| w.info.name.clone()).ok_or(Error::WorkerNotFound(worker))?;
         if let Some(w) = state.workers.get_mut(&worker) {
             w.last_seen_ms = now_ms;
         }
 
-        let run = state
-            .runs
-            .get_mut(&run_id)
-            .ok_or(Error::RunNotFound(run_id))?;
+        let run = state.runs.get_mut(&run_id).ok_or(Error::RunNotFound(run_id))?;
         let mut accepted = 0;
         for report in pairs {
             let Some(pair) = run.pairs.get_mut(&report.pair_index) else {
@@ -510,21 +398,13 @@ impl Storage for MemoryStorage {
             pair.done = true;
             if let Some(holder) = pair.holder.take() {
                 run.in_flight = run.in_flight.saturating_sub(1);
-                if let Some(status) = state
-                    .leases
-                    .get_mut(&holder)
-                    .and_then(|l| l.pairs.get_mut(&report.pair_index))
-                {
+                if let Some(status) = state.leases.get_mut(&holder).and_then(|l| l.pairs.get_mut(&report.pair_index)) {
                     *status = LeasePair::Finished;
                 }
             } else {
                 run.pooled.remove(&report.pair_index);
             }
-            if let Some(status) = state
-                .leases
-                .get_mut(&lease_id)
-                .and_then(|l| l.pairs.get_mut(&report.pair_index))
-            {
+            if let Some(status) = state.leases.get_mut(&lease_id).and_then(|l| l.pairs.get_mut(&report.pair_index)) {
                 *status = LeasePair::Finished;
             }
             if let Some(stats) = run.run.stats.get_mut(pair.pairing as usize) {
@@ -544,33 +424,22 @@ impl Storage for MemoryStorage {
             }
             accepted += 1;
         }
-        if run.run.state == RunState::Active
-            && scheduler::is_complete(&run.run.spec.kind, &run.run.stats)
-        {
+        if run.run.state == RunState::Active && scheduler::is_complete(&run.run.spec.kind, &run.run.stats) {
             run.run.state = RunState::Completed;
             tracing::info!(run = run_id, "run completed");
         }
 
-        let lease = state
-            .leases
-            .get_mut(&lease_id)
-            .ok_or(Error::LeaseNotFound(lease_id))?;
+        let lease = state.leases.get_mut(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
         if lease.state == LeaseState::Active {
             if final_batch || lease.pairs.values().all(|s| *s != LeasePair::Pending) {
                 state.end_lease(lease_id, LeaseState::Closed)?;
             } else {
-                lease.deadline_ms = lease
-                    .deadline_ms
-                    .max(now_ms.saturating_add(lease.duration_ms));
+                lease.deadline_ms = lease.deadline_ms.max(now_ms.saturating_add(lease.duration_ms));
             }
         }
         state.submissions.insert((lease_id, seq), accepted);
         tracing::debug!(lease = lease_id, seq, accepted, "results recorded");
-        Ok(RecordOutcome {
-            run: run_id,
-            accepted,
-            duplicate: false,
-        })
+        Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
     }
 
     fn heartbeat(&self, worker: WorkerId, lease_id: LeaseId, now_ms: u64) -> Result<u64> {
@@ -579,9 +448,7 @@ impl Storage for MemoryStorage {
         if lease.state != LeaseState::Active {
             return Err(Error::LeaseClosed(lease_id));
         }
-        lease.deadline_ms = lease
-            .deadline_ms
-            .max(now_ms.saturating_add(lease.duration_ms));
+        lease.deadline_ms = lease.deadline_ms.max(now_ms.saturating_add(lease.duration_ms));
         let deadline = lease.deadline_ms;
         if let Some(w) = state.workers.get_mut(&worker) {
             w.last_seen_ms = now_ms;

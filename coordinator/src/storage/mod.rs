@@ -8,8 +8,8 @@
 //! whichever lease reports it first.
 
 use proto::domain::{
-    GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec,
-    RunState, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec, RunState, SuiteId,
+    Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
@@ -134,11 +134,7 @@ pub(crate) fn check_state_change(run: &Run, to: &RunState) -> Result<()> {
     if allowed {
         Ok(())
     } else {
-        Err(Error::InvalidStateChange {
-            run: run.id,
-            from: state_name(&run.state).into(),
-            to: state_name(to).into(),
-        })
+        Err(Error::InvalidStateChange { run: run.id, from: state_name(&run.state).into(), to: state_name(to).into() })
     }
 }
 
@@ -153,24 +149,9 @@ pub(crate) fn make_task(
 ) -> Result<PairTask> {
     let players = pairings
         .get(pairing as usize)
-        .and_then(|p| {
-            Some([
-                spec.variants.get(p.a)?.clone(),
-                spec.variants.get(p.b)?.clone(),
-            ])
-        })
-        .ok_or_else(|| {
-            Error::Corrupt(format!(
-                "pair {pair_index} names pairing {pairing}, which its run lacks"
-            ))
-        })?;
-    Ok(PairTask {
-        pair_index,
-        pairing,
-        opening_index,
-        opening,
-        variants: players,
-    })
+        .and_then(|p| Some([spec.variants.get(p.a)?.clone(), spec.variants.get(p.b)?.clone()]))
+        .ok_or_else(|| Error::Corrupt(format!("pair {pair_index} names pairing {pairing}, which its run lacks")))?;
+    Ok(PairTask { pair_index, pairing, opening_index, opening, variants: players })
 }
 
 /// The distinct variant ids named by a lease's tasks, in first-use order.

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use proto::domain::{
-    Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant,
-    VariantSpec, WorkerId, WorkerInfo,
+    Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec, WorkerId,
+    WorkerInfo,
 };
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -52,18 +52,13 @@ struct Readers {
 
 impl Readers {
     fn take(&self) -> Result<Db> {
-        let idle = self
-            .idle
-            .lock()
-            .map_err(|_| Error::storage("taking a reader", "the lock is poisoned"))?
-            .pop();
+        let idle = self.idle.lock().map_err(|_| Error::storage("taking a reader", "the lock is poisoned"))?.pop();
         match idle {
             Some(db) => Ok(db),
             None => {
                 let conn = Connection::open(&self.path).ctx("opening a reader")?;
                 schema::configure(&conn)?;
-                conn.pragma_update(None, "query_only", "ON")
-                    .ctx("making a reader read-only")?;
+                conn.pragma_update(None, "query_only", "ON").ctx("making a reader read-only")?;
                 Ok(Db::new(conn))
             }
         }
@@ -80,13 +75,11 @@ impl Readers {
     /// Runs `f` in one read transaction: a consistent snapshot of what was committed.
     fn read<T>(&self, context: &str, f: impl FnOnce(&Db) -> Result<T>) -> Result<T> {
         let db = self.take()?;
-        let out = Transaction::new_unchecked(&db, TransactionBehavior::Deferred)
-            .ctx(context)
-            .and_then(|tx| {
-                let out = f(&db)?;
-                tx.commit().ctx(context)?;
-                Ok(out)
-            });
+        let out = Transaction::new_unchecked(&db, TransactionBehavior::Deferred).ctx(context).and_then(|tx| {
+            let out = f(&db)?;
+            tx.commit().ctx(context)?;
+            Ok(out)
+        });
         self.give_back(db);
         out
     }
@@ -104,9 +97,7 @@ pub struct SqliteStorage {
 
 impl std::fmt::Debug for SqliteStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStorage")
-            .field("path", &self.path)
-            .finish_non_exhaustive()
+        f.debug_struct("SqliteStorage").field("path", &self.path).finish_non_exhaustive()
     }
 }
 
@@ -124,10 +115,7 @@ impl SqliteStorage {
         tracing::info!(path = %path.display(), "database opened");
         Ok(SqliteStorage {
             writer,
-            readers: Some(Readers {
-                path: path.to_owned(),
-                idle: Mutex::new(Vec::new()),
-            }),
+            readers: Some(Readers { path: path.to_owned(), idle: Mutex::new(Vec::new()) }),
             _checkpointer: Some(checkpointer),
             path: Some(path.to_owned()),
         })
@@ -138,12 +126,7 @@ impl SqliteStorage {
         let mut conn = Connection::open_in_memory().ctx("opening an in-memory database")?;
         schema::prepare(&mut conn)?;
         let writer = Writer::start(Db::new(conn), |_: &Db| {})?;
-        Ok(SqliteStorage {
-            writer,
-            readers: None,
-            _checkpointer: None,
-            path: None,
-        })
+        Ok(SqliteStorage { writer, readers: None, _checkpointer: None, path: None })
     }
 
     /// The database file, if any.
@@ -177,24 +160,18 @@ impl Storage for SqliteStorage {
     fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
         spec::validate_variant_spec(variant)?;
         let variant = variant.clone();
-        self.write("adding a variant", move |db| {
-            catalog::insert_variant(db, &variant)
-        })
+        self.write("adding a variant", move |db| catalog::insert_variant(db, &variant))
     }
 
     fn get_variant(&self, id: &str) -> Result<Variant> {
         let id = id.to_owned();
-        self.read("reading a variant", move |db| {
-            catalog::load_variant(db, &id)
-        })
+        self.read("reading a variant", move |db| catalog::load_variant(db, &id))
     }
 
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
         spec::validate_suite(name, lines)?;
         let (name, lines) = (name.to_owned(), lines.to_vec());
-        self.write("adding openings", move |db| {
-            catalog::insert_suite(db, &name, &lines)
-        })
+        self.write("adding openings", move |db| catalog::insert_suite(db, &name, &lines))
     }
 
     fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite> {
@@ -204,9 +181,7 @@ impl Storage for SqliteStorage {
     fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
         spec::validate_run_spec(run_spec)?;
         let run_spec = run_spec.clone();
-        let run = self.write("creating a run", move |db| {
-            catalog::insert_run(db, &run_spec, now_ms)
-        })?;
+        let run = self.write("creating a run", move |db| catalog::insert_run(db, &run_spec, now_ms))?;
         tracing::info!(run = run.id, name = %run.spec.name, "run created");
         Ok(run)
     }
@@ -220,9 +195,7 @@ impl Storage for SqliteStorage {
     }
 
     fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {
-        let run = self.write("setting a run's state", move |db| {
-            catalog::set_run_state(db, id, state)
-        })?;
+        let run = self.write("setting a run's state", move |db| catalog::set_run_state(db, id, state))?;
         tracing::info!(run = id, state = ?run.state, "run state set");
         Ok(run)
     }
@@ -230,17 +203,13 @@ impl Storage for SqliteStorage {
     fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
         spec::validate_worker_info(info)?;
         let owned = info.clone();
-        let id = self.write("registering a worker", move |db| {
-            leasing::insert_worker(db, &owned, now_ms)
-        })?;
+        let id = self.write("registering a worker", move |db| leasing::insert_worker(db, &owned, now_ms))?;
         tracing::info!(worker = id, name = %info.name, "worker registered");
         Ok(id)
     }
 
     fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
-        self.write("leasing a batch", move |db| {
-            leasing::lease_batch(db, worker, free_slots, now_ms)
-        })
+        self.write("leasing a batch", move |db| leasing::lease_batch(db, worker, free_slots, now_ms))
     }
 
     fn record_results(
@@ -259,9 +228,7 @@ impl Storage for SqliteStorage {
     }
 
     fn heartbeat(&self, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
-        self.write("extending a lease", move |db| {
-            leasing::heartbeat(db, worker, lease, now_ms)
-        })
+        self.write("extending a lease", move |db| leasing::heartbeat(db, worker, lease, now_ms))
     }
 
     fn expire_leases(&self, now_ms: u64) -> Result<usize> {
@@ -269,20 +236,14 @@ impl Storage for SqliteStorage {
     }
 
     fn games_since(&self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
-        self.read("reading games", move |db| {
-            results::games_since(db, run, after_game_id, limit)
-        })
+        self.read("reading games", move |db| results::games_since(db, run, after_game_id, limit))
     }
 
     fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()> {
-        self.write("marking games exported", move |db| {
-            catalog::mark_exported(db, run, up_to_game_id)
-        })
+        self.write("marking games exported", move |db| catalog::mark_exported(db, run, up_to_game_id))
     }
 
     fn exported_up_to(&self, run: RunId) -> Result<u64> {
-        self.read("reading the export mark", move |db| {
-            catalog::exported_up_to(db, run)
-        })
+        self.read("reading the export mark", move |db| catalog::exported_up_to(db, run))
     }
 }

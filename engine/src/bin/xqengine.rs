@@ -13,11 +13,7 @@ use engine::uci::{UciSession, play_moves, write_divide};
 use engine::{Position, START_FEN};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "xqengine",
-    version,
-    about = "Xiangqi engine: UCI loop without arguments, tools with them"
-)]
+#[command(name = "xqengine", version, about = "Xiangqi engine: UCI loop without arguments, tools with them")]
 struct Cli {
     /// Evaluation parameters (TOML, as `params --dump` writes) for the UCI loop and bench.
     #[arg(long, global = true)]
@@ -90,17 +86,15 @@ fn main() -> ExitCode {
 fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     let params = match &cli.params {
-        Some(path) => Params::from_toml_file(path)
-            .with_context(|| format!("loading parameters from {}", path.display()))?,
+        Some(path) => {
+            Params::from_toml_file(path).with_context(|| format!("loading parameters from {}", path.display()))?
+        }
         None => Params::default(),
     };
     if cli.command.is_none() {
         let mut session = UciSession::stdout();
         if let Some(path) = &cli.params {
-            session.handle(&format!(
-                "setoption name ParamsFile value {}",
-                path.display()
-            ));
+            session.handle(&format!("setoption name ParamsFile value {}", path.display()));
         }
         session.run(io::stdin().lock())?;
         return Ok(ExitCode::SUCCESS);
@@ -127,11 +121,7 @@ fn run() -> Result<ExitCode> {
             let start = std::time::Instant::now();
             let nodes = write_divide(&mut pos, depth, &mut out)?;
             let secs = start.elapsed().as_secs_f64();
-            eprintln!(
-                "time {:.3} s, {:.0} leaves/s",
-                secs,
-                nodes as f64 / secs.max(1e-9)
-            );
+            eprintln!("time {:.3} s, {:.0} leaves/s", secs, nodes as f64 / secs.max(1e-9));
         }
         Some(Command::Judge { fen, moves }) => {
             let mut pos = parse_position(&fen)?;

@@ -9,8 +9,7 @@ use super::pst;
 use super::relations::{self, SideAttacks};
 use super::terms::*;
 use crate::movegen::attacks::{
-    self, ADVISOR_STEPS, KING_STEPS, KNIGHT_LEGS, PAWN_STEPS, RAYS, bishop_attacks, knight_attacks,
-    rook_attacks,
+    self, ADVISOR_STEPS, KING_STEPS, KNIGHT_LEGS, PAWN_STEPS, RAYS, bishop_attacks, knight_attacks, rook_attacks,
 };
 use crate::position::Position;
 use crate::types::{Bitboard, Color, PieceKind, Square};
@@ -83,30 +82,18 @@ pub(crate) fn cannon_reach(sq: Square, occ: Bitboard) -> (Bitboard, Bitboard) {
 /// The nearest square of `blockers` along a ray in direction `dir` (see `attacks::NORTH`).
 #[inline]
 fn first_on_ray(blockers: Bitboard, dir: usize) -> Option<Square> {
-    if dir == attacks::NORTH || dir == attacks::EAST {
-        blockers.first()
-    } else {
-        blockers.last()
-    }
+    if dir == attacks::NORTH || dir == attacks::EAST { blockers.first() } else { blockers.last() }
 }
 
 /// How many of the knight's legs are on the board and occupied.
 #[inline]
 fn blocked_legs(sq: Square, occ: Bitboard) -> usize {
-    KNIGHT_LEGS[sq.index()]
-        .iter()
-        .filter(|&&leg| leg != 255 && occ.0 >> leg & 1 != 0)
-        .count()
+    KNIGHT_LEGS[sq.index()].iter().filter(|&&leg| leg != 255 && occ.0 >> leg & 1 != 0).count()
 }
 
 /// Material, piece-square, mobility and per-piece relation features of `us`; returns the
 /// side's attack maps. `unsafe_squares` are those the enemy's pawns, advisors and elephants attack.
-fn walk_pieces<A: Accumulator>(
-    pos: &Position,
-    us: Color,
-    unsafe_squares: Bitboard,
-    acc: &mut A,
-) -> SideAttacks {
+fn walk_pieces<A: Accumulator>(pos: &Position, us: Color, unsafe_squares: Bitboard, acc: &mut A) -> SideAttacks {
     let s = sign(us);
     let occ = pos.occupied();
     let own = pos.by_color(us);
@@ -118,10 +105,7 @@ fn walk_pieces<A: Accumulator>(
     let mut map = SideAttacks::default();
 
     let king = pos.king(us);
-    acc.add(
-        PST_KING.at(pst[PieceKind::King.index()][king.index()] as usize),
-        s,
-    );
+    acc.add(PST_KING.at(pst[PieceKind::King.index()][king.index()] as usize), s);
     map.add_king(KING_STEPS[king.index()]);
 
     for sq in pos.pieces(us, PieceKind::Advisor) {
@@ -129,10 +113,7 @@ fn walk_pieces<A: Accumulator>(
         let att = ADVISOR_STEPS[sq.index()];
         map.add(att);
         map.by_minor |= att;
-        acc.add(
-            PST_ADVISOR.at(pst[PieceKind::Advisor.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_ADVISOR.at(pst[PieceKind::Advisor.index()][sq.index()] as usize), s);
         acc.add(MOBILITY_ADVISOR.capped((att & safe).count()), s);
     }
 
@@ -141,10 +122,7 @@ fn walk_pieces<A: Accumulator>(
         let att = bishop_attacks(sq, occ);
         map.add(att);
         map.by_minor |= att;
-        acc.add(
-            PST_BISHOP.at(pst[PieceKind::Bishop.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_BISHOP.at(pst[PieceKind::Bishop.index()][sq.index()] as usize), s);
         acc.add(MOBILITY_BISHOP.capped((att & safe).count()), s);
     }
 
@@ -154,10 +132,7 @@ fn walk_pieces<A: Accumulator>(
         map.add(att);
         map.by_knight_cannon |= att;
         map.palace_attackers += u32::from((att & their_palace).any());
-        acc.add(
-            PST_KNIGHT.at(pst[PieceKind::Knight.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_KNIGHT.at(pst[PieceKind::Knight.index()][sq.index()] as usize), s);
         acc.add(MOBILITY_KNIGHT.capped((att & safe).count()), s);
         acc.add(KNIGHT_BLOCKED_LEGS.at(blocked_legs(sq, occ)), s);
     }
@@ -169,10 +144,7 @@ fn walk_pieces<A: Accumulator>(
         let att = rook_attacks(sq, occ);
         map.add(att);
         map.palace_attackers += u32::from((att & their_palace).any());
-        acc.add(
-            PST_ROOK.at(pst[PieceKind::Rook.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_ROOK.at(pst[PieceKind::Rook.index()][sq.index()] as usize), s);
         acc.add(MOBILITY_ROOK.capped((att & safe).count()), s);
         let file = relations::FILES[sq.file() as usize];
         if (file & pawns).is_empty() {
@@ -188,10 +160,7 @@ fn walk_pieces<A: Accumulator>(
         map.add(control);
         map.by_knight_cannon |= control;
         map.palace_attackers += u32::from((control & their_palace).any());
-        acc.add(
-            PST_CANNON.at(pst[PieceKind::Cannon.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_CANNON.at(pst[PieceKind::Cannon.index()][sq.index()] as usize), s);
         let moves = quiet | (control & theirs);
         acc.add(MOBILITY_CANNON.capped((moves & safe).count()), s);
         if let Some(feature) = relations::cannon_facing_king(sq, their_king, occ) {
@@ -205,10 +174,7 @@ fn walk_pieces<A: Accumulator>(
         map.add(att);
         map.by_pawn |= att;
         map.palace_attackers += u32::from((att & their_palace).any());
-        acc.add(
-            PST_PAWN.at(pst[PieceKind::Pawn.index()][sq.index()] as usize),
-            s,
-        );
+        acc.add(PST_PAWN.at(pst[PieceKind::Pawn.index()][sq.index()] as usize), s);
     }
     map
 }
@@ -230,10 +196,7 @@ mod tests {
                 let (quiet, control) = cannon_reach(sq, pos.occupied());
                 let moves = quiet | (control & pos.by_color(!color));
                 assert_eq!(moves, crate::movegen::piece_targets(&pos, sq), "{fen} {sq}");
-                assert_eq!(
-                    control & pos.occupied(),
-                    attacks::cannon_attacks(sq, pos.occupied())
-                );
+                assert_eq!(control & pos.occupied(), attacks::cannon_attacks(sq, pos.occupied()));
                 assert!((quiet & control).is_empty());
             }
         }

@@ -63,8 +63,7 @@ pub const PHASE_MAX: i32 = 32;
 #[inline]
 pub fn phase(pos: &Position) -> i32 {
     let count = |kind| pos.by_kind(kind).count() as i32;
-    (4 * count(PieceKind::Rook) + 2 * (count(PieceKind::Knight) + count(PieceKind::Cannon)))
-        .min(PHASE_MAX)
+    (4 * count(PieceKind::Rook) + 2 * (count(PieceKind::Knight) + count(PieceKind::Cannon))).min(PHASE_MAX)
 }
 
 /// Sums the middlegame and endgame weights of the features.
@@ -89,11 +88,7 @@ impl features::Accumulator for Scorer<'_> {
 /// Equal to `trace(pos).dot(params)`.
 #[inline]
 pub fn evaluate_scaled(pos: &Position, params: &Params) -> i64 {
-    let mut scorer = Scorer {
-        params,
-        mg: 0,
-        eg: 0,
-    };
+    let mut scorer = Scorer { params, mg: 0, eg: 0 };
     features::accumulate(pos, &mut scorer);
     let phase = phase(pos);
     i64::from(scorer.mg) * i64::from(phase) + i64::from(scorer.eg) * i64::from(PHASE_MAX - phase)
@@ -122,11 +117,7 @@ mod tests {
         assert_eq!(phase(&pos), PHASE_MAX);
         let t = trace(&pos);
         let tempo = 2 * terms::TEMPO.first;
-        assert_eq!(
-            t.coefficients,
-            vec![(tempo as u16, PHASE_MAX)],
-            "only tempo survives the symmetry"
-        );
+        assert_eq!(t.coefficients, vec![(tempo as u16, PHASE_MAX)], "only tempo survives the symmetry");
         assert_eq!(evaluate(&pos, &Params::default()), 20);
         assert_eq!(evaluate(&pos, &Params::material_only()), 0);
     }
@@ -137,9 +128,6 @@ mod tests {
         assert_eq!(phase(&pos), 2);
         let t = trace(&pos);
         assert_eq!(t.phase, 2);
-        assert_eq!(
-            t.dot(&Params::default()),
-            evaluate_scaled(&pos, &Params::default())
-        );
+        assert_eq!(t.dot(&Params::default()), evaluate_scaled(&pos, &Params::default()));
     }
 }

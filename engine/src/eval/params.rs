@@ -69,34 +69,24 @@ const MATERIAL_ONLY_VALUES: [i32; NUM_PARAMS] = build(true);
 impl Default for Params {
     /// The hand-set weights of `terms.rs`.
     fn default() -> Params {
-        Params {
-            values: DEFAULT_VALUES,
-        }
+        Params { values: DEFAULT_VALUES }
     }
 }
 
 fn params_error(key: impl Into<String>, reason: impl Into<String>) -> Error {
-    Error::Params {
-        key: key.into(),
-        reason: reason.into(),
-    }
+    Error::Params { key: key.into(), reason: reason.into() }
 }
 
 impl Params {
     /// Material weights at their defaults, every other weight 0 (tempo included).
     pub fn material_only() -> Params {
-        Params {
-            values: MATERIAL_ONLY_VALUES,
-        }
+        Params { values: MATERIAL_ONLY_VALUES }
     }
 
     /// Builds parameters from raw values, each checked against its range.
     pub fn from_values(values: &[i32]) -> Result<Params> {
         if values.len() != NUM_PARAMS {
-            return Err(params_error(
-                "(all)",
-                format!("expected {NUM_PARAMS} values, got {}", values.len()),
-            ));
+            return Err(params_error("(all)", format!("expected {NUM_PARAMS} values, got {}", values.len())));
         }
         let mut params = Params::default();
         for (i, &v) in values.iter().enumerate() {
@@ -139,12 +129,8 @@ impl Params {
 
     /// Sets parameter `i`, refusing an index or value outside the declared range.
     pub fn set(&mut self, i: usize, value: i32) -> Result<()> {
-        let spec = Params::try_spec(i).ok_or_else(|| {
-            params_error(
-                format!("#{i}"),
-                format!("no such parameter (there are {NUM_PARAMS})"),
-            )
-        })?;
+        let spec = Params::try_spec(i)
+            .ok_or_else(|| params_error(format!("#{i}"), format!("no such parameter (there are {NUM_PARAMS})")))?;
         check_range(&spec.name, i64::from(value), spec.min, spec.max)?;
         self.values[i] = value;
         Ok(())
@@ -155,8 +141,7 @@ impl Params {
     /// # Panics
     /// When `i >= self.len()`.
     pub fn set_clamped(&mut self, i: usize, value: i64) -> i32 {
-        let (term, _, _) =
-            locate(i).unwrap_or_else(|| panic!("no parameter #{i} (there are {NUM_PARAMS})"));
+        let (term, _, _) = locate(i).unwrap_or_else(|| panic!("no parameter #{i} (there are {NUM_PARAMS})"));
         let t = &TERMS[term];
         let v = value.clamp(i64::from(t.min), i64::from(t.max)) as i32;
         self.values[i] = v;
@@ -241,15 +226,7 @@ pub(crate) fn locate(i: usize) -> Option<(usize, usize, Phase)> {
     }
     let (term, entry) = terms::term_of_feature(i / 2)?;
     debug_assert!(i / 2 < NUM_FEATURES);
-    Some((
-        term,
-        entry,
-        if i.is_multiple_of(2) {
-            Phase::Middlegame
-        } else {
-            Phase::Endgame
-        },
-    ))
+    Some((term, entry, if i.is_multiple_of(2) { Phase::Middlegame } else { Phase::Endgame }))
 }
 
 pub(crate) fn param_name(term: &Term, entry: usize, phase: Phase) -> String {
@@ -262,10 +239,7 @@ pub(crate) fn param_name(term: &Term, entry: usize, phase: Phase) -> String {
 
 pub(crate) fn check_range(key: &str, value: i64, min: i32, max: i32) -> Result<()> {
     if value < i64::from(min) || value > i64::from(max) {
-        return Err(params_error(
-            key,
-            format!("{value} is outside the allowed range {min}..={max}"),
-        ));
+        return Err(params_error(key, format!("{value} is outside the allowed range {min}..={max}")));
     }
     Ok(())
 }
@@ -292,22 +266,11 @@ mod tests {
             assert_eq!(Params::index_of(&name.to_uppercase()), Some(i));
         }
         assert_eq!(Params::names().count(), NUM_PARAMS);
-        assert_eq!(
-            Params::index_of("material.rook.mg"),
-            Some(2 * MATERIAL_ROOK.first)
-        );
-        assert_eq!(
-            Params::index_of("pst.knight.eg.17"),
-            Some(2 * PST_KNIGHT.at(17) + 1)
-        );
-        for bad in [
-            "material.rook",
-            "material.rook.mg.0",
-            "pst.knight.mg",
-            "pst.knight.mg.50",
-            "pst.knight.xg.1",
-            "rook.mg",
-        ] {
+        assert_eq!(Params::index_of("material.rook.mg"), Some(2 * MATERIAL_ROOK.first));
+        assert_eq!(Params::index_of("pst.knight.eg.17"), Some(2 * PST_KNIGHT.at(17) + 1));
+        for bad in
+            ["material.rook", "material.rook.mg.0", "pst.knight.mg", "pst.knight.mg.50", "pst.knight.xg.1", "rook.mg"]
+        {
             assert_eq!(Params::index_of(bad), None, "{bad}");
         }
         let spec = Params::spec(2 * PST_PAWN.at(30) + 1);
@@ -324,30 +287,12 @@ mod tests {
         let mut p = Params::default();
         p.set_by_name("Material.Rook.EG", 1100).expect("in range");
         assert_eq!(p.feature_weights(MATERIAL_ROOK.first).1, 1100);
-        let err = p
-            .set_by_name("material.rook.eg", 5000)
-            .expect_err("out of range")
-            .to_string();
-        assert!(
-            err.contains("material.rook.eg") && err.contains("5000") && err.contains("0..=3000"),
-            "{err}"
-        );
-        let err = p
-            .set_by_name("material.queen.mg", 1)
-            .expect_err("unknown")
-            .to_string();
-        assert!(
-            err.contains("material.queen.mg") && err.contains("unknown"),
-            "{err}"
-        );
-        let err = p
-            .set(2 * TEMPO.first, -300)
-            .expect_err("out of range")
-            .to_string();
-        assert!(
-            err.contains("tempo.mg") && err.contains("-200..=200"),
-            "{err}"
-        );
+        let err = p.set_by_name("material.rook.eg", 5000).expect_err("out of range").to_string();
+        assert!(err.contains("material.rook.eg") && err.contains("5000") && err.contains("0..=3000"), "{err}");
+        let err = p.set_by_name("material.queen.mg", 1).expect_err("unknown").to_string();
+        assert!(err.contains("material.queen.mg") && err.contains("unknown"), "{err}");
+        let err = p.set(2 * TEMPO.first, -300).expect_err("out of range").to_string();
+        assert!(err.contains("tempo.mg") && err.contains("-200..=200"), "{err}");
         assert_eq!(p.set_clamped(2 * TEMPO.first, -300), -200);
         assert!(Params::from_values(p.as_slice()).is_ok());
     }
@@ -356,11 +301,7 @@ mod tests {
     fn material_only_keeps_material() {
         let m = Params::material_only();
         for i in 0..NUM_PARAMS {
-            let expected = if Params::group_of(i) == Some(Group::Material) {
-                Params::default().get(i)
-            } else {
-                0
-            };
+            let expected = if Params::group_of(i) == Some(Group::Material) { Params::default().get(i) } else { 0 };
             assert_eq!(m.get(i), expected, "{:?}", Params::name(i));
         }
     }
@@ -371,29 +312,12 @@ mod tests {
             (mg(MATERIAL_ROOK), mg(MATERIAL_KNIGHT), mg(MATERIAL_CANNON)),
             (eg(MATERIAL_ROOK), eg(MATERIAL_KNIGHT), eg(MATERIAL_CANNON)),
         ] {
-            assert!(
-                within(rook, 2 * knight, 0.25),
-                "rook {rook} vs two horses {}",
-                2 * knight
-            );
-            assert!(
-                within(knight, cannon, 0.15),
-                "horse {knight} vs cannon {cannon}"
-            );
-            assert!(
-                (900..=1000).contains(&rook)
-                    && (400..=460).contains(&knight)
-                    && (400..=460).contains(&cannon)
-            );
+            assert!(within(rook, 2 * knight, 0.25), "rook {rook} vs two horses {}", 2 * knight);
+            assert!(within(knight, cannon, 0.15), "horse {knight} vs cannon {cannon}");
+            assert!((900..=1000).contains(&rook) && (400..=460).contains(&knight) && (400..=460).contains(&cannon));
         }
-        assert!(
-            mg(MATERIAL_CANNON) > mg(MATERIAL_KNIGHT),
-            "the cannon is worth more on a full board"
-        );
-        assert!(
-            eg(MATERIAL_KNIGHT) > eg(MATERIAL_CANNON),
-            "the horse is worth more in the endgame"
-        );
+        assert!(mg(MATERIAL_CANNON) > mg(MATERIAL_KNIGHT), "the cannon is worth more on a full board");
+        assert!(eg(MATERIAL_KNIGHT) > eg(MATERIAL_CANNON), "the horse is worth more in the endgame");
         assert!(
             within(mg(MATERIAL_ADVISOR), mg(MATERIAL_BISHOP), 0.1)
                 && within(eg(MATERIAL_ADVISOR), eg(MATERIAL_BISHOP), 0.1)
@@ -402,32 +326,18 @@ mod tests {
         // A pawn across the river (ranks 5-7, any file) against one at home (rank 3).
         let p = Params::default();
         let pawn_on = |sq, phase: usize| {
-            let f = PST_PAWN.at(crate::eval::pst::entry(
-                crate::Color::Red,
-                crate::PieceKind::Pawn,
-                sq,
-            ));
+            let f = PST_PAWN.at(crate::eval::pst::entry(crate::Color::Red, crate::PieceKind::Pawn, sq));
             let (m, e) = (p.feature_weights(MATERIAL_PAWN.first), p.feature_weights(f));
             [m.0 + e.0, m.1 + e.1][phase]
         };
         use crate::Square;
         for phase in [0, 1] {
             let home = pawn_on(Square::E3, phase);
-            let crossed: Vec<i32> = [
-                Square::A5,
-                Square::C5,
-                Square::E5,
-                Square::C6,
-                Square::E6,
-                Square::G7,
-            ]
-            .map(|sq| pawn_on(sq, phase))
-            .to_vec();
+            let crossed: Vec<i32> = [Square::A5, Square::C5, Square::E5, Square::C6, Square::E6, Square::G7]
+                .map(|sq| pawn_on(sq, phase))
+                .to_vec();
             let mean = crossed.iter().sum::<i32>() / crossed.len() as i32;
-            assert!(
-                within(mean, 2 * home, 0.2),
-                "crossed {mean} vs twice home {home}"
-            );
+            assert!(within(mean, 2 * home, 0.2), "crossed {mean} vs twice home {home}");
         }
     }
 }

@@ -124,11 +124,7 @@ mod tests {
             for kind in PieceKind::ALL {
                 for sq in Square::all() {
                     let e = INDEX[color.index()][kind.index()][sq.index()];
-                    assert_eq!(
-                        e != UNREACHABLE,
-                        square_reachable(Piece::new(color, kind), sq),
-                        "{color} {kind} {sq}"
-                    );
+                    assert_eq!(e != UNREACHABLE, square_reachable(Piece::new(color, kind), sq), "{color} {kind} {sq}");
                     assert_eq!(e, INDEX[color.index()][kind.index()][sq.mirror().index()]);
                     assert_eq!(e, INDEX[1 - color.index()][kind.index()][sq.flip().index()]);
                 }
@@ -139,10 +135,8 @@ mod tests {
     #[test]
     fn rows_cover_every_entry_in_order() {
         for kind in PieceKind::ALL {
-            let flat: Vec<usize> = rows(kind)
-                .iter()
-                .flat_map(|(_, sqs)| sqs.iter().map(|&sq| entry(Color::Red, kind, sq)))
-                .collect();
+            let flat: Vec<usize> =
+                rows(kind).iter().flat_map(|(_, sqs)| sqs.iter().map(|&sq| entry(Color::Red, kind, sq))).collect();
             assert_eq!(flat, (0..table_len(kind)).collect::<Vec<_>>());
         }
         assert_eq!(entry(Color::Red, PieceKind::Pawn, Square::A3), 0);

@@ -70,10 +70,7 @@ pub(crate) const PALACE: [Bitboard; 2] = [palace(Color::Red), palace(Color::Blac
 /// The squares of each file a-i.
 pub(crate) const FILES: [Bitboard; 9] = files();
 /// Each side's far half: Black's ranks 5-9 for Red, Red's ranks 0-4 for Black.
-const ACROSS_RIVER: [Bitboard; 2] = [
-    Bitboard(Bitboard::FULL.0 & !((1 << 45) - 1)),
-    Bitboard((1 << 45) - 1),
-];
+const ACROSS_RIVER: [Bitboard; 2] = [Bitboard(Bitboard::FULL.0 & !((1 << 45) - 1)), Bitboard((1 << 45) - 1)];
 
 /// The relation feature of a cannon on `sq` facing the enemy king on `king`, if any: nothing
 /// between them on a file (the hollow cannon, 空头炮), or one or two pieces between them on
@@ -83,11 +80,7 @@ pub(crate) fn cannon_facing_king(sq: Square, king: Square, occ: Bitboard) -> Opt
     if sq.file() != king.file() {
         return None;
     }
-    let (low, high) = if sq.rank() < king.rank() {
-        (sq, king)
-    } else {
-        (king, sq)
-    };
+    let (low, high) = if sq.rank() < king.rank() { (sq, king) } else { (king, sq) };
     let between = RAYS[low.index()][NORTH] & RAYS[high.index()][SOUTH] & occ;
     match between.count() {
         0 => Some(HOLLOW_CANNON.at(0)),
@@ -97,13 +90,7 @@ pub(crate) fn cannon_facing_king(sq: Square, king: Square, occ: Bitboard) -> Opt
 }
 
 /// The relation features read from the attack maps, for `us`.
-pub(crate) fn score<A: Accumulator>(
-    pos: &Position,
-    us: Color,
-    ours: &SideAttacks,
-    theirs: &SideAttacks,
-    acc: &mut A,
-) {
+pub(crate) fn score<A: Accumulator>(pos: &Position, us: Color, ours: &SideAttacks, theirs: &SideAttacks, acc: &mut A) {
     let s = sign(us);
     let own = pos.by_color(us);
 
@@ -120,13 +107,7 @@ pub(crate) fn score<A: Accumulator>(
         by_minor_or_less | theirs.by_knight_cannon, // rook
         by_minor_or_less,                           // cannon
     ];
-    for kind in [
-        PieceKind::Advisor,
-        PieceKind::Bishop,
-        PieceKind::Knight,
-        PieceKind::Rook,
-        PieceKind::Cannon,
-    ] {
+    for kind in [PieceKind::Advisor, PieceKind::Bishop, PieceKind::Knight, PieceKind::Rook, PieceKind::Cannon] {
         let pieces = pos.pieces(us, kind);
         let i = kind.index() - 1;
         let hit = pieces & hanging;
@@ -141,10 +122,7 @@ pub(crate) fn score<A: Accumulator>(
     let pawns = pos.pieces(us, PieceKind::Pawn);
     let hit = pawns & hanging;
     if hit.any() {
-        acc.add(
-            HANGING.at(PieceKind::Pawn.index() - 1),
-            s * hit.count() as i32,
-        );
+        acc.add(HANGING.at(PieceKind::Pawn.index() - 1), s * hit.count() as i32);
     }
 
     // King safety: enemy pieces bearing on the palace, and missing defenders weighed
@@ -152,28 +130,10 @@ pub(crate) fn score<A: Accumulator>(
     acc.add(PALACE_ATTACKERS.capped(theirs.palace_attackers), s);
     let missing = |kind: PieceKind| (kind.max_count() - pos.count(us, kind)) as i32;
     let enemy = |kind: PieceKind| pos.count(!us, kind) as i32;
-    let (rooks, knights, cannons) = (
-        enemy(PieceKind::Rook),
-        enemy(PieceKind::Knight),
-        enemy(PieceKind::Cannon),
-    );
+    let (rooks, knights, cannons) = (enemy(PieceKind::Rook), enemy(PieceKind::Knight), enemy(PieceKind::Cannon));
     for (missing, [vs_rook, vs_knight, vs_cannon]) in [
-        (
-            missing(PieceKind::Advisor),
-            [
-                MISSING_ADVISOR_VS_ROOK,
-                MISSING_ADVISOR_VS_KNIGHT,
-                MISSING_ADVISOR_VS_CANNON,
-            ],
-        ),
-        (
-            missing(PieceKind::Bishop),
-            [
-                MISSING_BISHOP_VS_ROOK,
-                MISSING_BISHOP_VS_KNIGHT,
-                MISSING_BISHOP_VS_CANNON,
-            ],
-        ),
+        (missing(PieceKind::Advisor), [MISSING_ADVISOR_VS_ROOK, MISSING_ADVISOR_VS_KNIGHT, MISSING_ADVISOR_VS_CANNON]),
+        (missing(PieceKind::Bishop), [MISSING_BISHOP_VS_ROOK, MISSING_BISHOP_VS_KNIGHT, MISSING_BISHOP_VS_CANNON]),
     ] {
         if missing == 0 {
             continue;
@@ -209,25 +169,14 @@ mod tests {
 
     #[test]
     fn cannon_facing_king_kinds() {
-        let occ = Bitboard::from_square(Square::E2)
-            .with(Square::E9)
-            .with(Square::E6);
-        assert_eq!(
-            cannon_facing_king(Square::E2, Square::E9, occ),
-            Some(CENTRAL_CANNON.at(0))
-        );
+        let occ = Bitboard::from_square(Square::E2).with(Square::E9).with(Square::E6);
+        assert_eq!(cannon_facing_king(Square::E2, Square::E9, occ), Some(CENTRAL_CANNON.at(0)));
         let occ = occ.with(Square::E3);
-        assert_eq!(
-            cannon_facing_king(Square::E2, Square::E9, occ),
-            Some(CENTRAL_CANNON.at(1))
-        );
+        assert_eq!(cannon_facing_king(Square::E2, Square::E9, occ), Some(CENTRAL_CANNON.at(1)));
         let occ = occ.with(Square::E4);
         assert_eq!(cannon_facing_king(Square::E2, Square::E9, occ), None);
         let occ = Bitboard::from_square(Square::D3).with(Square::D8);
-        assert_eq!(
-            cannon_facing_king(Square::D3, Square::D8, occ),
-            Some(HOLLOW_CANNON.at(0))
-        );
+        assert_eq!(cannon_facing_king(Square::D3, Square::D8, occ), Some(HOLLOW_CANNON.at(0)));
         assert_eq!(cannon_facing_king(Square::D3, Square::E8, occ), None);
     }
 }

@@ -85,11 +85,7 @@ impl Feature {
     /// Entry `i` of the term.
     #[inline]
     pub fn at(self, i: usize) -> usize {
-        debug_assert!(
-            i < self.len,
-            "feature index {i} beyond a term of {}",
-            self.len
-        );
+        debug_assert!(i < self.len, "feature index {i} beyond a term of {}", self.len);
         self.first + i
     }
 
@@ -106,20 +102,11 @@ const fn first_features<const N: usize>(terms: &[Term]) -> [usize; N] {
     let mut i = 0;
     while i < N {
         let t = &terms[i];
-        assert!(
-            t.mg.len() == t.eg.len(),
-            "a term's mg and eg defaults differ in length"
-        );
+        assert!(t.mg.len() == t.eg.len(), "a term's mg and eg defaults differ in length");
         assert!(!t.mg.is_empty(), "a term without entries");
-        assert!(
-            t.min <= 0 || matches!(t.group, Group::Material),
-            "0 (material_only) must be in range"
-        );
+        assert!(t.min <= 0 || matches!(t.group, Group::Material), "0 (material_only) must be in range");
         if let Some(kind) = t.squares_of {
-            assert!(
-                t.mg.len() == pst::table_len(kind),
-                "a piece-square table of the wrong length"
-            );
+            assert!(t.mg.len() == pst::table_len(kind), "a piece-square table of the wrong length");
         }
         let mut j = 0;
         while j < t.mg.len() {
@@ -364,9 +351,7 @@ pub(crate) fn first_feature(term: usize) -> usize {
 
 /// The term holding `feature`, and the entry within it.
 pub(crate) fn term_of_feature(feature: usize) -> Option<(usize, usize)> {
-    let term = FIRSTS
-        .partition_point(|&first| first <= feature)
-        .checked_sub(1)?;
+    let term = FIRSTS.partition_point(|&first| first <= feature).checked_sub(1)?;
     let entry = feature - FIRSTS[term];
     (entry < TERMS[term].len()).then_some((term, entry))
 }
@@ -397,12 +382,7 @@ mod tests {
             for b in TERMS {
                 if !std::ptr::eq(a, b) {
                     assert_ne!(a.name, b.name);
-                    assert!(
-                        !b.name.starts_with(&format!("{}.", a.name)),
-                        "{} / {}",
-                        a.name,
-                        b.name
-                    );
+                    assert!(!b.name.starts_with(&format!("{}.", a.name)), "{} / {}", a.name, b.name);
                 }
             }
         }

@@ -25,18 +25,14 @@ use super::terms::{self, Group, TERMS, Term};
 use crate::error::{Error, Result};
 
 fn params_error(key: impl Into<String>, reason: impl Into<String>) -> Error {
-    Error::Params {
-        key: key.into(),
-        reason: reason.into(),
-    }
+    Error::Params { key: key.into(), reason: reason.into() }
 }
 
 impl Params {
     /// Reads a parameter file's text over the defaults.
     pub fn from_toml_str(text: &str) -> Result<Params> {
-        let table: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| params_error("(file)", format!("not valid TOML: {e}")))?;
+        let table: Table =
+            text.parse().map_err(|e: toml::de::Error| params_error("(file)", format!("not valid TOML: {e}")))?;
         let mut params = Params::default();
         params.apply_table("", &table)?;
         Ok(params)
@@ -45,17 +41,10 @@ impl Params {
     /// Reads a parameter file over the defaults.
     pub fn from_toml_file(path: impl AsRef<Path>) -> Result<Params> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            params_error(
-                path.display().to_string(),
-                format!("cannot read the parameter file: {e}"),
-            )
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| params_error(path.display().to_string(), format!("cannot read the parameter file: {e}")))?;
         Params::from_toml_str(&text).map_err(|e| match e {
-            Error::Params { key, reason } => Error::Params {
-                key,
-                reason: format!("{reason} (in {})", path.display()),
-            },
+            Error::Params { key, reason } => Error::Params { key, reason: format!("{reason} (in {})", path.display()) },
             other => other,
         })
     }
@@ -72,19 +61,11 @@ impl Params {
                 group = Some(term.group);
                 let _ = write!(out, "\n# ===== {} =====\n", group_title(term.group));
             }
-            let _ = writeln!(
-                out,
-                "\n# {} Range {}..={}.",
-                term.doc.trim(),
-                term.min,
-                term.max
-            );
+            let _ = writeln!(out, "\n# {} Range {}..={}.", term.doc.trim(), term.min, term.max);
             let _ = writeln!(out, "[{}]", term.name);
             for phase in [Phase::Middlegame, Phase::Endgame] {
                 let first = terms::first_feature(t);
-                let values: Vec<i32> = (0..term.len())
-                    .map(|e| self.get(2 * (first + e) + phase as usize))
-                    .collect();
+                let values: Vec<i32> = (0..term.len()).map(|e| self.get(2 * (first + e) + phase as usize)).collect();
                 write_values(&mut out, term, phase, &values);
             }
         }
@@ -93,31 +74,21 @@ impl Params {
 
     fn apply_table(&mut self, prefix: &str, table: &Table) -> Result<()> {
         for (key, value) in table {
-            let path = if prefix.is_empty() {
-                key.clone()
-            } else {
-                format!("{prefix}.{key}")
-            };
+            let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
             if let Some(t) = TERMS.iter().position(|term| term.name == path) {
                 self.apply_term(t, &path, value)?;
                 continue;
             }
             let below = format!("{path}.");
             if !TERMS.iter().any(|term| term.name.starts_with(&below)) {
-                return Err(params_error(
-                    &path,
-                    format!("unknown key; expected one of: {}", expected_keys(prefix)),
-                ));
+                return Err(params_error(&path, format!("unknown key; expected one of: {}", expected_keys(prefix))));
             }
             match value {
                 Value::Table(sub) => self.apply_table(&path, sub)?,
                 other => {
                     return Err(params_error(
                         &path,
-                        format!(
-                            "expected a table of parameters, found a {}",
-                            other.type_str()
-                        ),
+                        format!("expected a table of parameters, found a {}", other.type_str()),
                     ));
                 }
             }
@@ -130,10 +101,7 @@ impl Params {
         let Value::Table(table) = value else {
             return Err(params_error(
                 path,
-                format!(
-                    "expected a table with keys mg and eg, found a {}",
-                    value.type_str()
-                ),
+                format!("expected a table with keys mg and eg, found a {}", value.type_str()),
             ));
         };
         for (key, value) in table {
@@ -141,10 +109,7 @@ impl Params {
                 "mg" => Phase::Middlegame,
                 "eg" => Phase::Endgame,
                 _ => {
-                    return Err(params_error(
-                        format!("{path}.{key}"),
-                        "unknown key; expected mg or eg",
-                    ));
+                    return Err(params_error(format!("{path}.{key}"), "unknown key; expected mg or eg"));
                 }
             };
             let key = format!("{path}.{key}");
@@ -154,10 +119,7 @@ impl Params {
                 (false, other) => {
                     return Err(params_error(
                         key,
-                        format!(
-                            "expected an integer in {range}, found a {}",
-                            other.type_str()
-                        ),
+                        format!("expected an integer in {range}, found a {}", other.type_str()),
                     ));
                 }
                 (true, Value::Array(items)) if items.len() == term.len() => items.iter().collect(),
@@ -184,10 +146,7 @@ impl Params {
                 let Value::Integer(v) = *item else {
                     return Err(params_error(
                         name,
-                        format!(
-                            "expected an integer in {range}, found a {}",
-                            item.type_str()
-                        ),
+                        format!("expected an integer in {range}, found a {}", item.type_str()),
                     ));
                 };
                 check_range(&name, v, term.min, term.max)?;
@@ -203,11 +162,7 @@ fn expected_keys(prefix: &str) -> String {
     let mut keys: Vec<&str> = TERMS
         .iter()
         .filter_map(|t| {
-            let rest = if prefix.is_empty() {
-                Some(t.name)
-            } else {
-                t.name.strip_prefix(prefix)?.strip_prefix('.')
-            }?;
+            let rest = if prefix.is_empty() { Some(t.name) } else { t.name.strip_prefix(prefix)?.strip_prefix('.') }?;
             rest.split('.').next()
         })
         .collect();
@@ -244,12 +199,7 @@ fn write_values(out: &mut String, term: &Term, phase: Phase, values: &[i32]) {
         next += squares.len();
         let cells: Vec<String> = row.iter().map(|v| format!("{v:>5},")).collect();
         let names: Vec<String> = squares.iter().map(|sq| sq.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "   {}  # rank {rank}: {}",
-            cells.join(""),
-            names.join(" ")
-        );
+        let _ = writeln!(out, "   {}  # rank {rank}: {}", cells.join(""), names.join(" "));
     }
     out.push_str("]\n");
 }
@@ -271,71 +221,46 @@ mod tests {
         let mut p = Params::default();
         for i in (0..NUM_PARAMS).step_by(7) {
             let spec = Params::spec(i);
-            p.set(i, if i % 2 == 0 { spec.min } else { spec.max })
-                .expect("in range");
+            p.set(i, if i % 2 == 0 { spec.min } else { spec.max }).expect("in range");
         }
         let text = p.to_toml();
         assert_eq!(Params::from_toml_str(&text).expect("own output parses"), p);
-        assert_eq!(
-            Params::from_toml_str(&Params::default().to_toml()).expect("parses"),
-            Params::default()
-        );
+        assert_eq!(Params::from_toml_str(&Params::default().to_toml()).expect("parses"), Params::default());
         assert!(text.contains("[material.rook]\nmg = 920"), "{text}");
         assert!(text.contains("# rank 3: a3 c3 e3"));
     }
 
     #[test]
     fn missing_keys_keep_defaults() {
-        let p =
-            Params::from_toml_str("[material.rook]\neg = 1111\n[tempo]\nmg = 7").expect("valid");
+        let p = Params::from_toml_str("[material.rook]\neg = 1111\n[tempo]\nmg = 7").expect("valid");
         let mut expected = Params::default();
-        expected
-            .set_by_name("material.rook.eg", 1111)
-            .expect("in range");
+        expected.set_by_name("material.rook.eg", 1111).expect("in range");
         expected.set_by_name("tempo.mg", 7).expect("in range");
         assert_eq!(p, expected);
-        assert_eq!(
-            Params::from_toml_str("").expect("empty is valid"),
-            Params::default()
-        );
+        assert_eq!(Params::from_toml_str("").expect("empty is valid"), Params::default());
         let dotted =
-            Params::from_toml_str("king_safety.palace_attackers.mg = [0, 1, 2, 3, 4, 5, 6, 7]")
-                .expect("valid");
-        assert_eq!(
-            dotted.get(Params::index_of("king_safety.palace_attackers.mg.7").expect("known")),
-            7
-        );
+            Params::from_toml_str("king_safety.palace_attackers.mg = [0, 1, 2, 3, 4, 5, 6, 7]").expect("valid");
+        assert_eq!(dotted.get(Params::index_of("king_safety.palace_attackers.mg.7").expect("known")), 7);
     }
 
     #[test]
     fn errors_name_the_key_and_range() {
         let (key, reason) = error_of("[material.queen]\nmg = 900");
         assert_eq!(key, "material.queen");
-        assert!(
-            reason.contains("unknown") && reason.contains("rook"),
-            "{reason}"
-        );
+        assert!(reason.contains("unknown") && reason.contains("rook"), "{reason}");
         let (key, reason) = error_of("[material.rook]\nmg = 900\nxg = 1");
         assert_eq!(key, "material.rook.xg");
         assert!(reason.contains("mg or eg"), "{reason}");
         let (key, reason) = error_of("[material.rook]\nmg = \"heavy\"");
         assert_eq!(key, "material.rook.mg");
-        assert!(
-            reason.contains("integer") && reason.contains("0..=3000") && reason.contains("string"),
-            "{reason}"
-        );
+        assert!(reason.contains("integer") && reason.contains("0..=3000") && reason.contains("string"), "{reason}");
         let (key, reason) = error_of("[material.rook]\nmg = 3001");
         assert_eq!(key, "material.rook.mg");
-        assert!(
-            reason.contains("3001") && reason.contains("0..=3000"),
-            "{reason}"
-        );
+        assert!(reason.contains("3001") && reason.contains("0..=3000"), "{reason}");
         let (key, reason) = error_of("[pst.king]\nmg = [1, 2, 3]");
         assert_eq!(key, "pst.king.mg");
         assert!(
-            reason.contains("6 integers")
-                && reason.contains("-1000..=1000")
-                && reason.contains("3 entries"),
+            reason.contains("6 integers") && reason.contains("-1000..=1000") && reason.contains("3 entries"),
             "{reason}"
         );
         let (key, reason) = error_of("[pst.king]\neg = [0, 0, 0, 0, 1001, 0]");
@@ -356,9 +281,7 @@ mod tests {
 
     #[test]
     fn file_errors_name_the_file() {
-        let err = Params::from_toml_file("/nonexistent/xqfarm/params.toml")
-            .expect_err("missing file")
-            .to_string();
+        let err = Params::from_toml_file("/nonexistent/xqfarm/params.toml").expect_err("missing file").to_string();
         assert!(err.contains("/nonexistent/xqfarm/params.toml"), "{err}");
     }
 }

@@ -23,10 +23,7 @@ impl Trace {
     /// The scaled score these coefficients give under `params`: equal to
     /// `evaluate_scaled(pos, params)` for the traced position.
     pub fn dot(&self, params: &Params) -> i64 {
-        self.coefficients
-            .iter()
-            .map(|&(i, c)| i64::from(c) * i64::from(params.get(usize::from(i))))
-            .sum()
+        self.coefficients.iter().map(|&(i, c)| i64::from(c) * i64::from(params.get(usize::from(i)))).sum()
     }
 }
 
@@ -44,9 +41,7 @@ impl Accumulator for Counter {
 
 /// The trace of `pos`.
 pub fn trace(pos: &Position) -> Trace {
-    let mut counter = Counter {
-        counts: vec![0; NUM_FEATURES],
-    };
+    let mut counter = Counter { counts: vec![0; NUM_FEATURES] };
     features::accumulate(pos, &mut counter);
     let phase = phase(pos);
     let mut coefficients = Vec::with_capacity(128);
@@ -62,8 +57,5 @@ pub fn trace(pos: &Position) -> Trace {
             }
         }
     }
-    Trace {
-        phase,
-        coefficients,
-    }
+    Trace { phase, coefficients }
 }

@@ -119,10 +119,7 @@ impl BishopStep {
 }
 
 const fn build_bishop() -> [[BishopStep; 4]; 90] {
-    let mut t = [[BishopStep {
-        target: BishopStep::NONE,
-        eye: BishopStep::NONE,
-    }; 4]; 90];
+    let mut t = [[BishopStep { target: BishopStep::NONE, eye: BishopStep::NONE }; 4]; 90];
     let mut sq = 0;
     while sq < 90 {
         let (f, r) = ((sq % 9) as i32, (sq / 9) as i32);
@@ -132,10 +129,7 @@ const fn build_bishop() -> [[BishopStep; 4]; 90] {
             let (x, y) = (f + 2 * df, r + 2 * dr);
             let same_side = (r <= 4) == (y <= 4);
             if x >= 0 && x < 9 && y >= 0 && y < 10 && same_side {
-                t[sq][d] = BishopStep {
-                    target: (y * 9 + x) as u8,
-                    eye: ((r + dr) * 9 + f + df) as u8,
-                };
+                t[sq][d] = BishopStep { target: (y * 9 + x) as u8, eye: ((r + dr) * 9 + f + df) as u8 };
             }
             d += 1;
         }
@@ -160,8 +154,7 @@ const fn build_knight() -> ([[u8; 4]; 90], [[Bitboard; 4]; 90]) {
                 legs[sq][d] = (ly * 9 + lx) as u8;
                 // Outward diagonal: one more step in the leg's direction plus one sideways.
                 let (sx, sy) = (dr, df); // perpendicular
-                targets[sq][d] =
-                    Bitboard(bit(lx + df + sx, ly + dr + sy) | bit(lx + df - sx, ly + dr - sy));
+                targets[sq][d] = Bitboard(bit(lx + df + sx, ly + dr + sy) | bit(lx + df - sx, ly + dr - sy));
             }
             d += 1;
         }
@@ -249,11 +242,7 @@ pub static PAWN_ATTACKERS: [[Bitboard; 90]; 2] = [invert(&PAWN[0]), invert(&PAWN
 fn ray_attack(sq: Square, occ: Bitboard, dir: usize) -> (Bitboard, Option<Square>) {
     let ray = RAYS[sq.index()][dir];
     let blockers = ray & occ;
-    let first = if dir < 2 {
-        blockers.first()
-    } else {
-        blockers.last()
-    };
+    let first = if dir < 2 { blockers.first() } else { blockers.last() };
     match first {
         Some(b) => (ray ^ RAYS[b.index()][dir], Some(b)),
         None => (ray, None),
@@ -283,11 +272,7 @@ pub fn cannon_attacks(sq: Square, occ: Bitboard) -> Bitboard {
     for dir in 0..4 {
         if let (_, Some(screen)) = ray_attack(sq, occ, dir) {
             let beyond = RAYS[screen.index()][dir] & occ;
-            let target = if dir < 2 {
-                beyond.first()
-            } else {
-                beyond.last()
-            };
+            let target = if dir < 2 { beyond.first() } else { beyond.last() };
             if let Some(t) = target {
                 att = att.with(t);
             }
@@ -358,20 +343,12 @@ mod tests {
 
     #[test]
     fn knight_attackers_invert_knight_attacks() {
-        for occ_seed in [
-            0u128,
-            0x5555_5555_5555_5555_5555,
-            0x1234_5678_9abc_def0_1234,
-        ] {
+        for occ_seed in [0u128, 0x5555_5555_5555_5555_5555, 0x1234_5678_9abc_def0_1234] {
             let occ = Bitboard(occ_seed & Bitboard::FULL.0);
             for to in Square::all() {
                 let mask = knight_attackers_mask(to, occ);
                 for from in Square::all() {
-                    assert_eq!(
-                        mask.contains(from),
-                        knight_attacks(from, occ).contains(to),
-                        "{from}->{to}"
-                    );
+                    assert_eq!(mask.contains(from), knight_attacks(from, occ).contains(to), "{from}->{to}");
                 }
             }
         }
@@ -379,14 +356,10 @@ mod tests {
 
     #[test]
     fn cannon_jumps_one_screen() {
-        let occ = Bitboard::from_square(Square::E4)
-            .with(Square::E7)
-            .with(Square::E9);
+        let occ = Bitboard::from_square(Square::E4).with(Square::E7).with(Square::E9);
         let att = cannon_attacks(Square::E2, occ);
         assert_eq!(att, Bitboard::from_square(Square::E7));
         let rook = rook_attacks(Square::E2, occ);
-        assert!(
-            rook.contains(Square::E4) && !rook.contains(Square::E5) && rook.contains(Square::E0)
-        );
+        assert!(rook.contains(Square::E4) && !rook.contains(Square::E5) && rook.contains(Square::E0));
     }
 }

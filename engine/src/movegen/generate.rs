@@ -112,10 +112,7 @@ pub fn piece_targets(pos: &Position, from: Square) -> Bitboard {
         PieceKind::Bishop => attacks::bishop_attacks(from, occ) & !ours,
         PieceKind::Knight => attacks::knight_attacks(from, occ) & !ours,
         PieceKind::Rook => attacks::rook_attacks(from, occ) & !ours,
-        PieceKind::Cannon => {
-            (attacks::rook_attacks(from, occ) & !occ)
-                | (attacks::cannon_attacks(from, occ) & theirs)
-        }
+        PieceKind::Cannon => (attacks::rook_attacks(from, occ) & !occ) | (attacks::cannon_attacks(from, occ) & theirs),
         PieceKind::Pawn => PAWN_STEPS[p.color.index()][from.index()] & !ours,
     }
 }
@@ -135,9 +132,7 @@ impl Position {
             return false;
         }
         match self.piece_at(m.from()) {
-            Some(p) if p.color == self.side_to_move() => {
-                piece_targets(self, m.from()).contains(m.to())
-            }
+            Some(p) if p.color == self.side_to_move() => piece_targets(self, m.from()).contains(m.to()),
             _ => false,
         }
     }

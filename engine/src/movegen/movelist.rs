@@ -29,10 +29,7 @@ impl std::fmt::Debug for MoveList {
 impl MoveList {
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList {
-            len: 0,
-            moves: [Move::NULL; MAX_MOVES],
-        }
+        MoveList { len: 0, moves: [Move::NULL; MAX_MOVES] }
     }
 
     #[inline]

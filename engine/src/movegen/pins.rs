@@ -94,27 +94,15 @@ impl Position {
                 }
             }
         }
-        checkers |=
-            PAWN_ATTACKERS[(!us).index()][king.index()] & theirs & self.by_kind(PieceKind::Pawn);
-        debug_assert_eq!(
-            checkers.any(),
-            self.in_check_slow(),
-            "king safety of {}",
-            self.fen()
-        );
-        KingSafety {
-            king,
-            checkers,
-            blockers,
-            screen_squares,
-        }
+        checkers |= PAWN_ATTACKERS[(!us).index()][king.index()] & theirs & self.by_kind(PieceKind::Pawn);
+        debug_assert_eq!(checkers.any(), self.in_check_slow(), "king safety of {}", self.fen());
+        KingSafety { king, checkers, blockers, screen_squares }
     }
 
     /// Check status by the plain attack test (the reference for `king_safety`).
     pub fn in_check_slow(&self) -> bool {
         let us = self.side_to_move();
-        self.attackers_to_king(self.king(us), !us, self.occupied(), Bitboard::FULL)
-            .any()
+        self.attackers_to_king(self.king(us), !us, self.occupied(), Bitboard::FULL).any()
     }
 
     /// Whether pseudo-legal `m` keeps the king safe, given the node's `KingSafety`.
@@ -139,9 +127,7 @@ impl Position {
         let (from, to) = (m.from(), m.to());
         let occ = (self.occupied() & !Bitboard::from_square(from)) | Bitboard::from_square(to);
         let ksq = if from == king { to } else { king };
-        !self
-            .attackers_to_king(ksq, !self.side_to_move(), occ, !Bitboard::from_square(to))
-            .any()
+        !self.attackers_to_king(ksq, !self.side_to_move(), occ, !Bitboard::from_square(to)).any()
     }
 }
 

@@ -54,11 +54,7 @@ impl StagedMoves {
         let safety = pos.king_safety();
         let in_check = safety.in_check();
         let mut s = StagedMoves {
-            stage: if in_check {
-                Stage::Evasions
-            } else {
-                Stage::Captures
-            },
+            stage: if in_check { Stage::Evasions } else { Stage::Captures },
             list: MoveList::new(),
             next: 0,
             safety,

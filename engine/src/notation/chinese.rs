@@ -33,23 +33,14 @@ pub fn write(pos: &Position, m: Move) -> String {
     let piece = piece_char(d.color, d.kind);
     let head = match d.origin {
         Origin::File(file) => format!("{piece}{}", number(d.color, file)),
-        Origin::Stack {
-            file,
-            index,
-            count,
-            tandem,
-        } => {
+        Origin::Stack { file, index, count, tandem } => {
             let place = match (count, index) {
                 (2 | 3, 0) => '前',
                 (2 | 3, i) if i + 1 == count => '后',
                 (3, _) => '中',
                 (_, i) => CHINESE_NUMERALS[i.min(8)],
             };
-            if tandem {
-                format!("{}{place}{piece}", number(d.color, file))
-            } else {
-                format!("{place}{piece}")
-            }
+            if tandem { format!("{}{place}{piece}", number(d.color, file)) } else { format!("{place}{piece}") }
         }
     };
     let op = match d.direction {
@@ -63,10 +54,7 @@ pub fn write(pos: &Position, m: Move) -> String {
 pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
     let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
     if chars.len() < 4 {
-        return Err(
-            "too short for Chinese notation: expected four or five characters, as in 炮二平五"
-                .into(),
-        );
+        return Err("too short for Chinese notation: expected four or five characters, as in 炮二平五".into());
     }
     let (head, tail) = chars.split_at(chars.len() - 2);
     let direction = match tail[0] {
@@ -74,27 +62,13 @@ pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
         '退' => Direction::Backward,
         '平' => Direction::Sideways,
         c => {
-            return Err(format!(
-                "`{c}` is not a direction: expected 进 (forward), 退 (backward) or 平 (sideways)"
-            ));
+            return Err(format!("`{c}` is not a direction: expected 进 (forward), 退 (backward) or 平 (sideways)"));
         }
     };
-    let arg = numeral(tail[1]).ok_or_else(|| {
-        format!(
-            "`{}` is not a file or number of ranks 1-9 (一..九, １..９ or 1..9)",
-            tail[1]
-        )
-    })?;
+    let arg = numeral(tail[1])
+        .ok_or_else(|| format!("`{}` is not a file or number of ranks 1-9 (一..九, １..９ or 1..9)", tail[1]))?;
     let (kind, selector) = parse_piece(head)?;
-    describe::find(
-        pos,
-        &Pattern {
-            kind,
-            selector,
-            direction,
-            arg,
-        },
-    )
+    describe::find(pos, &Pattern { kind, selector, direction, arg })
 }
 
 fn piece_char(color: Color, kind: PieceKind) -> char {
@@ -138,12 +112,10 @@ fn number(color: Color, n: u8) -> char {
 /// 1-9 from a Chinese numeral, a full-width digit or an ASCII digit.
 fn numeral(c: char) -> Option<u8> {
     let at = |set: &[char; 9]| set.iter().position(|&d| d == c);
-    let index = at(&CHINESE_NUMERALS)
-        .or_else(|| at(&FULL_WIDTH_DIGITS))
-        .or_else(|| {
-            let d = c.to_digit(10)?;
-            (1..=9).contains(&d).then(|| d as usize - 1)
-        })?;
+    let index = at(&CHINESE_NUMERALS).or_else(|| at(&FULL_WIDTH_DIGITS)).or_else(|| {
+        let d = c.to_digit(10)?;
+        (1..=9).contains(&d).then(|| d as usize - 1)
+    })?;
     u8::try_from(index + 1).ok()
 }
 
@@ -164,23 +136,14 @@ fn parse_piece(head: &[char]) -> Result<(PieceKind, Selector), String> {
             .zip(numeral(b))
             .map(|(k, f)| (k, Selector::File(f)))
             .or_else(|| place(a).zip(kind(b)).map(|(p, k)| (k, stack(None, p))))
-            .or_else(|| {
-                numeral(a)
-                    .zip(kind(b))
-                    .map(|(n, k)| (k, stack(None, Pick::Nth(n))))
-            }),
-        [a, b, c] => numeral(a)
-            .zip(place(b))
-            .zip(kind(c))
-            .map(|((f, p), k)| (k, stack(Some(f), p))),
+            .or_else(|| numeral(a).zip(kind(b)).map(|(n, k)| (k, stack(None, Pick::Nth(n))))),
+        [a, b, c] => numeral(a).zip(place(b)).zip(kind(c)).map(|((f, p), k)| (k, stack(Some(f), p))),
         _ => None,
     };
     found.ok_or_else(|| {
         let shown: String = head.iter().collect();
         if head.iter().any(|&c| kind(c).is_some()) {
-            format!(
-                "cannot tell which piece `{shown}` means: expected 炮二, 前车, 中兵, 二兵 or 七前兵"
-            )
+            format!("cannot tell which piece `{shown}` means: expected 炮二, 前车, 中兵, 二兵 or 七前兵")
         } else {
             format!("`{shown}` names no piece: expected one of 帅 将 仕 士 相 象 马 车 炮 兵 卒")
         }
@@ -267,21 +230,14 @@ mod tests {
     fn four_and_five_pawns_count_from_the_front() {
         let five = "6P2/4k1P2/6P2/6P2/6P2/9/9/9/9/3K5 w - - 0 1";
         let expected = ["一兵平四", "二兵平四", "三兵平四", "四兵平四", "五兵平四"];
-        for (uci, chinese) in ["g9f9", "g8f8", "g7f7", "g6f6", "g5f5"]
-            .into_iter()
-            .zip(expected)
-        {
+        for (uci, chinese) in ["g9f9", "g8f8", "g7f7", "g6f6", "g5f5"].into_iter().zip(expected) {
             check(five, uci, chinese);
         }
         let four = "9/4k1P2/6P2/P5P2/6P2/9/9/9/9/3K5 w - - 0 1";
         check(four, "g8f8", "一兵平四");
         check(four, "g5f5", "四兵平四");
         check(four, "a6a7", "兵九进一");
-        assert!(
-            parse(&pos(four), "五兵平四")
-                .unwrap_err()
-                .contains("number 5 from the front")
-        );
+        assert!(parse(&pos(four), "五兵平四").unwrap_err().contains("number 5 from the front"));
     }
 
     #[test]

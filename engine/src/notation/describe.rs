@@ -33,12 +33,7 @@ pub enum Origin {
     /// One of `count` (2-5) like pieces on `file`; `index` 0 is the front one. `tandem`: the
     /// side has two files each holding two or more of these pieces (only pawns can), so a
     /// front/rear word alone would not say which file.
-    Stack {
-        file: u8,
-        index: usize,
-        count: usize,
-        tandem: bool,
-    },
+    Stack { file: u8, index: usize, count: usize, tandem: bool },
 }
 
 /// The canonical description of a move, shared by WXF and Chinese notation.
@@ -73,28 +68,19 @@ pub fn board_file(color: Color, n: u8) -> i32 {
 /// Whether the argument of a forward or backward move of `kind` is the destination file
 /// (the pieces that never move straight) rather than a number of ranks.
 pub fn names_destination_file(kind: PieceKind) -> bool {
-    matches!(
-        kind,
-        PieceKind::Advisor | PieceKind::Bishop | PieceKind::Knight
-    )
+    matches!(kind, PieceKind::Advisor | PieceKind::Bishop | PieceKind::Knight)
 }
 
 /// The squares of `color`'s pieces of `kind` on board file `file`, front one first.
 fn stack(pos: &Position, color: Color, kind: PieceKind, file: i32) -> Vec<Square> {
-    let mut squares: Vec<Square> = pos
-        .pieces(color, kind)
-        .into_iter()
-        .filter(|sq| sq.file() == file)
-        .collect();
+    let mut squares: Vec<Square> = pos.pieces(color, kind).into_iter().filter(|sq| sq.file() == file).collect();
     squares.sort_by_key(|sq| -sq.rank() * i32::from(color.forward()));
     squares
 }
 
 /// How many files hold two or more of `color`'s pieces of `kind`.
 fn stacked_files(pos: &Position, color: Color, kind: PieceKind) -> usize {
-    (0..9)
-        .filter(|&file| stack(pos, color, kind, file).len() >= 2)
-        .count()
+    (0..9).filter(|&file| stack(pos, color, kind, file).len() >= 2).count()
 }
 
 /// How a written move would name the piece on `sq`, if there is one.
@@ -107,12 +93,7 @@ pub fn origin_of(pos: &Position, sq: Square) -> Option<Origin> {
     }
     let index = squares.iter().position(|&s| s == sq)?;
     let tandem = stacked_files(pos, piece.color, piece.kind) >= 2;
-    Some(Origin::Stack {
-        file,
-        index,
-        count: squares.len(),
-        tandem,
-    })
+    Some(Origin::Stack { file, index, count: squares.len(), tandem })
 }
 
 /// The canonical description of `m`, or `None` when no piece stands on its from-square.
@@ -130,13 +111,7 @@ pub fn describe(pos: &Position, m: Move) -> Option<Description> {
     } else {
         ahead.unsigned_abs().min(9) as u8
     };
-    Some(Description {
-        color: piece.color,
-        kind: piece.kind,
-        origin: origin_of(pos, from)?,
-        direction,
-        arg,
-    })
+    Some(Description { color: piece.color, kind: piece.kind, origin: origin_of(pos, from)?, direction, arg })
 }
 
 /// Which piece of a stack (like pieces sharing a file) a written move means.
@@ -202,18 +177,12 @@ impl Selector {
     fn selects(self, origin: Origin, kind: PieceKind) -> bool {
         match (self, origin) {
             (Selector::File(n), Origin::File(file)) => n == file,
-            (
-                Selector::File(n),
-                Origin::Stack {
-                    file, index, count, ..
-                },
-            ) => n == file && (kind != PieceKind::Pawn || count % 2 == 0 || index == count / 2),
-            (
-                Selector::Stack { file: wanted, pick },
-                Origin::Stack {
-                    file, index, count, ..
-                },
-            ) => wanted.is_none_or(|w| w == file) && pick.index(count) == Some(index),
+            (Selector::File(n), Origin::Stack { file, index, count, .. }) => {
+                n == file && (kind != PieceKind::Pawn || count % 2 == 0 || index == count / 2)
+            }
+            (Selector::Stack { file: wanted, pick }, Origin::Stack { file, index, count, .. }) => {
+                wanted.is_none_or(|w| w == file) && pick.index(count) == Some(index)
+            }
             (Selector::Stack { .. }, Origin::File(_)) => false,
         }
     }
@@ -231,13 +200,7 @@ pub struct Pattern {
 
 /// Where a piece of `kind` on `from` lands when it goes `direction` with `arg`, if that
 /// describes a geometrically possible step at all (legality is checked separately).
-fn destination(
-    color: Color,
-    kind: PieceKind,
-    from: Square,
-    direction: Direction,
-    arg: u8,
-) -> Option<Square> {
+fn destination(color: Color, kind: PieceKind, from: Square, direction: Direction, arg: u8) -> Option<Square> {
     let sign = match direction {
         Direction::Forward => i32::from(color.forward()),
         Direction::Backward => -i32::from(color.forward()),
@@ -252,11 +215,7 @@ fn destination(
             (PieceKind::Knight, 2) => 1,
             _ => return None,
         };
-        return if sign == 0 {
-            None
-        } else {
-            Square::new(to_file, from.rank() + sign * ranks)
-        };
+        return if sign == 0 { None } else { Square::new(to_file, from.rank() + sign * ranks) };
     }
     match direction {
         Direction::Sideways if to_file != from.file() => Square::new(to_file, from.rank()),
@@ -280,11 +239,7 @@ fn plural(count: usize) -> &'static str {
 }
 
 fn square_list(squares: &[Square]) -> String {
-    squares
-        .iter()
-        .map(Square::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+    squares.iter().map(Square::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Why `selector` picks none of `us`'s pieces of `kind`.
@@ -296,16 +251,10 @@ fn selector_error(pos: &Position, us: Color, kind: PieceKind, selector: Selector
         Selector::File(n) => {
             format!("{us} has no {kind} on file {n} (files count 1-9 from {us}'s right)")
         }
-        Selector::Stack {
-            file: Some(n),
-            pick,
-        } => {
+        Selector::Stack { file: Some(n), pick } => {
             let count = stack(pos, us, kind, board_file(us, n)).len();
             if count < 2 {
-                format!(
-                    "{us} has only {count} {kind}{} on file {n}, so no {pick} one to name",
-                    plural(count)
-                )
+                format!("{us} has only {count} {kind}{} on file {n}, so no {pick} one to name", plural(count))
             } else {
                 format!("{us}'s {count} {kind}s on file {n} have no {pick} one")
             }
@@ -321,17 +270,10 @@ fn selector_error(pos: &Position, us: Color, kind: PieceKind, selector: Selector
 
 /// The one legal move of `pos` that `pattern` names, or why there is none or more than one.
 pub fn find(pos: &Position, pattern: &Pattern) -> Result<Move, String> {
-    let Pattern {
-        kind,
-        selector,
-        direction,
-        arg,
-    } = *pattern;
+    let Pattern { kind, selector, direction, arg } = *pattern;
     let us = pos.side_to_move();
     if direction == Direction::Sideways && names_destination_file(kind) {
-        return Err(format!(
-            "a {kind} never moves sideways: write forward or backward and its destination file"
-        ));
+        return Err(format!("a {kind} never moves sideways: write forward or backward and its destination file"));
     }
     let selected: Vec<Square> = pos
         .pieces(us, kind)
@@ -343,29 +285,18 @@ pub fn find(pos: &Position, pattern: &Pattern) -> Result<Move, String> {
     }
     let reachable: Vec<Move> = selected
         .iter()
-        .filter_map(|&from| {
-            destination(us, kind, from, direction, arg).map(|to| Move::new(from, to))
-        })
+        .filter_map(|&from| destination(us, kind, from, direction, arg).map(|to| Move::new(from, to)))
         .collect();
-    let legal: Vec<Move> = reachable
-        .iter()
-        .copied()
-        .filter(|&m| pos.illegal_reason(m).is_none())
-        .collect();
+    let legal: Vec<Move> = reachable.iter().copied().filter(|&m| pos.illegal_reason(m).is_none()).collect();
     match (legal.as_slice(), reachable.as_slice()) {
         ([m], _) => Ok(*m),
         ([], [m]) => {
-            let reason = pos
-                .illegal_reason(*m)
-                .map(|r| r.to_string())
-                .unwrap_or_default();
+            let reason = pos.illegal_reason(*m).map(|r| r.to_string()).unwrap_or_default();
             Err(format!("{m} is illegal: {reason}"))
         }
-        ([], _) if selected.len() == 1 => Err(format!(
-            "the {us} {kind} on {} cannot move {}",
-            selected[0],
-            motion(kind, direction, arg)
-        )),
+        ([], _) if selected.len() == 1 => {
+            Err(format!("the {us} {kind} on {} cannot move {}", selected[0], motion(kind, direction, arg)))
+        }
         ([], _) => Err(format!(
             "none of the {us} {kind}s on {} can move {}",
             square_list(&selected),
@@ -422,33 +353,9 @@ mod tests {
         // Red rooks on a0 and a2: a2 is the front one. Black rooks on i9 and i7: i7 is.
         let pos = Position::from_fen("3k4r/9/8r/9/9/9/9/R8/9/R4K3 w - - 0 1").unwrap();
         let stack_at = |sq| origin_of(&pos, sq).unwrap();
-        assert_eq!(
-            stack_at(Square::A2),
-            Origin::Stack {
-                file: 9,
-                index: 0,
-                count: 2,
-                tandem: false
-            }
-        );
-        assert_eq!(
-            stack_at(Square::A0),
-            Origin::Stack {
-                file: 9,
-                index: 1,
-                count: 2,
-                tandem: false
-            }
-        );
-        assert_eq!(
-            stack_at(Square::I7),
-            Origin::Stack {
-                file: 9,
-                index: 0,
-                count: 2,
-                tandem: false
-            }
-        );
+        assert_eq!(stack_at(Square::A2), Origin::Stack { file: 9, index: 0, count: 2, tandem: false });
+        assert_eq!(stack_at(Square::A0), Origin::Stack { file: 9, index: 1, count: 2, tandem: false });
+        assert_eq!(stack_at(Square::I7), Origin::Stack { file: 9, index: 0, count: 2, tandem: false });
         assert_eq!(stack_at(Square::F0), Origin::File(4));
         let d = describe(&pos, Move::new(Square::A0, Square::A1)).unwrap();
         assert_eq!((d.direction, d.arg), (Direction::Forward, 1));

@@ -27,12 +27,7 @@ pub enum Notation {
 }
 
 impl Notation {
-    pub const ALL: [Notation; 4] = [
-        Notation::Uci,
-        Notation::Iccs,
-        Notation::Wxf,
-        Notation::Chinese,
-    ];
+    pub const ALL: [Notation; 4] = [Notation::Uci, Notation::Iccs, Notation::Wxf, Notation::Chinese];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -79,16 +74,9 @@ pub fn parse_move_as(pos: &Position, text: &str, notation: Notation) -> Result<M
         Notation::Wxf => wxf::parse(pos, text),
         Notation::Chinese => chinese::parse(pos, text),
     }
-    .map_err(|reason| Error::ParseMove {
-        text: text.to_owned(),
-        reason,
-    })?;
+    .map_err(|reason| Error::ParseMove { text: text.to_owned(), reason })?;
     if let Some(reason) = pos.illegal_reason(m) {
-        return Err(Error::IllegalMove {
-            mv: text.to_owned(),
-            fen: pos.fen(),
-            reason,
-        });
+        return Err(Error::IllegalMove { mv: text.to_owned(), fen: pos.fen(), reason });
     }
     Ok(m)
 }
@@ -106,11 +94,7 @@ pub fn guess_notation(text: &str) -> Notation {
     let b = text.as_bytes();
     if !text.is_ascii() {
         Notation::Chinese
-    } else if b.len() == 5
-        && b[2] == b'-'
-        && b[0].is_ascii_alphabetic()
-        && b[3].is_ascii_alphabetic()
-    {
+    } else if b.len() == 5 && b[2] == b'-' && b[0].is_ascii_alphabetic() && b[3].is_ascii_alphabetic() {
         Notation::Iccs
     } else if b.len() == 4
         && b[0].is_ascii_lowercase()
@@ -132,8 +116,7 @@ pub(crate) mod test_support {
     use crate::position::Position;
     use crate::types::Move;
 
-    pub const START_AFTER_C2_5: &str =
-        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
+    pub const START_AFTER_C2_5: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
 
     pub fn pos(fen: &str) -> Position {
         Position::from_fen(fen).unwrap()

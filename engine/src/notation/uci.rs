@@ -15,12 +15,7 @@ pub fn parse_uci_one_based(text: &str) -> Result<Move, String> {
 }
 
 fn parse_with_base(text: &str, base: i32) -> Result<Move, String> {
-    let err = || {
-        format!(
-            "expected a UCI move such as h2e2 (files a-i, ranks {base}-{})",
-            9 + base
-        )
-    };
+    let err = || format!("expected a UCI move such as h2e2 (files a-i, ranks {base}-{})", 9 + base);
     if !text.is_ascii() {
         return Err(err());
     }
@@ -51,24 +46,9 @@ mod tests {
     #[test]
     fn reads_both_rank_bases() {
         assert_eq!(parse_uci("h2e2"), Ok(Move::new(Square::H2, Square::E2)));
-        assert_eq!(
-            parse_uci_one_based("h3e3"),
-            Ok(Move::new(Square::H2, Square::E2))
-        );
-        assert_eq!(
-            parse_uci_one_based("a10a9"),
-            Ok(Move::new(Square::A9, Square::A8))
-        );
-        for bad in [
-            "",
-            "h2",
-            "h2e",
-            "h2e22",
-            "j2e2",
-            "h2h2",
-            "h2e2x",
-            "炮二平五",
-        ] {
+        assert_eq!(parse_uci_one_based("h3e3"), Ok(Move::new(Square::H2, Square::E2)));
+        assert_eq!(parse_uci_one_based("a10a9"), Ok(Move::new(Square::A9, Square::A8)));
+        for bad in ["", "h2", "h2e", "h2e22", "j2e2", "h2h2", "h2e2x", "炮二平五"] {
             assert!(parse_uci(bad).is_err(), "{bad}");
         }
     }

@@ -29,12 +29,7 @@ pub fn write(pos: &Position, m: Move) -> String {
     let letter = letter(d.kind);
     let head = match d.origin {
         Origin::File(file) => format!("{letter}{file}"),
-        Origin::Stack {
-            file,
-            index,
-            count,
-            tandem,
-        } => {
+        Origin::Stack { file, index, count, tandem } => {
             let from_rear = count - 1 - index;
             let sign = match (count >= 4, index, from_rear) {
                 (true, 0, _) => Some("++"),
@@ -73,28 +68,13 @@ pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
         b'-' => Direction::Backward,
         b'.' | b'=' => Direction::Sideways,
         c => {
-            return Err(format!(
-                "`{}` is not a WXF direction (+ forward, - backward, . sideways)",
-                char::from(c)
-            ));
+            return Err(format!("`{}` is not a WXF direction (+ forward, - backward, . sideways)", char::from(c)));
         }
     };
-    let arg = digit(tail[1]).ok_or_else(|| {
-        format!(
-            "`{}` should be a file or a number of ranks, 1-9",
-            char::from(tail[1])
-        )
-    })?;
+    let arg = digit(tail[1])
+        .ok_or_else(|| format!("`{}` should be a file or a number of ranks, 1-9", char::from(tail[1])))?;
     let (kind, selector) = parse_piece(head)?;
-    describe::find(
-        pos,
-        &Pattern {
-            kind,
-            selector,
-            direction,
-            arg,
-        },
-    )
+    describe::find(pos, &Pattern { kind, selector, direction, arg })
 }
 
 /// The WXF letters: E (elephant) and H (horse) as the WXF writes them, the rest as FEN.
@@ -111,11 +91,7 @@ fn digit(c: u8) -> Option<u8> {
 }
 
 fn kind(c: u8) -> Option<PieceKind> {
-    if c.is_ascii_alphabetic() {
-        PieceKind::from_char(char::from(c))
-    } else {
-        None
-    }
+    if c.is_ascii_alphabetic() { PieceKind::from_char(char::from(c)) } else { None }
 }
 
 fn sign(c: u8) -> Option<Pick> {
@@ -144,21 +120,13 @@ fn parse_piece(head: &[u8]) -> Result<(PieceKind, Selector), String> {
             .map(|(k, f)| (k, Selector::File(f)))
             .or_else(|| kind(a).zip(sign(b)).map(|(k, p)| (k, stack(None, p))))
             .or_else(|| sign(a).zip(kind(b)).map(|(p, k)| (k, stack(None, p))))
-            .or_else(|| {
-                digit(a)
-                    .zip(sign(b))
-                    .map(|(f, p)| (PieceKind::Pawn, stack(Some(f), p)))
-            })
+            .or_else(|| digit(a).zip(sign(b)).map(|(f, p)| (PieceKind::Pawn, stack(Some(f), p))))
             .or_else(|| double_sign(a, b).map(|p| (PieceKind::Pawn, stack(None, p)))),
         [a, b, c] => kind(a)
             .zip(digit(b))
             .zip(sign(c))
             .map(|((k, f), p)| (k, stack(Some(f), p)))
-            .or_else(|| {
-                kind(a)
-                    .zip(double_sign(b, c))
-                    .map(|(k, p)| (k, stack(None, p)))
-            }),
+            .or_else(|| kind(a).zip(double_sign(b, c)).map(|(k, p)| (k, stack(None, p)))),
         _ => None,
     };
     found.ok_or_else(|| {
@@ -227,10 +195,7 @@ mod tests {
         check(black, "i9i8", "R-+1");
         // Advisors sharing a file use the signs as well.
         check("3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1", "d0e1", "A-+5");
-        assert_eq!(
-            parse(&pos("3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1"), "A6+5"),
-            Ok(mv("d0e1"))
-        );
+        assert_eq!(parse(&pos("3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1"), "A6+5"), Ok(mv("d0e1")));
     }
 
     #[test]
@@ -260,10 +225,7 @@ mod tests {
         check(fen, "c6c7", "7++1");
         let p = pos(fen);
         assert_eq!(parse(&p, "P7+.8"), Ok(mv("c6b6")));
-        assert!(
-            parse(&p, "P+.8").is_ok(),
-            "only the front pawn of file 7 can reach file 8"
-        );
+        assert!(parse(&p, "P+.8").is_ok(), "only the front pawn of file 7 can reach file 8");
         assert!(parse(&p, "P++1").unwrap_err().contains("ambiguous"));
     }
 
@@ -271,13 +233,7 @@ mod tests {
     fn four_and_five_pawns_on_a_file() {
         // Five Red pawns g5..g9 (file 3), front to rear: ++ P+ P3 P- --.
         let five = "6P2/4k1P2/6P2/6P2/6P2/9/9/9/9/3K5 w - - 0 1";
-        for (uci, wxf) in [
-            ("g9f9", "++.4"),
-            ("g8f8", "P+.4"),
-            ("g7f7", "P3.4"),
-            ("g6f6", "P-.4"),
-            ("g5f5", "--.4"),
-        ] {
+        for (uci, wxf) in [("g9f9", "++.4"), ("g8f8", "P+.4"), ("g7f7", "P3.4"), ("g6f6", "P-.4"), ("g5f5", "--.4")] {
             check(five, uci, wxf);
         }
         // Four Red pawns g5..g8 and one on a6: ++ P+ P- --.

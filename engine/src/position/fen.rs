@@ -25,12 +25,7 @@ pub enum FenError {
     #[error("{color} has {count} kings")]
     ExtraKing { color: Color, count: u32 },
     #[error("{color} has {count} {kind}s, more than the {max} a side can have")]
-    TooMany {
-        color: Color,
-        kind: PieceKind,
-        count: u32,
-        max: u32,
-    },
+    TooMany { color: Color, kind: PieceKind, count: u32, max: u32 },
     #[error("a {piece} on {square}, a square {kind}s can never reach", kind = piece.kind)]
     ImpossibleSquare { piece: Piece, square: Square },
     #[error("the side not to move ({0}) is in check")]
@@ -71,10 +66,7 @@ impl Setup {
                 } else {
                     let piece = Piece::from_char(c).ok_or(FenError::UnknownPiece(c))?;
                     if file < 9 {
-                        let sq = Square::new(file as i32, rank).ok_or(FenError::FileCount {
-                            rank,
-                            files: file + 1,
-                        })?;
+                        let sq = Square::new(file as i32, rank).ok_or(FenError::FileCount { rank, files: file + 1 })?;
                         board[sq.index()] = Some(piece);
                     }
                     file += 1;
@@ -93,12 +85,7 @@ impl Setup {
         let _en_passant = fields.next();
         let rule60 = parse_counter(fields.next(), "the no-capture ply counter", 0)?;
         let fullmove = parse_counter(fields.next(), "the move number", 1)?.max(1);
-        Ok(Setup {
-            board,
-            side_to_move,
-            rule60,
-            fullmove,
-        })
+        Ok(Setup { board, side_to_move, rule60, fullmove })
     }
 
     /// Writes the FEN (`w` for Red, `- -` for the unused fields).
@@ -126,13 +113,7 @@ impl Setup {
                 out.push('/');
             }
         }
-        let _ = write!(
-            out,
-            " {} - - {} {}",
-            self.side_to_move.fen_char(),
-            self.rule60,
-            self.fullmove
-        );
+        let _ = write!(out, " {} - - {} {}", self.side_to_move.fen_char(), self.rule60, self.fullmove);
         out
     }
 }
@@ -143,10 +124,7 @@ const MAX_FULLMOVE: u32 = 1 << 30;
 fn parse_counter(field: Option<&str>, name: &'static str, default: u32) -> Result<u32, FenError> {
     match field {
         None | Some("-") => Ok(default),
-        Some(s) => s.parse().map_err(|_| FenError::Counter {
-            field: name,
-            value: s.to_owned(),
-        }),
+        Some(s) => s.parse().map_err(|_| FenError::Counter { field: name, value: s.to_owned() }),
     }
 }
 
@@ -158,12 +136,7 @@ impl Position {
 
     /// The setup this position was made from (history dropped).
     pub fn to_setup(&self) -> Setup {
-        Setup {
-            board: self.board,
-            side_to_move: self.side_to_move,
-            rule60: self.rule60(),
-            fullmove: self.fullmove(),
-        }
+        Setup { board: self.board, side_to_move: self.side_to_move, rule60: self.rule60(), fullmove: self.fullmove() }
     }
 
     /// The FEN of the current position.
@@ -177,10 +150,7 @@ impl Position {
         // (a huge number read from a FEN would otherwise overflow it).
         if setup.fullmove > MAX_FULLMOVE {
             let value = setup.fullmove.to_string();
-            return Err(FenError::Counter {
-                field: "the move number (at most 2^30)",
-                value,
-            });
+            return Err(FenError::Counter { field: "the move number (at most 2^30)", value });
         }
         super::validate::check_placement(setup)?;
         let mut pos = Position::empty(setup.side_to_move);
@@ -191,8 +161,7 @@ impl Position {
         }
         pos.key = pos.compute_key();
         pos.rule60 = u16::try_from(setup.rule60).unwrap_or(u16::MAX);
-        pos.game_ply =
-            (setup.fullmove.saturating_sub(1)) * 2 + u32::from(setup.side_to_move == Color::Black);
+        pos.game_ply = (setup.fullmove.saturating_sub(1)) * 2 + u32::from(setup.side_to_move == Color::Black);
         super::validate::check_position(&pos)?;
         Ok(pos)
     }

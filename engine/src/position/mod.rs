@@ -209,12 +209,7 @@ impl Position {
             return;
         };
         let captured = self.board[to.index()];
-        self.history.push(StateInfo {
-            mv: m,
-            captured,
-            rule60: self.rule60,
-            key: self.key,
-        });
+        self.history.push(StateInfo { mv: m, captured, rule60: self.rule60, key: self.key });
         let mut key = self.key ^ zobrist::SIDE;
         if let Some(cap) = captured {
             self.remove(cap, to);
@@ -254,12 +249,7 @@ impl Position {
 
     /// Passes the move (search's null move). Must not be played in check.
     pub fn play_null(&mut self) {
-        self.history.push(StateInfo {
-            mv: Move::NULL,
-            captured: None,
-            rule60: self.rule60,
-            key: self.key,
-        });
+        self.history.push(StateInfo { mv: Move::NULL, captured: None, rule60: self.rule60, key: self.key });
         self.key ^= zobrist::SIDE;
         self.side_to_move = !self.side_to_move;
         self.game_ply += 1;
@@ -295,16 +285,9 @@ impl Position {
     /// flying-general file, since kings never meet otherwise). `by_mask` restricts the
     /// attackers (used to remove a piece that a hypothetical move captures).
     #[inline]
-    pub fn attackers_to_king(
-        &self,
-        sq: Square,
-        by: Color,
-        occ: Bitboard,
-        by_mask: Bitboard,
-    ) -> Bitboard {
+    pub fn attackers_to_king(&self, sq: Square, by: Color, occ: Bitboard, by_mask: Bitboard) -> Bitboard {
         let them = self.by_color[by.index()] & by_mask;
-        let rooks_kings =
-            them & (self.by_kind[PieceKind::Rook.index()] | self.by_kind[PieceKind::King.index()]);
+        let rooks_kings = them & (self.by_kind[PieceKind::Rook.index()] | self.by_kind[PieceKind::King.index()]);
         let mut att = attacks::rook_attacks(sq, occ) & rooks_kings;
         let cannons = them & self.by_kind[PieceKind::Cannon.index()];
         if cannons.any() {
@@ -314,9 +297,7 @@ impl Position {
         if knights.any() {
             att |= attacks::knight_attackers_mask(sq, occ) & knights;
         }
-        att |= attacks::PAWN_ATTACKERS[by.index()][sq.index()]
-            & them
-            & self.by_kind[PieceKind::Pawn.index()];
+        att |= attacks::PAWN_ATTACKERS[by.index()][sq.index()] & them & self.by_kind[PieceKind::Pawn.index()];
         att
     }
 
@@ -349,8 +330,7 @@ impl Position {
 
     /// Whether `color`'s king is attacked (flying general included).
     pub fn is_king_attacked(&self, color: Color) -> bool {
-        self.attackers_to_king(self.king(color), !color, self.occupied, Bitboard::FULL)
-            .any()
+        self.attackers_to_king(self.king(color), !color, self.occupied, Bitboard::FULL).any()
     }
 
     /// Whether the two kings face each other on an open file.

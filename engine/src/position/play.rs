@@ -17,11 +17,7 @@ impl Position {
             return Some(IllegalMoveReason::NoPiece(from));
         };
         if piece.color != us {
-            return Some(IllegalMoveReason::NotYourPiece {
-                square: from,
-                owner: piece.color,
-                to_move: us,
-            });
+            return Some(IllegalMoveReason::NotYourPiece { square: from, owner: piece.color, to_move: us });
         }
         if !piece_targets(self, from).contains(to) {
             return Some(IllegalMoveReason::CannotReach { piece, from, to });
@@ -46,11 +42,7 @@ impl Position {
                 self.play_unchecked(m);
                 Ok(())
             }
-            Some(reason) => Err(Error::IllegalMove {
-                mv: m.to_string(),
-                fen: self.fen(),
-                reason,
-            }),
+            Some(reason) => Err(Error::IllegalMove { mv: m.to_string(), fen: self.fen(), reason }),
         }
     }
 }

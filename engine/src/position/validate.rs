@@ -41,12 +41,7 @@ pub(super) fn check_placement(setup: &Setup) -> Result<(), FenError> {
         for kind in PieceKind::ALL {
             let count = counts[color.index()][kind.index()];
             if count > kind.max_count() {
-                return Err(FenError::TooMany {
-                    color,
-                    kind,
-                    count,
-                    max: kind.max_count(),
-                });
+                return Err(FenError::TooMany { color, kind, count, max: kind.max_count() });
             }
         }
     }
@@ -84,17 +79,8 @@ mod tests {
         assert_eq!(count(Piece::new(Color::Red, PieceKind::Bishop)), 7);
         assert_eq!(count(Piece::new(Color::Black, PieceKind::Bishop)), 7);
         assert_eq!(count(Piece::new(Color::Red, PieceKind::Pawn)), 10 + 45);
-        assert!(square_reachable(
-            Piece::new(Color::Black, PieceKind::Pawn),
-            Square::A6
-        ));
-        assert!(!square_reachable(
-            Piece::new(Color::Black, PieceKind::Pawn),
-            Square::B6
-        ));
-        assert!(!square_reachable(
-            Piece::new(Color::Black, PieceKind::Pawn),
-            Square::A7
-        ));
+        assert!(square_reachable(Piece::new(Color::Black, PieceKind::Pawn), Square::A6));
+        assert!(!square_reachable(Piece::new(Color::Black, PieceKind::Pawn), Square::B6));
+        assert!(!square_reachable(Piece::new(Color::Black, PieceKind::Pawn), Square::A7));
     }
 }

@@ -57,11 +57,7 @@ pub fn classify_played(after: &Position, mover: Color, threatened_before: Bitboa
         return MoveClass::Check;
     }
     let chased = threatened(after, mover) & !threatened_before;
-    if chased.any() {
-        MoveClass::Chase(chased)
-    } else {
-        MoveClass::Idle
-    }
+    if chased.any() { MoveClass::Chase(chased) } else { MoveClass::Idle }
 }
 
 /// The opponent pieces that `by` really threatens in `pos`, whoever is to move.
@@ -82,9 +78,7 @@ pub fn threatened(pos: &Position, by: Color) -> Bitboard {
             if !capture_is_legal(pos, from, to) {
                 continue;
             }
-            if chase_value(attacker.kind) < chase_value(target.kind)
-                || !has_true_protector(pos, from, to)
-            {
+            if chase_value(attacker.kind) < chase_value(target.kind) || !has_true_protector(pos, from, to) {
                 out = out.with(to);
                 break;
             }
@@ -108,14 +102,9 @@ fn capture_is_legal(pos: &Position, from: Square, to: Square) -> bool {
     let Some(piece) = pos.piece_at(from) else {
         return false;
     };
-    let king = if piece.kind == PieceKind::King {
-        to
-    } else {
-        pos.king(piece.color)
-    };
+    let king = if piece.kind == PieceKind::King { to } else { pos.king(piece.color) };
     let occ = pos.occupied().without(from);
-    !pos.attackers_to_king(king, !piece.color, occ, !Bitboard::from_square(to))
-        .any()
+    !pos.attackers_to_king(king, !piece.color, occ, !Bitboard::from_square(to)).any()
 }
 
 /// Whether, after the piece on `from` captures on `to`, a piece of the captured side could
@@ -127,16 +116,11 @@ fn has_true_protector(pos: &Position, from: Square, to: Square) -> bool {
     let defender = victim.color;
     let occ = pos.occupied().without(from);
     let capturer_gone = !Bitboard::from_square(from);
-    pos.attackers_to(to, defender, occ)
-        .into_iter()
-        .any(|protector| {
-            let is_king = pos
-                .piece_at(protector)
-                .is_some_and(|p| p.kind == PieceKind::King);
-            let king = if is_king { to } else { pos.king(defender) };
-            !pos.attackers_to_king(king, capturer.color, occ.without(protector), capturer_gone)
-                .any()
-        })
+    pos.attackers_to(to, defender, occ).into_iter().any(|protector| {
+        let is_king = pos.piece_at(protector).is_some_and(|p| p.kind == PieceKind::King);
+        let king = if is_king { to } else { pos.king(defender) };
+        !pos.attackers_to_king(king, capturer.color, occ.without(protector), capturer_gone).any()
+    })
 }
 
 /// Identities (0..32) given to the pieces of a position and carried through moves, so that a
@@ -203,10 +187,7 @@ mod tests {
     #[test]
     fn check_beats_chase() {
         // The rook checks along rank 8 and also attacks the loose knight on a9: a check.
-        assert_eq!(
-            class("n8/4k4/R8/9/9/9/9/9/9/3K5 w - - 0 1", "a7a8"),
-            MoveClass::Check
-        );
+        assert_eq!(class("n8/4k4/R8/9/9/9/9/9/9/3K5 w - - 0 1", "a7a8"), MoveClass::Check);
     }
 
     #[test]
@@ -254,19 +235,13 @@ mod tests {
     #[test]
     fn discovered_attack_chases() {
         // Moving the knight off c4 opens the rook's file towards the loose cannon c8.
-        assert_eq!(
-            class("4k4/2c6/9/9/9/2N6/9/9/9/2RK5 w - - 0 1", "c4e5"),
-            MoveClass::Chase(sq(Square::C8))
-        );
+        assert_eq!(class("4k4/2c6/9/9/9/2N6/9/9/9/2RK5 w - - 0 1", "c4e5"), MoveClass::Chase(sq(Square::C8)));
     }
 
     #[test]
     fn an_old_threat_is_not_a_chase() {
         // The rook already attacks the loose knight; a king move changes nothing.
-        assert_eq!(
-            class("4k4/9/2n6/9/9/9/9/9/9/2RK5 w - - 0 1", "d0d1"),
-            MoveClass::Idle
-        );
+        assert_eq!(class("4k4/9/2n6/9/9/9/9/9/9/2RK5 w - - 0 1", "d0d1"), MoveClass::Idle);
     }
 
     #[test]

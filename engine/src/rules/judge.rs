@@ -35,11 +35,7 @@ pub enum RepetitionVerdict {
 pub fn judge(pos: &Position) -> Outcome {
     let us = pos.side_to_move();
     if !pos.has_legal_move() {
-        let reason = if pos.in_check() {
-            Reason::Checkmate
-        } else {
-            Reason::Stalemate
-        };
+        let reason = if pos.in_check() { Reason::Checkmate } else { Reason::Stalemate };
         return Outcome::loss(us, reason);
     }
     if let Some(outcome) = repetition_outcome(pos, ARBITER_OCCURRENCES) {
@@ -132,11 +128,7 @@ fn classify_span(pos: &Position, span: usize) -> (SideClass, SideClass) {
             MoveClass::Idle => CycleMove::Idle,
         });
     }
-    debug_assert_eq!(
-        board.key(),
-        pos.key(),
-        "replaying the span returns to the position"
-    );
+    debug_assert_eq!(board.key(), pos.key(), "replaying the span returns to the position");
     let m = SideClass::of(classes.iter().step_by(2).copied());
     let o = SideClass::of(classes.iter().skip(1).step_by(2).copied());
     (m, o)
@@ -194,15 +186,9 @@ mod tests {
         let fen = "R8/4k4/9/9/9/9/9/9/9/3K5 w - - 0 1";
         let cycle = "a9a8 e8e9 a8a9 e9e8";
         let pos = play(fen, cycle);
-        assert_eq!(
-            repetition_verdict(&pos, 2),
-            Some(RepetitionVerdict::Loses(Color::Red))
-        );
+        assert_eq!(repetition_verdict(&pos, 2), Some(RepetitionVerdict::Loses(Color::Red)));
         let pos = play(fen, &format!("{cycle} {cycle}"));
-        assert_eq!(
-            judge(&pos),
-            Outcome::loss(Color::Red, Reason::PerpetualCheck)
-        );
+        assert_eq!(judge(&pos), Outcome::loss(Color::Red, Reason::PerpetualCheck));
         assert_eq!(judge(&pos).result, GameResult::BlackWins);
     }
 }

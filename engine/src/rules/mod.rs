@@ -28,8 +28,6 @@ pub mod outcome;
 pub mod verdict;
 
 pub use chase::{MoveClass, classify};
-pub use judge::{
-    MOVE_LIMIT_PLIES, RepetitionVerdict, judge, repetition_outcome, repetition_verdict,
-};
+pub use judge::{MOVE_LIMIT_PLIES, RepetitionVerdict, judge, repetition_outcome, repetition_verdict};
 pub use outcome::{GameResult, Outcome, Reason};
 pub use verdict::{CycleVerdict, SideClass, Violation, cycle_verdict};

@@ -84,24 +84,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub const ONGOING: Outcome = Outcome {
-        result: GameResult::Ongoing,
-        reason: Reason::Ongoing,
-    };
+    pub const ONGOING: Outcome = Outcome { result: GameResult::Ongoing, reason: Reason::Ongoing };
 
     /// `loser` lost for `reason`.
     pub const fn loss(loser: Color, reason: Reason) -> Outcome {
-        Outcome {
-            result: GameResult::loss_for(loser),
-            reason,
-        }
+        Outcome { result: GameResult::loss_for(loser), reason }
     }
 
     pub const fn draw(reason: Reason) -> Outcome {
-        Outcome {
-            result: GameResult::Draw,
-            reason,
-        }
+        Outcome { result: GameResult::Draw, reason }
     }
 
     pub const fn is_over(self) -> bool {
@@ -121,24 +112,13 @@ mod tests {
 
     #[test]
     fn names() {
-        let results = [
-            GameResult::Ongoing,
-            GameResult::RedWins,
-            GameResult::BlackWins,
-            GameResult::Draw,
-        ];
+        let results = [GameResult::Ongoing, GameResult::RedWins, GameResult::BlackWins, GameResult::Draw];
         let names: Vec<_> = results.iter().map(|r| r.as_str()).collect();
         assert_eq!(names, ["*", "1-0", "0-1", "1/2-1/2"]);
         assert_eq!(Reason::PerpetualChase.as_str(), "perpetual_chase");
         assert_eq!(Reason::MoveLimit.to_string(), "move_limit");
-        assert_eq!(
-            Outcome::loss(Color::Red, Reason::Checkmate).result,
-            GameResult::BlackWins
-        );
-        assert_eq!(
-            Outcome::loss(Color::Black, Reason::Stalemate).to_string(),
-            "1-0 (stalemate)"
-        );
+        assert_eq!(Outcome::loss(Color::Red, Reason::Checkmate).result, GameResult::BlackWins);
+        assert_eq!(Outcome::loss(Color::Black, Reason::Stalemate).to_string(), "1-0 (stalemate)");
         assert!(!Outcome::ONGOING.is_over());
     }
 }

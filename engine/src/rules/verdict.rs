@@ -111,22 +111,10 @@ mod tests {
         assert_eq!(SideClass::of([CycleMove::Check, CycleMove::Check]), Check);
         assert_eq!(SideClass::of([CycleMove::Idle, CycleMove::Idle]), Idle);
         assert_eq!(SideClass::of([CycleMove::Check, CycleMove::Idle]), Mixed);
-        assert_eq!(
-            SideClass::of([CycleMove::Chase(SOME), CycleMove::Idle]),
-            Mixed
-        );
-        assert_eq!(
-            SideClass::of([CycleMove::Chase(SOME), CycleMove::Check]),
-            Mixed
-        );
-        assert_eq!(
-            SideClass::of([CycleMove::Chase(0b111), CycleMove::Chase(0b110)]),
-            Chase(0b110)
-        );
-        assert_eq!(
-            SideClass::of([CycleMove::Chase(SOME), CycleMove::Chase(OTHER)]),
-            Chase(0)
-        );
+        assert_eq!(SideClass::of([CycleMove::Chase(SOME), CycleMove::Idle]), Mixed);
+        assert_eq!(SideClass::of([CycleMove::Chase(SOME), CycleMove::Check]), Mixed);
+        assert_eq!(SideClass::of([CycleMove::Chase(0b111), CycleMove::Chase(0b110)]), Chase(0b110));
+        assert_eq!(SideClass::of([CycleMove::Chase(SOME), CycleMove::Chase(OTHER)]), Chase(0));
         assert_eq!(SideClass::of([]), Idle);
     }
 
@@ -146,22 +134,14 @@ mod tests {
     #[test]
     fn row_2_check_against_no_check() {
         for o in [Chase(SOME), Chase(0), Idle] {
-            assert_eq!(
-                cycle_verdict(Check, o),
-                FirstMoverLoses(PerpetualCheck),
-                "{o:?}"
-            );
+            assert_eq!(cycle_verdict(Check, o), FirstMoverLoses(PerpetualCheck), "{o:?}");
         }
     }
 
     #[test]
     fn row_3_no_check_against_check() {
         for m in [Chase(SOME), Chase(0), Idle] {
-            assert_eq!(
-                cycle_verdict(m, Check),
-                SecondMoverLoses(PerpetualCheck),
-                "{m:?}"
-            );
+            assert_eq!(cycle_verdict(m, Check), SecondMoverLoses(PerpetualCheck), "{m:?}");
         }
     }
 
@@ -173,34 +153,22 @@ mod tests {
 
     #[test]
     fn row_5_only_m_chases_one_piece() {
-        assert_eq!(
-            cycle_verdict(Chase(SOME), Chase(0)),
-            FirstMoverLoses(PerpetualChase)
-        );
+        assert_eq!(cycle_verdict(Chase(SOME), Chase(0)), FirstMoverLoses(PerpetualChase));
     }
 
     #[test]
     fn row_6_only_o_chases_one_piece() {
-        assert_eq!(
-            cycle_verdict(Chase(0), Chase(OTHER)),
-            SecondMoverLoses(PerpetualChase)
-        );
+        assert_eq!(cycle_verdict(Chase(0), Chase(OTHER)), SecondMoverLoses(PerpetualChase));
     }
 
     #[test]
     fn row_7_chase_against_idle() {
-        assert_eq!(
-            cycle_verdict(Chase(SOME), Idle),
-            FirstMoverLoses(PerpetualChase)
-        );
+        assert_eq!(cycle_verdict(Chase(SOME), Idle), FirstMoverLoses(PerpetualChase));
     }
 
     #[test]
     fn row_8_idle_against_chase() {
-        assert_eq!(
-            cycle_verdict(Idle, Chase(OTHER)),
-            SecondMoverLoses(PerpetualChase)
-        );
+        assert_eq!(cycle_verdict(Idle, Chase(OTHER)), SecondMoverLoses(PerpetualChase));
     }
 
     #[test]

@@ -104,9 +104,7 @@ impl<'a> Searcher<'a> {
         }
         if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
-        } else if self.nodes & 1023 == 0
-            && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time())
-        {
+        } else if self.nodes & 1023 == 0 && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time()) {
             self.stopped = true;
         }
         self.stopped
@@ -147,19 +145,13 @@ impl<'a> Searcher<'a> {
     fn rule_score(&self, ply: usize) -> Option<i32> {
         if self.repeats() {
             return Some(match repetition_verdict(&self.pos, 2) {
-                Some(RepetitionVerdict::Loses(c)) if c == self.pos.side_to_move() => {
-                    rep_lost_in(ply)
-                }
+                Some(RepetitionVerdict::Loses(c)) if c == self.pos.side_to_move() => rep_lost_in(ply),
                 Some(RepetitionVerdict::Loses(_)) => -rep_lost_in(ply),
                 Some(RepetitionVerdict::Draw) | None => DRAW,
             });
         }
         if self.pos.rule60() >= NATURAL_LIMIT {
-            return Some(if self.pos.has_legal_move() {
-                DRAW
-            } else {
-                mated_in(ply)
-            });
+            return Some(if self.pos.has_legal_move() { DRAW } else { mated_in(ply) });
         }
         None
     }
@@ -204,11 +196,7 @@ impl<'a> Searcher<'a> {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
-                return if self.pos.in_check() {
-                    DRAW
-                } else {
-                    self.eval()
-                };
+                return if self.pos.in_check() { DRAW } else { self.eval() };
             }
             // Mate-distance pruning (the repetition band lies beyond the mate band).
             alpha = alpha.max(rep_lost_in(ply));
@@ -230,11 +218,7 @@ impl<'a> Searcher<'a> {
         }
 
         let in_check = self.pos.in_check();
-        let static_eval = if in_check {
-            -INFINITE
-        } else {
-            hit.map_or_else(|| self.eval(), |h| h.eval)
-        };
+        let static_eval = if in_check { -INFINITE } else { hit.map_or_else(|| self.eval(), |h| h.eval) };
         self.eval_stack[ply] = static_eval;
         let improving = ply >= 2 && !in_check && static_eval > self.eval_stack[ply - 2];
 
@@ -359,8 +343,7 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(key, best_move, to_tt(best, ply), static_eval, depth, bound);
+        self.tt.store(key, best_move, to_tt(best, ply), static_eval, depth, bound);
         best
     }
 
@@ -415,13 +398,8 @@ impl<'a> Searcher<'a> {
         if in_check && best == -INFINITE {
             return mated_in(ply);
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Upper
-        };
-        self.tt
-            .store(key, best_move, to_tt(best, ply), static_eval, 0, bound);
+        let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
+        self.tt.store(key, best_move, to_tt(best, ply), static_eval, 0, bound);
         best
     }
 }

@@ -14,10 +14,7 @@ pub struct History {
 
 impl Default for History {
     fn default() -> History {
-        History {
-            killers: vec![[Move::NULL; 2]; MAX_PLY + 2],
-            table: vec![0; 2 * 90 * 90],
-        }
+        History { killers: vec![[Move::NULL; 2]; MAX_PLY + 2], table: vec![0; 2 * 90 * 90] }
     }
 }
 

@@ -21,24 +21,15 @@ pub struct Limits {
 
 impl Limits {
     pub fn depth(depth: u32) -> Limits {
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        }
+        Limits { depth: Some(depth), ..Limits::default() }
     }
 
     pub fn nodes(nodes: u64) -> Limits {
-        Limits {
-            nodes: Some(nodes),
-            ..Limits::default()
-        }
+        Limits { nodes: Some(nodes), ..Limits::default() }
     }
 
     pub fn movetime(ms: u64) -> Limits {
-        Limits {
-            movetime: Some(Duration::from_millis(ms)),
-            ..Limits::default()
-        }
+        Limits { movetime: Some(Duration::from_millis(ms)), ..Limits::default() }
     }
 
     /// Whether any clock-based limit is set.

@@ -50,27 +50,15 @@ pub fn think(
     let moves: Vec<Move> = if root_moves.is_empty() {
         legal.to_vec()
     } else {
-        legal
-            .iter()
-            .copied()
-            .filter(|m| root_moves.contains(m))
-            .collect()
+        legal.iter().copied().filter(|m| root_moves.contains(m)).collect()
     };
     ctx.tt.new_search();
     ctx.history.new_search();
     let mut result = SearchResult {
         best_move: moves.first().copied(),
         ponder: None,
-        score: to_uci(if moves.is_empty() {
-            score::mated_in(0)
-        } else {
-            0
-        }),
-        value: if moves.is_empty() {
-            score::mated_in(0)
-        } else {
-            0
-        },
+        score: to_uci(if moves.is_empty() { score::mated_in(0) } else { 0 }),
+        value: if moves.is_empty() { score::mated_in(0) } else { 0 },
         depth: 0,
         seldepth: 0,
         nodes: 0,
@@ -82,28 +70,14 @@ pub fn think(
         return result;
     }
 
-    let mut s = Searcher::new(
-        pos.clone(),
-        ctx.params,
-        ctx.tt,
-        ctx.history,
-        ctx.stop,
-        limits,
-        tm,
-        moves,
-    );
-    let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| {
-        (d as i32).clamp(1, MAX_PLY as i32 - 8)
-    });
+    let mut s = Searcher::new(pos.clone(), ctx.params, ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
+    let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
     let mut prev: i32 = 0;
     for depth in 1..=max_depth {
         s.seldepth = 0;
         let mut delta = 30;
-        let (mut alpha, mut beta) = if depth >= 5 && prev.abs() < DECISIVE {
-            (prev - delta, prev + delta)
-        } else {
-            (-INFINITE, INFINITE)
-        };
+        let (mut alpha, mut beta) =
+            if depth >= 5 && prev.abs() < DECISIVE { (prev - delta, prev + delta) } else { (-INFINITE, INFINITE) };
         let value = loop {
             let v = s.search(alpha, beta, depth, 0, true, true);
             if s.stopped {
@@ -183,16 +157,7 @@ pub fn quiescence(pos: &Position, params: &Params) -> i32 {
     let stop = AtomicBool::new(false);
     let limits = Limits::default();
     let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now());
-    let mut s = Searcher::new(
-        pos.clone(),
-        params,
-        &mut tt,
-        &mut history,
-        &stop,
-        &limits,
-        tm,
-        Vec::new(),
-    );
+    let mut s = Searcher::new(pos.clone(), params, &mut tt, &mut history, &stop, &limits, tm, Vec::new());
     s.qsearch(-INFINITE, INFINITE, 0)
 }
 

@@ -49,19 +49,13 @@ impl MovePicker {
 
     /// For quiescence: captures only (all evasions when in check).
     pub fn quiescence(pos: &Position, tt_move: Move) -> MovePicker {
-        let tt_move = if pos.is_capture(tt_move) {
-            tt_move
-        } else {
-            Move::NULL
-        };
+        let tt_move = if pos.is_capture(tt_move) { tt_move } else { Move::NULL };
         Self::build(pos, tt_move, [Move::NULL; 2], true)
     }
 
     fn build(pos: &Position, tt_move: Move, killers: [Move; 2], captures_only: bool) -> MovePicker {
         let safety = pos.king_safety();
-        let tt_ok = !tt_move.is_null()
-            && pos.is_pseudo_legal(tt_move)
-            && pos.is_legal_with(tt_move, &safety);
+        let tt_ok = !tt_move.is_null() && pos.is_pseudo_legal(tt_move) && pos.is_legal_with(tt_move, &safety);
         MovePicker {
             stage: if tt_ok {
                 Stage::TtMove
@@ -110,11 +104,7 @@ impl MovePicker {
         generate_pseudo(pos, kind, &mut self.list);
         let side = pos.side_to_move();
         for (i, &m) in self.list.iter().enumerate() {
-            self.scores[i] = if pos.is_capture(m) {
-                1 << 20 | capture_order(pos, m)
-            } else {
-                history.score(side, m)
-            };
+            self.scores[i] = if pos.is_capture(m) { 1 << 20 | capture_order(pos, m) } else { history.score(side, m) };
         }
     }
 
@@ -123,11 +113,7 @@ impl MovePicker {
         loop {
             match self.stage {
                 Stage::TtMove => {
-                    self.stage = if self.safety.in_check() {
-                        Stage::GenEvasions
-                    } else {
-                        Stage::GenCaptures
-                    };
+                    self.stage = if self.safety.in_check() { Stage::GenEvasions } else { Stage::GenCaptures };
                     return Some(self.tt_move);
                 }
                 Stage::GenCaptures => {
@@ -139,21 +125,11 @@ impl MovePicker {
                         return Some(m);
                     }
                     Some(_) => {}
-                    None => {
-                        self.stage = if self.captures_only {
-                            Stage::Done
-                        } else {
-                            Stage::Killer0
-                        }
-                    }
+                    None => self.stage = if self.captures_only { Stage::Done } else { Stage::Killer0 },
                 },
                 Stage::Killer0 | Stage::Killer1 => {
                     let k = self.killers[usize::from(self.stage == Stage::Killer1)];
-                    self.stage = if self.stage == Stage::Killer0 {
-                        Stage::Killer1
-                    } else {
-                        Stage::GenQuiets
-                    };
+                    self.stage = if self.stage == Stage::Killer0 { Stage::Killer1 } else { Stage::GenQuiets };
                     if self.is_fresh_quiet(pos, k) {
                         return Some(k);
                     }
@@ -215,11 +191,7 @@ mod tests {
         for fen in fens {
             let pos = Position::from_fen(fen).expect("valid");
             let legal: HashSet<Move> = pos.legal_moves().iter().copied().collect();
-            let some_quiet = legal
-                .iter()
-                .copied()
-                .find(|&m| !pos.is_capture(m))
-                .expect("a quiet move");
+            let some_quiet = legal.iter().copied().find(|&m| !pos.is_capture(m)).expect("a quiet move");
             let mut picker = MovePicker::new(&pos, some_quiet, [some_quiet, Move::NULL]);
             let mut seen = Vec::new();
             while let Some(m) = picker.next(&pos, &history) {

@@ -58,11 +58,7 @@ pub fn to_uci(v: i32) -> Score {
     if v.abs() < DECISIVE {
         return Score::Cp(v);
     }
-    let band = if v.abs() > REP_LOSS - MAX_PLY as i32 * 2 {
-        REP_LOSS
-    } else {
-        MATE
-    };
+    let band = if v.abs() > REP_LOSS - MAX_PLY as i32 * 2 { REP_LOSS } else { MATE };
     let plies = band - v.abs();
     let moves = (plies + 1) / 2;
     Score::Mate(if v > 0 { moves } else { -moves })
@@ -75,13 +71,7 @@ mod tests {
     #[test]
     fn mate_scores_round_trip_through_the_table() {
         for ply in [0usize, 1, 7, 60] {
-            for v in [
-                mate_in(ply + 3),
-                mated_in(ply + 2),
-                rep_lost_in(ply + 4),
-                123,
-                -45,
-            ] {
+            for v in [mate_in(ply + 3), mated_in(ply + 2), rep_lost_in(ply + 4), 123, -45] {
                 assert_eq!(from_tt(to_tt(v, ply), ply), v);
             }
         }

@@ -21,35 +21,19 @@ impl TimeManager {
         let floor = Duration::from_millis(1);
         if let Some(mt) = limits.movetime {
             let t = mt.saturating_sub(overhead).max(floor);
-            return TimeManager {
-                start,
-                optimum: Some(t),
-                maximum: Some(t),
-            };
+            return TimeManager { start, optimum: Some(t), maximum: Some(t) };
         }
         let Some(left) = limits.time[side.index()] else {
-            return TimeManager {
-                start,
-                optimum: None,
-                maximum: None,
-            };
+            return TimeManager { start, optimum: None, maximum: None };
         };
         let inc = limits.inc[side.index()];
         let mtg = limits.movestogo.unwrap_or(30).clamp(1, 50);
         // Never plan to use more than what is left after the overhead of the moves to go.
         let usable = left.saturating_sub(overhead * 2).max(floor);
         let optimum = (usable / mtg + inc * 3 / 4).min(usable / 2).max(floor);
-        let cap = if mtg == 1 {
-            usable * 9 / 10
-        } else {
-            usable / 3
-        };
+        let cap = if mtg == 1 { usable * 9 / 10 } else { usable / 3 };
         let maximum = (optimum * 4).min(cap).max(optimum);
-        TimeManager {
-            start,
-            optimum: Some(optimum),
-            maximum: Some(maximum),
-        }
+        TimeManager { start, optimum: Some(optimum), maximum: Some(maximum) }
     }
 
     #[inline]
@@ -76,13 +60,9 @@ mod tests {
     #[test]
     fn budgets_fit_the_clock() {
         let now = Instant::now();
-        for (left_ms, inc_ms, mtg) in [
-            (60_000, 0, None),
-            (1_000, 100, None),
-            (50, 0, Some(1)),
-            (10, 0, None),
-            (300_000, 2_000, Some(40)),
-        ] {
+        for (left_ms, inc_ms, mtg) in
+            [(60_000, 0, None), (1_000, 100, None), (50, 0, Some(1)), (10, 0, None), (300_000, 2_000, Some(40))]
+        {
             let limits = Limits {
                 time: [Some(Duration::from_millis(left_ms)), None],
                 inc: [Duration::from_millis(inc_ms), Duration::ZERO],

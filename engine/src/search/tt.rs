@@ -53,10 +53,7 @@ impl TranspositionTable {
     /// A table of about `mib` MiB (at least one bucket).
     pub fn new(mib: usize) -> TranspositionTable {
         let count = (mib * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
-        TranspositionTable {
-            buckets: vec![Bucket::default(); count],
-            generation: 0,
-        }
+        TranspositionTable { buckets: vec![Bucket::default(); count], generation: 0 }
     }
 
     pub fn resize(&mut self, mib: usize) {
@@ -81,21 +78,17 @@ impl TranspositionTable {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtHit> {
         let bucket = &self.buckets[self.index(key)];
-        bucket
-            .0
-            .iter()
-            .find(|e| e.key == key && e.flags & 3 != 0)
-            .map(|e| TtHit {
-                mv: Move::from_raw(e.mv).unwrap_or(Move::NULL),
-                value: i32::from(e.value),
-                eval: i32::from(e.eval),
-                depth: i32::from(e.depth) - DEPTH_OFFSET,
-                bound: match e.flags & 3 {
-                    1 => Bound::Upper,
-                    2 => Bound::Lower,
-                    _ => Bound::Exact,
-                },
-            })
+        bucket.0.iter().find(|e| e.key == key && e.flags & 3 != 0).map(|e| TtHit {
+            mv: Move::from_raw(e.mv).unwrap_or(Move::NULL),
+            value: i32::from(e.value),
+            eval: i32::from(e.eval),
+            depth: i32::from(e.depth) - DEPTH_OFFSET,
+            bound: match e.flags & 3 {
+                1 => Bound::Upper,
+                2 => Bound::Lower,
+                _ => Bound::Exact,
+            },
+        })
     }
 
     #[inline]
@@ -122,11 +115,7 @@ impl TranspositionTable {
         };
         let e = &mut bucket.0[slot];
         // Keep an older, deeper result for the same position unless this one is exact.
-        if e.key == key
-            && bound != Bound::Exact
-            && i32::from(e.depth) > depth + DEPTH_OFFSET + 2
-            && age(e) == 0
-        {
+        if e.key == key && bound != Bound::Exact && i32::from(e.depth) > depth + DEPTH_OFFSET + 2 && age(e) == 0 {
             return;
         }
         let keep_move = e.key == key && mv.is_null();
@@ -145,10 +134,7 @@ impl TranspositionTable {
         let sample = self.buckets.len().min(250);
         let mut used = 0;
         for b in &self.buckets[..sample] {
-            used +=
-                b.0.iter()
-                    .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
-                    .count();
+            used += b.0.iter().filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation).count();
         }
         (used * 1000 / (sample * BUCKET).max(1)) as u32
     }
@@ -165,10 +151,7 @@ mod tests {
         let m = Move::new(Square::H2, Square::E2);
         tt.store(0xdead_beef, m, -123, 40, 7, Bound::Lower);
         let hit = tt.probe(0xdead_beef).expect("stored");
-        assert_eq!(
-            (hit.mv, hit.value, hit.eval, hit.depth, hit.bound),
-            (m, -123, 40, 7, Bound::Lower)
-        );
+        assert_eq!((hit.mv, hit.value, hit.eval, hit.depth, hit.bound), (m, -123, 40, 7, Bound::Lower));
         assert!(tt.probe(0xdead_bee0).is_none());
         tt.store(0xdead_beef, m, 5, 40, -2, Bound::Exact);
         assert_eq!(tt.probe(0xdead_beef).expect("stored").depth, -2);

@@ -40,21 +40,13 @@ impl Bitboard {
     /// The lowest square, if any.
     #[inline]
     pub const fn first(self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Square::from_index(self.0.trailing_zeros() as usize))
-        }
+        if self.0 == 0 { None } else { Some(Square::from_index(self.0.trailing_zeros() as usize)) }
     }
 
     /// The highest square, if any.
     #[inline]
     pub const fn last(self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Square::from_index(127 - self.0.leading_zeros() as usize))
-        }
+        if self.0 == 0 { None } else { Some(Square::from_index(127 - self.0.leading_zeros() as usize)) }
     }
 
     /// More than one square.

@@ -42,11 +42,7 @@ impl Move {
     pub const fn from_raw(raw: u16) -> Option<Move> {
         let from = (raw & 0x7f) as usize;
         let to = (raw >> 7) as usize;
-        if from < 90 && to < 90 && raw >> 14 == 0 {
-            Some(Move(raw))
-        } else {
-            None
-        }
+        if from < 90 && to < 90 && raw >> 14 == 0 { Some(Move(raw)) } else { None }
     }
 }
 

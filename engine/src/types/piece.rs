@@ -123,11 +123,7 @@ impl Piece {
     }
 
     pub const fn from_char(c: char) -> Option<Piece> {
-        let color = if c.is_ascii_uppercase() {
-            Color::Red
-        } else {
-            Color::Black
-        };
+        let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Black };
         match PieceKind::from_char(c) {
             Some(kind) => Some(Piece { color, kind }),
             None => None,

@@ -16,11 +16,7 @@ impl Square {
     /// Builds a square from file (0-8) and rank (0-9), or `None` off the board.
     #[inline]
     pub const fn new(file: i32, rank: i32) -> Option<Square> {
-        if file >= 0 && file < 9 && rank >= 0 && rank < 10 {
-            Some(Square((rank * 9 + file) as u8))
-        } else {
-            None
-        }
+        if file >= 0 && file < 9 && rank >= 0 && rank < 10 { Some(Square((rank * 9 + file) as u8)) } else { None }
     }
 
     /// # Panics
@@ -33,11 +29,7 @@ impl Square {
 
     #[inline]
     pub const fn try_from_index(index: usize) -> Option<Square> {
-        if index < 90 {
-            Some(Square(index as u8))
-        } else {
-            None
-        }
+        if index < 90 { Some(Square(index as u8)) } else { None }
     }
 
     #[inline]

@@ -4,8 +4,8 @@
 use super::{each, non_empty, required, same_version};
 use crate::PROTOCOL_VERSION;
 use crate::domain::{
-    BatchAck, LeaseRequest, OpeningSuiteSpec, OpeningSuiteSummary, Run, RunFilter, RunId, RunSpec,
-    RunStatus, SubmitRequest, Variant, VariantSpec, WorkerId, WorkerInfo,
+    BatchAck, LeaseRequest, OpeningSuiteSpec, OpeningSuiteSummary, Run, RunFilter, RunId, RunSpec, RunStatus,
+    SubmitRequest, Variant, VariantSpec, WorkerId, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -15,10 +15,7 @@ macro_rules! message_request {
     ($request:ident { $field:ident: $domain:ty }) => {
         impl From<$domain> for pb::$request {
             fn from(value: $domain) -> pb::$request {
-                pb::$request {
-                    protocol_version: PROTOCOL_VERSION,
-                    $field: Some(value.into()),
-                }
+                pb::$request { protocol_version: PROTOCOL_VERSION, $field: Some(value.into()) }
             }
         }
 
@@ -37,10 +34,7 @@ macro_rules! run_request {
     ($request:ident) => {
         impl From<RunId> for pb::$request {
             fn from(run: RunId) -> pb::$request {
-                pb::$request {
-                    protocol_version: PROTOCOL_VERSION,
-                    run_id: run,
-                }
+                pb::$request { protocol_version: PROTOCOL_VERSION, run_id: run }
             }
         }
 
@@ -59,9 +53,7 @@ macro_rules! message_response {
     ($response:ident { $field:ident: $domain:ty }) => {
         impl From<$domain> for pb::$response {
             fn from(value: $domain) -> pb::$response {
-                pb::$response {
-                    $field: Some(value.into()),
-                }
+                pb::$response { $field: Some(value.into()) }
             }
         }
 
@@ -86,9 +78,7 @@ message_response!(GetRunResponse { status: RunStatus });
 message_response!(StopRunResponse { status: RunStatus });
 message_response!(WatchRunResponse { status: RunStatus });
 message_response!(AddVariantResponse { variant: Variant });
-message_response!(AddOpeningsResponse {
-    suite: OpeningSuiteSummary
-});
+message_response!(AddOpeningsResponse { suite: OpeningSuiteSummary });
 
 impl From<LeaseRequest> for pb::LeaseRequest {
     fn from(request: LeaseRequest) -> pb::LeaseRequest {
@@ -129,20 +119,13 @@ impl TryFrom<pb::SubmitRequest> for SubmitRequest {
     type Error = Error;
     fn try_from(request: pb::SubmitRequest) -> Result<SubmitRequest> {
         same_version(request.protocol_version)?;
-        Ok(SubmitRequest {
-            worker: request.worker_id,
-            batch: required(request.batch, "batch")?,
-        })
+        Ok(SubmitRequest { worker: request.worker_id, batch: required(request.batch, "batch")? })
     }
 }
 
 impl From<RunFilter> for pb::ListRunsRequest {
     fn from(filter: RunFilter) -> pb::ListRunsRequest {
-        pb::ListRunsRequest {
-            protocol_version: PROTOCOL_VERSION,
-            active_only: filter.active_only,
-            limit: filter.limit,
-        }
+        pb::ListRunsRequest { protocol_version: PROTOCOL_VERSION, active_only: filter.active_only, limit: filter.limit }
     }
 }
 
@@ -150,20 +133,13 @@ impl TryFrom<pb::ListRunsRequest> for RunFilter {
     type Error = Error;
     fn try_from(request: pb::ListRunsRequest) -> Result<RunFilter> {
         same_version(request.protocol_version)?;
-        Ok(RunFilter {
-            active_only: request.active_only,
-            limit: request.limit,
-        })
+        Ok(RunFilter { active_only: request.active_only, limit: request.limit })
     }
 }
 
 impl From<OpeningSuiteSpec> for pb::AddOpeningsRequest {
     fn from(suite: OpeningSuiteSpec) -> pb::AddOpeningsRequest {
-        pb::AddOpeningsRequest {
-            protocol_version: PROTOCOL_VERSION,
-            name: suite.name,
-            openings: suite.openings,
-        }
+        pb::AddOpeningsRequest { protocol_version: PROTOCOL_VERSION, name: suite.name, openings: suite.openings }
     }
 }
 
@@ -172,10 +148,7 @@ impl TryFrom<pb::AddOpeningsRequest> for OpeningSuiteSpec {
     fn try_from(request: pb::AddOpeningsRequest) -> Result<OpeningSuiteSpec> {
         same_version(request.protocol_version)?;
         if request.openings.is_empty() {
-            return Err(Error::invalid(
-                "openings",
-                "a suite holds at least one opening",
-            ));
+            return Err(Error::invalid("openings", "a suite holds at least one opening"));
         }
         let openings = request
             .openings
@@ -183,10 +156,7 @@ impl TryFrom<pb::AddOpeningsRequest> for OpeningSuiteSpec {
             .enumerate()
             .map(|(i, opening)| non_empty(opening, &format!("openings[{i}]")))
             .collect::<Result<_>>()?;
-        Ok(OpeningSuiteSpec {
-            name: non_empty(request.name, "name")?,
-            openings,
-        })
+        Ok(OpeningSuiteSpec { name: non_empty(request.name, "name")?, openings })
     }
 }
 
@@ -204,9 +174,7 @@ impl From<pb::RegisterResponse> for WorkerId {
 
 impl From<Vec<RunStatus>> for pb::ListRunsResponse {
     fn from(runs: Vec<RunStatus>) -> pb::ListRunsResponse {
-        pb::ListRunsResponse {
-            runs: runs.into_iter().map(Into::into).collect(),
-        }
+        pb::ListRunsResponse { runs: runs.into_iter().map(Into::into).collect() }
     }
 }
 

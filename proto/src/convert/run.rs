@@ -2,8 +2,8 @@
 
 use super::{each, enumeration, non_empty, pentanomial, positive, required};
 use crate::domain::{
-    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunKind, RunSpec,
-    RunState, RunStatus, SprtProgress, SprtSettings, TimeControl,
+    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunKind, RunSpec, RunState, RunStatus,
+    SprtProgress, SprtSettings, TimeControl,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -15,9 +15,7 @@ impl From<TimeControl> for pb::TimeControl {
             TimeControl::Nodes(nodes) => Kind::Nodes(nodes),
             TimeControl::Depth(depth) => Kind::Depth(depth),
             TimeControl::MoveTimeMs(ms) => Kind::MovetimeMs(ms),
-            TimeControl::Clock { base_ms, inc_ms } => {
-                Kind::Clock(pb::ClockControl { base_ms, inc_ms })
-            }
+            TimeControl::Clock { base_ms, inc_ms } => Kind::Clock(pb::ClockControl { base_ms, inc_ms }),
         };
         pb::TimeControl { kind: Some(kind) }
     }
@@ -31,10 +29,9 @@ impl TryFrom<pb::TimeControl> for TimeControl {
             Kind::Nodes(nodes) => TimeControl::Nodes(positive(nodes, "nodes")?),
             Kind::Depth(depth) => TimeControl::Depth(positive(depth, "depth")?),
             Kind::MovetimeMs(ms) => TimeControl::MoveTimeMs(positive(ms, "movetime_ms")?),
-            Kind::Clock(clock) => TimeControl::Clock {
-                base_ms: positive(clock.base_ms, "clock.base_ms")?,
-                inc_ms: clock.inc_ms,
-            },
+            Kind::Clock(clock) => {
+                TimeControl::Clock { base_ms: positive(clock.base_ms, "clock.base_ms")?, inc_ms: clock.inc_ms }
+            }
         })
     }
 }
@@ -55,14 +52,7 @@ impl TryFrom<pb::Adjudication> for Adjudication {
     type Error = Error;
     fn try_from(a: pb::Adjudication) -> Result<Adjudication> {
         let centipawns = |score: i32, field: &str| {
-            if score < 0 {
-                Err(Error::invalid(
-                    field,
-                    format!("must not be negative, got {score}"),
-                ))
-            } else {
-                Ok(score)
-            }
+            if score < 0 { Err(Error::invalid(field, format!("must not be negative, got {score}"))) } else { Ok(score) }
         };
         Ok(Adjudication {
             resign_score: centipawns(a.resign_score, "resign_score")?,
@@ -110,32 +100,19 @@ impl TryFrom<pb::SprtRun> for SprtSettings {
     type Error = Error;
     fn try_from(s: pb::SprtRun) -> Result<SprtSettings> {
         let finite = |v: f64, field: &str| {
-            if v.is_finite() {
-                Ok(v)
-            } else {
-                Err(Error::invalid(
-                    field,
-                    format!("must be a finite number, got {v}"),
-                ))
-            }
+            if v.is_finite() { Ok(v) } else { Err(Error::invalid(field, format!("must be a finite number, got {v}"))) }
         };
         // The negated comparison also rejects NaN.
         let probability = |p: f64, field: &str| {
             if !(p > 0.0 && p < 1.0) {
-                return Err(Error::invalid(
-                    field,
-                    format!("must lie strictly between 0 and 1, got {p}"),
-                ));
+                return Err(Error::invalid(field, format!("must lie strictly between 0 and 1, got {p}")));
             }
             Ok(p)
         };
         let elo0 = finite(s.elo0, "elo0")?;
         let elo1 = finite(s.elo1, "elo1")?;
         if elo1 <= elo0 {
-            return Err(Error::invalid(
-                "elo1",
-                format!("must exceed elo0 ({elo0}), got {elo1}"),
-            ));
+            return Err(Error::invalid("elo1", format!("must exceed elo0 ({elo0}), got {elo1}")));
         }
         Ok(SprtSettings {
             elo0,
@@ -153,12 +130,8 @@ impl From<RunKind> for pb::run_spec::Kind {
         match kind {
             RunKind::Sprt(settings) => Kind::Sprt(settings.into()),
             RunKind::Games { pairs } => Kind::Games(pb::GamesRun { pairs }),
-            RunKind::Gauntlet { pairs_per_opponent } => {
-                Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent })
-            }
-            RunKind::RoundRobin { pairs_per_pairing } => {
-                Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing })
-            }
+            RunKind::Gauntlet { pairs_per_opponent } => Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent }),
+            RunKind::RoundRobin { pairs_per_pairing } => Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing }),
         }
     }
 }
@@ -168,15 +141,11 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
     fn try_from(kind: pb::run_spec::Kind) -> Result<RunKind> {
         use pb::run_spec::Kind;
         Ok(match kind {
-            Kind::Sprt(sprt) => {
-                RunKind::Sprt(sprt.try_into().map_err(|e: Error| e.within("sprt"))?)
+            Kind::Sprt(sprt) => RunKind::Sprt(sprt.try_into().map_err(|e: Error| e.within("sprt"))?),
+            Kind::Games(games) => RunKind::Games { pairs: positive(games.pairs, "games.pairs")? },
+            Kind::Gauntlet(g) => {
+                RunKind::Gauntlet { pairs_per_opponent: positive(g.pairs_per_opponent, "gauntlet.pairs_per_opponent")? }
             }
-            Kind::Games(games) => RunKind::Games {
-                pairs: positive(games.pairs, "games.pairs")?,
-            },
-            Kind::Gauntlet(g) => RunKind::Gauntlet {
-                pairs_per_opponent: positive(g.pairs_per_opponent, "gauntlet.pairs_per_opponent")?,
-            },
             Kind::RoundRobin(r) => RunKind::RoundRobin {
                 pairs_per_pairing: positive(r.pairs_per_pairing, "round_robin.pairs_per_pairing")?,
             },
@@ -187,17 +156,9 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
 /// The players a kind needs: `(description, smallest, largest)`.
 fn players(kind: &RunKind) -> (&'static str, usize, usize) {
     match kind {
-        RunKind::Sprt(_) => (
-            "an SPRT run plays exactly 2 variants (base, candidate)",
-            2,
-            2,
-        ),
+        RunKind::Sprt(_) => ("an SPRT run plays exactly 2 variants (base, candidate)", 2, 2),
         RunKind::Games { .. } => ("a games run plays exactly 2 variants", 2, 2),
-        RunKind::Gauntlet { .. } => (
-            "a gauntlet plays a candidate and at least one opponent",
-            2,
-            usize::MAX,
-        ),
+        RunKind::Gauntlet { .. } => ("a gauntlet plays a candidate and at least one opponent", 2, usize::MAX),
         RunKind::RoundRobin { .. } => ("a round robin plays at least 2 variants", 2, usize::MAX),
     }
 }
@@ -220,10 +181,7 @@ impl From<RunSpec> for pb::RunSpec {
 impl TryFrom<pb::RunSpec> for RunSpec {
     type Error = Error;
     fn try_from(spec: pb::RunSpec) -> Result<RunSpec> {
-        let kind: RunKind = spec
-            .kind
-            .ok_or_else(|| Error::missing("kind"))?
-            .try_into()?;
+        let kind: RunKind = spec.kind.ok_or_else(|| Error::missing("kind"))?.try_into()?;
         let (rule, fewest, most) = players(&kind);
         let n = spec.variants.len();
         if n < fewest || n > most {
@@ -276,12 +234,7 @@ impl TryFrom<pb::RunState> for RunState {
 
 impl From<PairingStats> for pb::PairingStats {
     fn from(s: PairingStats) -> pb::PairingStats {
-        pb::PairingStats {
-            pentanomial: s.pentanomial.to_vec(),
-            wins: s.wins,
-            draws: s.draws,
-            losses: s.losses,
-        }
+        pb::PairingStats { pentanomial: s.pentanomial.to_vec(), wins: s.wins, draws: s.draws, losses: s.losses }
     }
 }
 
@@ -324,21 +277,13 @@ impl TryFrom<pb::Run> for Run {
 
 impl From<SprtProgress> for pb::SprtProgress {
     fn from(p: SprtProgress) -> pb::SprtProgress {
-        pb::SprtProgress {
-            llr: p.llr,
-            lower_bound: p.lower_bound,
-            upper_bound: p.upper_bound,
-        }
+        pb::SprtProgress { llr: p.llr, lower_bound: p.lower_bound, upper_bound: p.upper_bound }
     }
 }
 
 impl From<pb::SprtProgress> for SprtProgress {
     fn from(p: pb::SprtProgress) -> SprtProgress {
-        SprtProgress {
-            llr: p.llr,
-            lower_bound: p.lower_bound,
-            upper_bound: p.upper_bound,
-        }
+        SprtProgress { llr: p.llr, lower_bound: p.lower_bound, upper_bound: p.upper_bound }
     }
 }
 
@@ -372,11 +317,7 @@ impl TryFrom<pb::LiveStats> for LiveStats {
             losses: s.losses,
         };
         if s.games != counts.games() {
-            let reason = format!(
-                "{} differs from wins + draws + losses = {}",
-                s.games,
-                counts.games()
-            );
+            let reason = format!("{} differs from wins + draws + losses = {}", s.games, counts.games());
             return Err(Error::invalid("games", reason));
         }
         Ok(LiveStats {
@@ -395,40 +336,26 @@ impl TryFrom<pb::LiveStats> for LiveStats {
 
 impl From<RunStatus> for pb::RunStatus {
     fn from(status: RunStatus) -> pb::RunStatus {
-        pb::RunStatus {
-            run: Some(status.run.into()),
-            live: status.live.into_iter().map(Into::into).collect(),
-        }
+        pb::RunStatus { run: Some(status.run.into()), live: status.live.into_iter().map(Into::into).collect() }
     }
 }
 
 impl TryFrom<pb::RunStatus> for RunStatus {
     type Error = Error;
     fn try_from(status: pb::RunStatus) -> Result<RunStatus> {
-        Ok(RunStatus {
-            run: required(status.run, "run")?,
-            live: each(status.live, "live")?,
-        })
+        Ok(RunStatus { run: required(status.run, "run")?, live: each(status.live, "live")? })
     }
 }
 
 impl From<OpeningSuiteSummary> for pb::OpeningSuiteSummary {
     fn from(suite: OpeningSuiteSummary) -> pb::OpeningSuiteSummary {
-        pb::OpeningSuiteSummary {
-            suite_id: suite.id,
-            name: suite.name,
-            openings: suite.openings,
-        }
+        pb::OpeningSuiteSummary { suite_id: suite.id, name: suite.name, openings: suite.openings }
     }
 }
 
 impl TryFrom<pb::OpeningSuiteSummary> for OpeningSuiteSummary {
     type Error = Error;
     fn try_from(suite: pb::OpeningSuiteSummary) -> Result<OpeningSuiteSummary> {
-        Ok(OpeningSuiteSummary {
-            id: suite.suite_id,
-            name: non_empty(suite.name, "name")?,
-            openings: suite.openings,
-        })
+        Ok(OpeningSuiteSummary { id: suite.suite_id, name: non_empty(suite.name, "name")?, openings: suite.openings })
     }
 }

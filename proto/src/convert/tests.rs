@@ -18,9 +18,7 @@ fn params_variant() -> Variant {
         id: "9f2c1e0a".into(),
         spec: VariantSpec {
             name: "base 中炮".into(),
-            kind: VariantKind::Params {
-                toml: "[eval]\nrook_mg = 1210\ncannon_mg = 590\n".into(),
-            },
+            kind: VariantKind::Params { toml: "[eval]\nrook_mg = 1210\ncannon_mg = 590\n".into() },
         },
     }
 }
@@ -34,10 +32,7 @@ fn external_variant() -> Variant {
                 command: "/opt/engines/pikafish".into(),
                 args: vec!["--quiet".into(), "".into()],
                 protocol: EngineProtocol::Ucci,
-                options: vec![
-                    ("Hash".into(), "64".into()),
-                    ("EvalFile".into(), "pikafish.nnue".into()),
-                ],
+                options: vec![("Hash".into(), "64".into()), ("EvalFile".into(), "pikafish.nnue".into())],
             },
         },
     }
@@ -74,36 +69,21 @@ fn specs() -> Vec<RunSpec> {
         sprt_spec(),
         RunSpec {
             kind: RunKind::Sprt(SprtSettings::default()),
-            tc: TimeControl::Clock {
-                base_ms: 10_000,
-                inc_ms: 100,
-            },
+            tc: TimeControl::Clock { base_ms: 10_000, inc_ms: 100 },
             bench_signature: None,
             ..sprt_spec()
         },
+        RunSpec { kind: RunKind::Games { pairs: 500 }, tc: TimeControl::Depth(9), sample_every: 0, ..sprt_spec() },
         RunSpec {
-            kind: RunKind::Games { pairs: 500 },
-            tc: TimeControl::Depth(9),
-            sample_every: 0,
-            ..sprt_spec()
-        },
-        RunSpec {
-            kind: RunKind::Gauntlet {
-                pairs_per_opponent: 40,
-            },
+            kind: RunKind::Gauntlet { pairs_per_opponent: 40 },
             variants: three.clone(),
             tc: TimeControl::MoveTimeMs(250),
             ..sprt_spec()
         },
         RunSpec {
-            kind: RunKind::RoundRobin {
-                pairs_per_pairing: 12,
-            },
+            kind: RunKind::RoundRobin { pairs_per_pairing: 12 },
             variants: three,
-            tc: TimeControl::Clock {
-                base_ms: 60_000,
-                inc_ms: 0,
-            },
+            tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 0 },
             adjudication: Adjudication::default(),
             ..sprt_spec()
         },
@@ -111,12 +91,7 @@ fn specs() -> Vec<RunSpec> {
 }
 
 fn counts() -> PairingStats {
-    PairingStats {
-        pentanomial: [10789, 19328, 33806, 19402, 10543],
-        wins: 60_000,
-        draws: 67_736,
-        losses: 59_000,
-    }
+    PairingStats { pentanomial: [10789, 19328, 33806, 19402, 10543], wins: 60_000, draws: 67_736, losses: 59_000 }
 }
 
 fn run() -> Run {
@@ -139,26 +114,12 @@ fn live() -> LiveStats {
         nelo_lower: -0.5,
         nelo_upper: 5.7,
         los: 0.947,
-        sprt: Some(SprtProgress {
-            llr: 2.95,
-            lower_bound: -2.94,
-            upper_bound: 2.94,
-        }),
+        sprt: Some(SprtProgress { llr: 2.95, lower_bound: -2.94, upper_bound: 2.94 }),
     }
 }
 
 fn status() -> RunStatus {
-    RunStatus {
-        run: run(),
-        live: vec![
-            live(),
-            LiveStats {
-                sprt: None,
-                counts: PairingStats::default(),
-                ..live()
-            },
-        ],
-    }
+    RunStatus { run: run(), live: vec![live(), LiveStats { sprt: None, counts: PairingStats::default(), ..live() }] }
 }
 
 fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
@@ -187,20 +148,12 @@ fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
 fn pair(pair_index: u64) -> PairReport {
     PairReport {
         pair_index,
-        games: [
-            game("9f2c1e0a", "07aa31bd", GameOutcome::RedWins),
-            game("07aa31bd", "9f2c1e0a", GameOutcome::Draw),
-        ],
+        games: [game("9f2c1e0a", "07aa31bd", GameOutcome::RedWins), game("07aa31bd", "9f2c1e0a", GameOutcome::Draw)],
     }
 }
 
 fn batch() -> BatchResult {
-    BatchResult {
-        lease: 77,
-        seq: 3,
-        pairs: vec![pair(10), pair(11)],
-        is_final: true,
-    }
+    BatchResult { lease: 77, seq: 3, pairs: vec![pair(10), pair(11)], is_final: true }
 }
 
 fn lease() -> Lease {
@@ -216,11 +169,7 @@ fn lease() -> Lease {
         run: 42,
         tasks: vec![
             task(10, 3, "startpos moves h2e2 h9g7"),
-            task(
-                11,
-                250,
-                "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
-            ),
+            task(11, 250, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
         ],
         deadline_unix_ms: 1_764_000_060_000,
         tc: TimeControl::Nodes(5_000),
@@ -241,13 +190,7 @@ fn worker() -> WorkerInfo {
 }
 
 fn ack() -> BatchAck {
-    BatchAck {
-        lease: 77,
-        seq: 3,
-        recorded_pairs: 2,
-        duplicate: false,
-        lease_closed: true,
-    }
+    BatchAck { lease: 77, seq: 3, recorded_pairs: 2, duplicate: false, lease_closed: true }
 }
 
 // ------------------------------------------------------------------ helpers
@@ -269,11 +212,7 @@ fn rejects<D: TryFrom<W, Error = Error> + Debug, W>(wire: W, field: &str) {
     assert_eq!(error.field(), Some(field), "{error}");
     let status = tonic::Status::from(error);
     assert_eq!(status.code(), tonic::Code::InvalidArgument, "{field}");
-    assert!(
-        status.message().contains(&format!("`{field}`")),
-        "{}",
-        status.message()
-    );
+    assert!(status.message().contains(&format!("`{field}`")), "{}", status.message());
 }
 
 fn spec_of(request: &mut pb::CreateRunRequest) -> &mut pb::RunSpec {
@@ -299,10 +238,7 @@ fn lease_of(response: &mut pb::LeaseResponse) -> &mut pb::Lease {
 }
 
 fn first_game_of(request: &mut pb::SubmitRequest) -> &mut pb::GameReport {
-    request.batch.as_mut().expect("batch").pairs[0]
-        .first_game
-        .as_mut()
-        .expect("first game")
+    request.batch.as_mut().expect("batch").pairs[0].first_game.as_mut().expect("first game")
 }
 
 fn external_of(request: &mut pb::AddVariantRequest) -> &mut pb::ExternalVariant {
@@ -357,70 +293,36 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::GetRunResponse>(status());
     round_trip::<RunStatus, pb::StopRunResponse>(status());
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
-    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
-        status(),
-        RunStatus {
-            run: run(),
-            live: vec![],
-        },
-    ]);
+    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![status(), RunStatus { run: run(), live: vec![] }]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }
 
 #[test]
 fn infinite_estimates_travel_unchanged() {
-    let all_wins = LiveStats {
-        elo: f64::INFINITY,
-        elo_upper: f64::INFINITY,
-        los: 1.0,
-        ..live()
-    };
+    let all_wins = LiveStats { elo: f64::INFINITY, elo_upper: f64::INFINITY, los: 1.0, ..live() };
     round_trip::<LiveStats, pb::LiveStats>(all_wins);
-    let wire = pb::LiveStats::from(LiveStats {
-        elo: f64::NAN,
-        ..live()
-    });
-    assert!(
-        LiveStats::try_from(wire)
-            .expect("NaN is allowed")
-            .elo
-            .is_nan()
-    );
+    let wire = pb::LiveStats::from(LiveStats { elo: f64::NAN, ..live() });
+    assert!(LiveStats::try_from(wire).expect("NaN is allowed").elo.is_nan());
 }
 
 #[test]
 fn work_round_trips() {
     round_trip::<Lease, pb::Lease>(lease());
-    for outcome in [
-        GameOutcome::RedWins,
-        GameOutcome::BlackWins,
-        GameOutcome::Draw,
-    ] {
+    for outcome in [GameOutcome::RedWins, GameOutcome::BlackWins, GameOutcome::Draw] {
         round_trip::<GameReport, pb::GameReport>(game("a", "b", outcome));
     }
     round_trip::<PairReport, pb::PairReport>(pair(u64::MAX));
     round_trip::<BatchResult, pb::BatchResult>(batch());
-    round_trip::<BatchResult, pb::BatchResult>(BatchResult {
-        pairs: vec![],
-        is_final: false,
-        ..batch()
-    });
+    round_trip::<BatchResult, pb::BatchResult>(BatchResult { pairs: vec![], is_final: false, ..batch() });
     round_trip::<BatchAck, pb::BatchAck>(ack());
-    round_trip::<BatchAck, pb::SubmitResponse>(BatchAck {
-        recorded_pairs: 0,
-        duplicate: true,
-        ..ack()
-    });
+    round_trip::<BatchAck, pb::SubmitResponse>(BatchAck { recorded_pairs: 0, duplicate: true, ..ack() });
     round_trip::<WorkerInfo, pb::WorkerInfo>(worker());
 }
 
 #[test]
 fn worker_requests_and_replies_round_trip() {
     round_trip::<WorkerInfo, pb::RegisterRequest>(worker());
-    assert_eq!(
-        WorkerId::from(pb::RegisterResponse::from(9_007_199_254_740_993)),
-        9_007_199_254_740_993
-    );
+    assert_eq!(WorkerId::from(pb::RegisterResponse::from(9_007_199_254_740_993)), 9_007_199_254_740_993);
     round_trip::<LeaseRequest, pb::LeaseRequest>(LeaseRequest {
         worker: 5,
         free_slots: 8,
@@ -441,39 +343,24 @@ fn worker_requests_and_replies_round_trip() {
     round_trip::<LeaseReply, pb::LeaseResponse>(LeaseReply {
         acks: vec![],
         closed: vec![],
-        grant: LeaseGrant::NoWork {
-            retry_after_ms: 1_500,
-        },
+        grant: LeaseGrant::NoWork { retry_after_ms: 1_500 },
     });
-    round_trip::<SubmitRequest, pb::SubmitRequest>(SubmitRequest {
-        worker: 5,
-        batch: batch(),
-    });
+    round_trip::<SubmitRequest, pb::SubmitRequest>(SubmitRequest { worker: 5, batch: batch() });
 }
 
 #[test]
 fn user_requests_round_trip() {
-    round_trip::<RunFilter, pb::ListRunsRequest>(RunFilter {
-        active_only: true,
-        limit: 25,
-    });
+    round_trip::<RunFilter, pb::ListRunsRequest>(RunFilter { active_only: true, limit: 25 });
     round_trip::<RunFilter, pb::ListRunsRequest>(RunFilter::default());
     round_trip::<RunId, pb::GetRunRequest>(42);
     round_trip::<RunId, pb::StopRunRequest>(u64::MAX);
     round_trip::<RunId, pb::WatchRunRequest>(1);
     let suite = OpeningSuiteSpec {
         name: "中炮 systems".into(),
-        openings: vec![
-            "startpos moves h2e2".into(),
-            "startpos moves b2e2 h9g7".into(),
-        ],
+        openings: vec!["startpos moves h2e2".into(), "startpos moves b2e2 h9g7".into()],
     };
     round_trip::<OpeningSuiteSpec, pb::AddOpeningsRequest>(suite);
-    let summary = OpeningSuiteSummary {
-        id: 3,
-        name: "default".into(),
-        openings: 212,
-    };
+    let summary = OpeningSuiteSummary { id: 3, name: "default".into(), openings: 212 };
     round_trip::<OpeningSuiteSummary, pb::OpeningSuiteSummary>(summary.clone());
     round_trip::<OpeningSuiteSummary, pb::AddOpeningsResponse>(summary);
 }
@@ -489,19 +376,13 @@ fn bad_run_specs_name_the_field() {
         ("spec", |r| r.spec = None),
         ("spec.kind", |r| spec_of(r).kind = None),
         ("spec.variants", |r| spec_of(r).variants.clear()),
+        ("spec.variants", |r| spec_of(r).variants.push("third".into())),
         ("spec.variants", |r| {
-            spec_of(r).variants.push("third".into())
-        }),
-        ("spec.variants", |r| {
-            spec_of(r).kind = Some(Kind::Gauntlet(pb::GauntletRun {
-                pairs_per_opponent: 3,
-            }));
+            spec_of(r).kind = Some(Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent: 3 }));
             spec_of(r).variants.truncate(1);
         }),
         ("spec.variants", |r| {
-            spec_of(r).kind = Some(Kind::RoundRobin(pb::RoundRobinRun {
-                pairs_per_pairing: 3,
-            }));
+            spec_of(r).kind = Some(Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing: 3 }));
             spec_of(r).variants.truncate(1);
         }),
         ("spec.variants[1]", |r| spec_of(r).variants[1].clear()),
@@ -509,15 +390,8 @@ fn bad_run_specs_name_the_field() {
         ("spec.tc.kind", |r| *tc_of(r) = None),
         ("spec.tc.nodes", |r| *tc_of(r) = Some(Tc::Nodes(0))),
         ("spec.tc.depth", |r| *tc_of(r) = Some(Tc::Depth(0))),
-        ("spec.tc.movetime_ms", |r| {
-            *tc_of(r) = Some(Tc::MovetimeMs(0))
-        }),
-        ("spec.tc.clock.base_ms", |r| {
-            *tc_of(r) = Some(Tc::Clock(pb::ClockControl {
-                base_ms: 0,
-                inc_ms: 100,
-            }))
-        }),
+        ("spec.tc.movetime_ms", |r| *tc_of(r) = Some(Tc::MovetimeMs(0))),
+        ("spec.tc.clock.base_ms", |r| *tc_of(r) = Some(Tc::Clock(pb::ClockControl { base_ms: 0, inc_ms: 100 }))),
         ("spec.sprt.alpha", |r| sprt_of(r).alpha = f64::NAN),
         ("spec.sprt.alpha", |r| sprt_of(r).alpha = 0.0),
         ("spec.sprt.beta", |r| sprt_of(r).beta = 1.0),
@@ -526,26 +400,16 @@ fn bad_run_specs_name_the_field() {
         ("spec.sprt.elo1", |r| sprt_of(r).elo1 = sprt_of(r).elo0),
         ("spec.sprt.model", |r| sprt_of(r).model = 0),
         ("spec.sprt.model", |r| sprt_of(r).model = 9),
-        ("spec.games.pairs", |r| {
-            spec_of(r).kind = Some(Kind::Games(pb::GamesRun { pairs: 0 }))
-        }),
+        ("spec.games.pairs", |r| spec_of(r).kind = Some(Kind::Games(pb::GamesRun { pairs: 0 }))),
         ("spec.gauntlet.pairs_per_opponent", |r| {
-            spec_of(r).kind = Some(Kind::Gauntlet(pb::GauntletRun {
-                pairs_per_opponent: 0,
-            }))
+            spec_of(r).kind = Some(Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent: 0 }))
         }),
         ("spec.round_robin.pairs_per_pairing", |r| {
-            spec_of(r).kind = Some(Kind::RoundRobin(pb::RoundRobinRun {
-                pairs_per_pairing: 0,
-            }))
+            spec_of(r).kind = Some(Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing: 0 }))
         }),
         ("spec.adjudication", |r| spec_of(r).adjudication = None),
-        ("spec.adjudication.resign_score", |r| {
-            spec_of(r).adjudication.as_mut().expect("set").resign_score = -1
-        }),
-        ("spec.adjudication.draw_score", |r| {
-            spec_of(r).adjudication.as_mut().expect("set").draw_score = -20
-        }),
+        ("spec.adjudication.resign_score", |r| spec_of(r).adjudication.as_mut().expect("set").resign_score = -1),
+        ("spec.adjudication.draw_score", |r| spec_of(r).adjudication.as_mut().expect("set").draw_score = -20),
     ];
     for (field, mutate) in cases {
         let mut request = pb::CreateRunRequest::from(sprt_spec());
@@ -558,19 +422,11 @@ fn bad_run_specs_name_the_field() {
 fn unspecified_and_unknown_enums_differ_in_kind() {
     let mut request = pb::CreateRunRequest::from(sprt_spec());
     sprt_of(&mut request).model = 0;
-    assert_eq!(
-        RunSpec::try_from(request),
-        Err(Error::MissingField {
-            field: "spec.sprt.model".into()
-        })
-    );
+    assert_eq!(RunSpec::try_from(request), Err(Error::MissingField { field: "spec.sprt.model".into() }));
     let mut request = pb::CreateRunRequest::from(sprt_spec());
     sprt_of(&mut request).model = 9;
     let error = RunSpec::try_from(request).expect_err("unknown model");
-    assert!(
-        matches!(&error, Error::InvalidField { reason, .. } if reason.contains('9')),
-        "{error}"
-    );
+    assert!(matches!(&error, Error::InvalidField { reason, .. } if reason.contains('9')), "{error}");
 }
 
 #[test]
@@ -591,12 +447,7 @@ fn bad_variants_name_the_field() {
     }
     rejects::<Variant, _>(pb::AddVariantResponse { variant: None }, "variant");
     let mut response = pb::AddVariantResponse::from(params_variant());
-    response
-        .variant
-        .as_mut()
-        .expect("variant")
-        .variant_id
-        .clear();
+    response.variant.as_mut().expect("variant").variant_id.clear();
     rejects::<Variant, _>(response, "variant.variant_id");
 }
 
@@ -606,46 +457,29 @@ fn bad_leases_name_the_field() {
     let cases: [(&str, Mutation); 9] = [
         ("grant", |r| r.grant = None),
         ("lease.tasks", |r| lease_of(r).tasks.clear()),
-        ("lease.tasks[1].opening", |r| {
-            lease_of(r).tasks[1].opening.clear()
-        }),
-        ("lease.tasks[0].first_variant", |r| {
-            lease_of(r).tasks[0].first_variant.clear()
-        }),
-        ("lease.tasks[1].second_variant", |r| {
-            lease_of(r).tasks[1].second_variant = "nobody".into()
-        }),
+        ("lease.tasks[1].opening", |r| lease_of(r).tasks[1].opening.clear()),
+        ("lease.tasks[0].first_variant", |r| lease_of(r).tasks[0].first_variant.clear()),
+        ("lease.tasks[1].second_variant", |r| lease_of(r).tasks[1].second_variant = "nobody".into()),
         ("lease.tc", |r| lease_of(r).tc = None),
         ("lease.adjudication", |r| lease_of(r).adjudication = None),
-        ("lease.variants[0].spec", |r| {
-            lease_of(r).variants[0].spec = None
-        }),
+        ("lease.variants[0].spec", |r| lease_of(r).variants[0].spec = None),
         ("lease.variants[1].spec.external.protocol", |r| {
-            if let Some(pb::variant_spec::Kind::External(external)) = lease_of(r).variants[1]
-                .spec
-                .as_mut()
-                .and_then(|s| s.kind.as_mut())
+            if let Some(pb::variant_spec::Kind::External(external)) =
+                lease_of(r).variants[1].spec.as_mut().and_then(|s| s.kind.as_mut())
             {
                 external.protocol = 3;
             }
         }),
     ];
     for (field, mutate) in cases {
-        let reply = LeaseReply {
-            acks: vec![ack()],
-            closed: vec![],
-            grant: LeaseGrant::Lease(lease()),
-        };
+        let reply = LeaseReply { acks: vec![ack()], closed: vec![], grant: LeaseGrant::Lease(lease()) };
         let mut response = pb::LeaseResponse::from(reply);
         mutate(&mut response);
         rejects::<LeaseReply, _>(response, field);
     }
     // Dropping a variant the tasks name is caught too.
-    let mut response = pb::LeaseResponse::from(LeaseReply {
-        acks: vec![],
-        closed: vec![],
-        grant: LeaseGrant::Lease(lease()),
-    });
+    let mut response =
+        pb::LeaseResponse::from(LeaseReply { acks: vec![], closed: vec![], grant: LeaseGrant::Lease(lease()) });
     lease_of(&mut response).variants.pop();
     rejects::<LeaseReply, _>(response, "lease.tasks[0].second_variant");
 }
@@ -655,33 +489,16 @@ fn bad_results_name_the_field() {
     type Mutation = fn(&mut pb::SubmitRequest);
     let cases: [(&str, Mutation); 8] = [
         ("batch", |r| r.batch = None),
-        ("batch.pairs[1].second_game", |r| {
-            r.batch.as_mut().expect("batch").pairs[1].second_game = None
-        }),
-        ("batch.pairs[0].first_game", |r| {
-            r.batch.as_mut().expect("batch").pairs[0].first_game = None
-        }),
-        ("batch.pairs[0].first_game.outcome", |r| {
-            first_game_of(r).outcome = 0
-        }),
-        ("batch.pairs[0].first_game.outcome", |r| {
-            first_game_of(r).outcome = 42
-        }),
-        ("batch.pairs[0].first_game.red_variant", |r| {
-            first_game_of(r).red_variant.clear()
-        }),
-        ("batch.pairs[0].first_game.start_fen", |r| {
-            first_game_of(r).start_fen.clear()
-        }),
-        ("batch.pairs[0].first_game.positions[0].fen", |r| {
-            first_game_of(r).positions[0].fen.clear()
-        }),
+        ("batch.pairs[1].second_game", |r| r.batch.as_mut().expect("batch").pairs[1].second_game = None),
+        ("batch.pairs[0].first_game", |r| r.batch.as_mut().expect("batch").pairs[0].first_game = None),
+        ("batch.pairs[0].first_game.outcome", |r| first_game_of(r).outcome = 0),
+        ("batch.pairs[0].first_game.outcome", |r| first_game_of(r).outcome = 42),
+        ("batch.pairs[0].first_game.red_variant", |r| first_game_of(r).red_variant.clear()),
+        ("batch.pairs[0].first_game.start_fen", |r| first_game_of(r).start_fen.clear()),
+        ("batch.pairs[0].first_game.positions[0].fen", |r| first_game_of(r).positions[0].fen.clear()),
     ];
     for (field, mutate) in cases {
-        let mut request = pb::SubmitRequest::from(SubmitRequest {
-            worker: 1,
-            batch: batch(),
-        });
+        let mut request = pb::SubmitRequest::from(SubmitRequest { worker: 1, batch: batch() });
         mutate(&mut request);
         rejects::<SubmitRequest, _>(request, field);
     }
@@ -691,12 +508,7 @@ fn bad_results_name_the_field() {
         held: vec![],
         finished: vec![batch(), batch()],
     });
-    request.finished[1].pairs[1]
-        .first_game
-        .as_mut()
-        .expect("game")
-        .black_variant
-        .clear();
+    request.finished[1].pairs[1].first_game.as_mut().expect("game").black_variant.clear();
     rejects::<LeaseRequest, _>(request, "finished[1].pairs[1].first_game.black_variant");
     rejects::<BatchAck, _>(pb::SubmitResponse { ack: None }, "ack");
 }
@@ -706,12 +518,8 @@ fn bad_workers_name_the_field() {
     type Mutation = fn(&mut pb::RegisterRequest);
     let cases: [(&str, Mutation); 3] = [
         ("worker", |r| r.worker = None),
-        ("worker.name", |r| {
-            r.worker.as_mut().expect("worker").name.clear()
-        }),
-        ("worker.cores", |r| {
-            r.worker.as_mut().expect("worker").cores = 0
-        }),
+        ("worker.name", |r| r.worker.as_mut().expect("worker").name.clear()),
+        ("worker.cores", |r| r.worker.as_mut().expect("worker").cores = 0),
     ];
     for (field, mutate) in cases {
         let mut request = pb::RegisterRequest::from(worker());
@@ -726,33 +534,17 @@ fn bad_statuses_name_the_field() {
     let cases: [(&str, Mutation); 9] = [
         ("status", |r| r.status = None),
         ("status.run", |r| status_of(r).run = None),
-        ("status.run.spec", |r| {
-            status_of(r).run.as_mut().expect("run").spec = None
-        }),
-        ("status.run.state", |r| {
-            status_of(r).run.as_mut().expect("run").state = 0
-        }),
-        ("status.run.state", |r| {
-            status_of(r).run.as_mut().expect("run").state = 6
-        }),
+        ("status.run.spec", |r| status_of(r).run.as_mut().expect("run").spec = None),
+        ("status.run.state", |r| status_of(r).run.as_mut().expect("run").state = 0),
+        ("status.run.state", |r| status_of(r).run.as_mut().expect("run").state = 6),
         ("status.run.stats[1].pentanomial", |r| {
-            status_of(r).run.as_mut().expect("run").stats[1]
-                .pentanomial
-                .pop();
+            status_of(r).run.as_mut().expect("run").stats[1].pentanomial.pop();
         }),
-        ("status.live[0].pentanomial", |r| {
-            status_of(r).live[0].pentanomial.push(1)
-        }),
+        ("status.live[0].pentanomial", |r| status_of(r).live[0].pentanomial.push(1)),
         ("status.live[1].games", |r| status_of(r).live[1].games += 1),
         ("status.run.spec.tc.nodes", |r| {
-            let spec = status_of(r)
-                .run
-                .as_mut()
-                .and_then(|run| run.spec.as_mut())
-                .expect("spec");
-            spec.tc = Some(pb::TimeControl {
-                kind: Some(pb::time_control::Kind::Nodes(0)),
-            });
+            let spec = status_of(r).run.as_mut().and_then(|run| run.spec.as_mut()).expect("spec");
+            spec.tc = Some(pb::TimeControl { kind: Some(pb::time_control::Kind::Nodes(0)) });
         }),
     ];
     for (field, mutate) in cases {
@@ -769,11 +561,7 @@ fn bad_statuses_name_the_field() {
 fn bad_opening_suites_name_the_field() {
     let suite = || OpeningSuiteSpec {
         name: "mine".into(),
-        openings: vec![
-            "startpos".into(),
-            "startpos moves h2e2".into(),
-            "startpos moves c3c4".into(),
-        ],
+        openings: vec!["startpos".into(), "startpos moves h2e2".into(), "startpos moves c3c4".into()],
     };
     type Mutation = fn(&mut pb::AddOpeningsRequest);
     let cases: [(&str, Mutation); 3] = [
@@ -788,9 +576,7 @@ fn bad_opening_suites_name_the_field() {
     }
     rejects::<OpeningSuiteSummary, _>(pb::AddOpeningsResponse { suite: None }, "suite");
     rejects::<OpeningSuiteSummary, _>(
-        pb::AddOpeningsResponse {
-            suite: Some(pb::OpeningSuiteSummary::default()),
-        },
+        pb::AddOpeningsResponse { suite: Some(pb::OpeningSuiteSummary::default()) },
         "suite.name",
     );
 }
@@ -803,18 +589,10 @@ fn check_version_accepts_only_ours() {
     assert!(check_version(PROTOCOL_VERSION).is_ok());
     let unset = check_version(0).expect_err("0 is unset");
     assert_eq!(unset.code(), tonic::Code::FailedPrecondition);
-    assert!(
-        unset.message().contains("unset") && unset.message().contains("protocol 1"),
-        "{}",
-        unset.message()
-    );
+    assert!(unset.message().contains("unset") && unset.message().contains("protocol 1"), "{}", unset.message());
     let newer = check_version(2).expect_err("another version");
     assert_eq!(newer.code(), tonic::Code::FailedPrecondition);
-    assert!(
-        newer.message().contains("protocol 2") && newer.message().contains("protocol 1"),
-        "{}",
-        newer.message()
-    );
+    assert!(newer.message().contains("protocol 2") && newer.message().contains("protocol 1"), "{}", newer.message());
 }
 
 /// Converting a request with a foreign version fails before any field is looked at, and the
@@ -823,87 +601,21 @@ fn check_version_accepts_only_ours() {
 fn every_request_checks_the_version() {
     fn refused<D: TryFrom<W, Error = Error> + Debug, W>(wire: W, version: u32) {
         let error = D::try_from(wire).expect_err("foreign version");
-        assert_eq!(
-            error,
-            Error::VersionMismatch {
-                theirs: version,
-                ours: PROTOCOL_VERSION
-            }
-        );
-        assert_eq!(
-            tonic::Status::from(error).code(),
-            tonic::Code::FailedPrecondition
-        );
+        assert_eq!(error, Error::VersionMismatch { theirs: version, ours: PROTOCOL_VERSION });
+        assert_eq!(tonic::Status::from(error).code(), tonic::Code::FailedPrecondition);
     }
     for version in [0, PROTOCOL_VERSION + 1] {
-        refused::<WorkerInfo, _>(
-            pb::RegisterRequest {
-                protocol_version: version,
-                worker: None,
-            },
-            version,
-        );
-        refused::<LeaseRequest, _>(
-            pb::LeaseRequest {
-                protocol_version: version,
-                ..Default::default()
-            },
-            version,
-        );
-        refused::<SubmitRequest, _>(
-            pb::SubmitRequest {
-                protocol_version: version,
-                ..Default::default()
-            },
-            version,
-        );
-        refused::<RunSpec, _>(
-            pb::CreateRunRequest {
-                protocol_version: version,
-                spec: None,
-            },
-            version,
-        );
-        refused::<RunFilter, _>(
-            pb::ListRunsRequest {
-                protocol_version: version,
-                ..Default::default()
-            },
-            version,
-        );
-        refused::<RunId, _>(
-            pb::GetRunRequest {
-                protocol_version: version,
-                run_id: 1,
-            },
-            version,
-        );
-        refused::<RunId, _>(
-            pb::StopRunRequest {
-                protocol_version: version,
-                run_id: 1,
-            },
-            version,
-        );
-        refused::<RunId, _>(
-            pb::WatchRunRequest {
-                protocol_version: version,
-                run_id: 1,
-            },
-            version,
-        );
-        refused::<VariantSpec, _>(
-            pb::AddVariantRequest {
-                protocol_version: version,
-                spec: None,
-            },
-            version,
-        );
+        refused::<WorkerInfo, _>(pb::RegisterRequest { protocol_version: version, worker: None }, version);
+        refused::<LeaseRequest, _>(pb::LeaseRequest { protocol_version: version, ..Default::default() }, version);
+        refused::<SubmitRequest, _>(pb::SubmitRequest { protocol_version: version, ..Default::default() }, version);
+        refused::<RunSpec, _>(pb::CreateRunRequest { protocol_version: version, spec: None }, version);
+        refused::<RunFilter, _>(pb::ListRunsRequest { protocol_version: version, ..Default::default() }, version);
+        refused::<RunId, _>(pb::GetRunRequest { protocol_version: version, run_id: 1 }, version);
+        refused::<RunId, _>(pb::StopRunRequest { protocol_version: version, run_id: 1 }, version);
+        refused::<RunId, _>(pb::WatchRunRequest { protocol_version: version, run_id: 1 }, version);
+        refused::<VariantSpec, _>(pb::AddVariantRequest { protocol_version: version, spec: None }, version);
         refused::<OpeningSuiteSpec, _>(
-            pb::AddOpeningsRequest {
-                protocol_version: version,
-                ..Default::default()
-            },
+            pb::AddOpeningsRequest { protocol_version: version, ..Default::default() },
             version,
         );
     }
@@ -911,20 +623,10 @@ fn every_request_checks_the_version() {
 
 #[test]
 fn requests_built_from_domain_values_carry_our_version() {
+    assert_eq!(pb::RegisterRequest::from(worker()).protocol_version, PROTOCOL_VERSION);
+    assert_eq!(pb::GetRunRequest::from(3).protocol_version, PROTOCOL_VERSION);
     assert_eq!(
-        pb::RegisterRequest::from(worker()).protocol_version,
-        PROTOCOL_VERSION
-    );
-    assert_eq!(
-        pb::GetRunRequest::from(3).protocol_version,
-        PROTOCOL_VERSION
-    );
-    assert_eq!(
-        pb::AddOpeningsRequest::from(OpeningSuiteSpec {
-            name: "x".into(),
-            openings: vec![]
-        })
-        .protocol_version,
+        pb::AddOpeningsRequest::from(OpeningSuiteSpec { name: "x".into(), openings: vec![] }).protocol_version,
         PROTOCOL_VERSION
     );
 }

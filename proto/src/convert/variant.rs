@@ -28,23 +28,15 @@ impl TryFrom<pb::EngineProtocol> for EngineProtocol {
 impl From<VariantKind> for pb::variant_spec::Kind {
     fn from(kind: VariantKind) -> pb::variant_spec::Kind {
         match kind {
-            VariantKind::Params { toml } => {
-                pb::variant_spec::Kind::Params(pb::ParamsVariant { toml })
+            VariantKind::Params { toml } => pb::variant_spec::Kind::Params(pb::ParamsVariant { toml }),
+            VariantKind::External { command, args, protocol, options } => {
+                pb::variant_spec::Kind::External(pb::ExternalVariant {
+                    command,
+                    args,
+                    protocol: pb::EngineProtocol::from(protocol).into(),
+                    options: options.into_iter().map(|(name, value)| pb::EngineOption { name, value }).collect(),
+                })
             }
-            VariantKind::External {
-                command,
-                args,
-                protocol,
-                options,
-            } => pb::variant_spec::Kind::External(pb::ExternalVariant {
-                command,
-                args,
-                protocol: pb::EngineProtocol::from(protocol).into(),
-                options: options
-                    .into_iter()
-                    .map(|(name, value)| pb::EngineOption { name, value })
-                    .collect(),
-            }),
         }
     }
 }
@@ -57,15 +49,8 @@ impl TryFrom<pb::variant_spec::Kind> for VariantKind {
             pb::variant_spec::Kind::External(external) => VariantKind::External {
                 command: non_empty(external.command, "external.command")?,
                 args: external.args,
-                protocol: enumeration::<pb::EngineProtocol, _>(
-                    external.protocol,
-                    "external.protocol",
-                )?,
-                options: external
-                    .options
-                    .into_iter()
-                    .map(|option| (option.name, option.value))
-                    .collect(),
+                protocol: enumeration::<pb::EngineProtocol, _>(external.protocol, "external.protocol")?,
+                options: external.options.into_iter().map(|option| (option.name, option.value)).collect(),
             },
         })
     }
@@ -73,10 +58,7 @@ impl TryFrom<pb::variant_spec::Kind> for VariantKind {
 
 impl From<VariantSpec> for pb::VariantSpec {
     fn from(spec: VariantSpec) -> pb::VariantSpec {
-        pb::VariantSpec {
-            name: spec.name,
-            kind: Some(spec.kind.into()),
-        }
+        pb::VariantSpec { name: spec.name, kind: Some(spec.kind.into()) }
     }
 }
 
@@ -84,28 +66,19 @@ impl TryFrom<pb::VariantSpec> for VariantSpec {
     type Error = Error;
     fn try_from(spec: pb::VariantSpec) -> Result<VariantSpec> {
         let kind = spec.kind.ok_or_else(|| Error::missing("kind"))?;
-        Ok(VariantSpec {
-            name: non_empty(spec.name, "name")?,
-            kind: kind.try_into()?,
-        })
+        Ok(VariantSpec { name: non_empty(spec.name, "name")?, kind: kind.try_into()? })
     }
 }
 
 impl From<Variant> for pb::Variant {
     fn from(variant: Variant) -> pb::Variant {
-        pb::Variant {
-            variant_id: variant.id,
-            spec: Some(variant.spec.into()),
-        }
+        pb::Variant { variant_id: variant.id, spec: Some(variant.spec.into()) }
     }
 }
 
 impl TryFrom<pb::Variant> for Variant {
     type Error = Error;
     fn try_from(variant: pb::Variant) -> Result<Variant> {
-        Ok(Variant {
-            id: non_empty(variant.variant_id, "variant_id")?,
-            spec: required(variant.spec, "spec")?,
-        })
+        Ok(Variant { id: non_empty(variant.variant_id, "variant_id")?, spec: required(variant.spec, "spec")? })
     }
 }

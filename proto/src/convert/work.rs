@@ -2,8 +2,8 @@
 
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
-    BatchAck, BatchResult, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, PairReport,
-    PairTask, PositionSample, WorkerInfo,
+    BatchAck, BatchResult, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, PairReport, PairTask,
+    PositionSample, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -72,11 +72,7 @@ impl TryFrom<pb::Lease> for Lease {
         // The worker looks every player up in `variants`: a dangling name is refused here
         // rather than failing a game later.
         for (i, task) in lease.tasks.iter().enumerate() {
-            for (id, field) in task
-                .variants
-                .iter()
-                .zip(["first_variant", "second_variant"])
-            {
+            for (id, field) in task.variants.iter().zip(["first_variant", "second_variant"]) {
                 if !lease.variants.iter().any(|v| &v.id == id) {
                     let reason = format!("variant `{id}` is not among the lease's variants");
                     return Err(Error::invalid(format!("tasks[{i}].{field}"), reason));
@@ -176,11 +172,7 @@ impl TryFrom<pb::GameReport> for GameReport {
 impl From<PairReport> for pb::PairReport {
     fn from(pair: PairReport) -> pb::PairReport {
         let [first, second] = pair.games;
-        pb::PairReport {
-            pair_index: pair.pair_index,
-            first_game: Some(first.into()),
-            second_game: Some(second.into()),
-        }
+        pb::PairReport { pair_index: pair.pair_index, first_game: Some(first.into()), second_game: Some(second.into()) }
     }
 }
 
@@ -189,10 +181,7 @@ impl TryFrom<pb::PairReport> for PairReport {
     fn try_from(pair: pb::PairReport) -> Result<PairReport> {
         Ok(PairReport {
             pair_index: pair.pair_index,
-            games: [
-                required(pair.first_game, "first_game")?,
-                required(pair.second_game, "second_game")?,
-            ],
+            games: [required(pair.first_game, "first_game")?, required(pair.second_game, "second_game")?],
         })
     }
 }
@@ -265,18 +254,10 @@ impl TryFrom<pb::LeaseResponse> for LeaseReply {
     fn try_from(reply: pb::LeaseResponse) -> Result<LeaseReply> {
         use pb::lease_response::Grant;
         let grant = match reply.grant.ok_or_else(|| Error::missing("grant"))? {
-            Grant::Lease(lease) => {
-                LeaseGrant::Lease(lease.try_into().map_err(|e: Error| e.within("lease"))?)
-            }
-            Grant::NoWork(no_work) => LeaseGrant::NoWork {
-                retry_after_ms: no_work.retry_after_ms,
-            },
+            Grant::Lease(lease) => LeaseGrant::Lease(lease.try_into().map_err(|e: Error| e.within("lease"))?),
+            Grant::NoWork(no_work) => LeaseGrant::NoWork { retry_after_ms: no_work.retry_after_ms },
         };
-        Ok(LeaseReply {
-            acks: each(reply.acks, "acks")?,
-            closed: reply.closed_lease_ids,
-            grant,
-        })
+        Ok(LeaseReply { acks: each(reply.acks, "acks")?, closed: reply.closed_lease_ids, grant })
     }
 }
 

@@ -36,11 +36,7 @@ pub(super) struct Process {
 }
 
 impl Process {
-    pub(super) fn start(
-        command: &EngineCommand,
-        config: &ExternalConfig,
-        engine: &str,
-    ) -> Result<Process> {
+    pub(super) fn start(command: &EngineCommand, config: &ExternalConfig, engine: &str) -> Result<Process> {
         let mut child = Command::new(&command.command)
             .args(&command.args)
             .stdin(Stdio::piped())
@@ -65,43 +61,32 @@ impl Process {
 
         let (tx, lines) = mpsc::sync_channel(LINE_QUEUE);
         let name = engine.to_owned();
-        let stdout_reader = std::thread::Builder::new()
-            .name("engine-stdout".to_owned())
-            .spawn(move || {
-                read_lines(stdout, |line| {
-                    tracing::trace!(engine = %name, %line, "engine >");
-                    tx.send(line).is_ok()
-                });
+        let stdout_reader = std::thread::Builder::new().name("engine-stdout".to_owned()).spawn(move || {
+            read_lines(stdout, |line| {
+                tracing::trace!(engine = %name, %line, "engine >");
+                tx.send(line).is_ok()
             });
+        });
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(config.stderr_lines)));
         let ring = Arc::clone(&stderr);
         let (keep, name) = (config.stderr_lines, engine.to_owned());
         let stderr_reader = stdout_reader.and_then(|_| {
-            std::thread::Builder::new()
-                .name("engine-stderr".to_owned())
-                .spawn(move || {
-                    read_lines(stderr_pipe, |line| {
-                        tracing::debug!(engine = %name, %line, "engine stderr");
-                        if let Ok(mut ring) = ring.lock() {
-                            if ring.len() >= keep {
-                                ring.pop_front();
-                            }
-                            if keep > 0 {
-                                ring.push_back(line.chars().take(MAX_STDERR_CHARS).collect());
-                            }
+            std::thread::Builder::new().name("engine-stderr".to_owned()).spawn(move || {
+                read_lines(stderr_pipe, |line| {
+                    tracing::debug!(engine = %name, %line, "engine stderr");
+                    if let Ok(mut ring) = ring.lock() {
+                        if ring.len() >= keep {
+                            ring.pop_front();
                         }
-                        true
-                    });
-                })
+                        if keep > 0 {
+                            ring.push_back(line.chars().take(MAX_STDERR_CHARS).collect());
+                        }
+                    }
+                    true
+                });
+            })
         });
-        let mut process = Process {
-            child,
-            stdin,
-            lines,
-            stderr,
-            stderr_reader: None,
-            quit_grace: config.quit_grace,
-        };
+        let mut process = Process { child, stdin, lines, stderr, stderr_reader: None, quit_grace: config.quit_grace };
         // On failure the half-started process is dropped: killed and reaped.
         let stderr_reader = stderr_reader.map_err(|e| Error::Engine {
             engine: engine.to_owned(),
@@ -143,23 +128,12 @@ impl Process {
     /// up with what the child wrote just before it died.
     pub(super) fn stderr_tail(&self) -> String {
         let until = Instant::now() + STDERR_SETTLE;
-        while self
-            .stderr_reader
-            .as_ref()
-            .is_some_and(|r| !r.is_finished())
-            && Instant::now() < until
-        {
+        while self.stderr_reader.as_ref().is_some_and(|r| !r.is_finished()) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(2));
         }
         match self.stderr.lock() {
             Ok(ring) if !ring.is_empty() => {
-                format!(
-                    "; last stderr: {}",
-                    ring.iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                )
+                format!("; last stderr: {}", ring.iter().map(String::as_str).collect::<Vec<_>>().join(" | "))
             }
             _ => String::new(),
         }
@@ -169,10 +143,7 @@ impl Process {
 impl Drop for Process {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = self
-                .stdin
-                .write_all(b"quit\n")
-                .and_then(|()| self.stdin.flush());
+            let _ = self.stdin.write_all(b"quit\n").and_then(|()| self.stdin.flush());
             let until = Instant::now() + self.quit_grace;
             while Instant::now() < until {
                 if !matches!(self.child.try_wait(), Ok(None)) {
@@ -195,10 +166,7 @@ fn read_lines(source: impl Read, mut emit: impl FnMut(String) -> bool) {
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        match (&mut reader)
-            .take(MAX_LINE_BYTES as u64)
-            .read_until(b'\n', &mut buf)
-        {
+        match (&mut reader).take(MAX_LINE_BYTES as u64).read_until(b'\n', &mut buf) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
@@ -206,10 +174,7 @@ fn read_lines(source: impl Read, mut emit: impl FnMut(String) -> bool) {
             let mut rest = Vec::new();
             loop {
                 rest.clear();
-                match (&mut reader)
-                    .take(MAX_LINE_BYTES as u64)
-                    .read_until(b'\n', &mut rest)
-                {
+                match (&mut reader).take(MAX_LINE_BYTES as u64).read_until(b'\n', &mut rest) {
                     Ok(0) | Err(_) => break,
                     Ok(_) if rest.last() == Some(&b'\n') => break,
                     Ok(_) => {}
@@ -235,12 +200,7 @@ mod tests {
             lines.push(l);
             true
         });
-        assert_eq!(
-            lines.len(),
-            3,
-            "{:?}",
-            lines.iter().map(|l| l.len()).collect::<Vec<_>>()
-        );
+        assert_eq!(lines.len(), 3, "{:?}", lines.iter().map(|l| l.len()).collect::<Vec<_>>());
         assert_eq!(lines[0].len(), MAX_LINE_BYTES);
         assert!(lines[1].ends_with("bad utf8"));
         assert_eq!(lines[2], "bestmove h2e2");

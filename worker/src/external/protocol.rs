@@ -40,8 +40,7 @@ pub fn move_text(mv: Move, one_based: bool) -> String {
     if !one_based {
         return mv.to_string();
     }
-    let square =
-        |sq: engine::Square| format!("{}{}", char::from(b'a' + sq.file() as u8), sq.rank() + 1);
+    let square = |sq: engine::Square| format!("{}{}", char::from(b'a' + sq.file() as u8), sq.rank() + 1);
     format!("{}{}", square(mv.from()), square(mv.to()))
 }
 
@@ -107,10 +106,7 @@ pub fn go_command(limits: &Limits, side: Color, protocol: EngineProtocol) -> Str
 pub enum EngineLine {
     /// A progress line; the score in centipawns from the engine's side with mates as
     /// +-(30000 - plies), as [`score_cp`].
-    Info {
-        score: Option<i32>,
-        nodes: Option<u64>,
-    },
+    Info { score: Option<i32>, nodes: Option<u64> },
     /// The answer: a move's text, or none (`bestmove (none)`, `bestmove 0000`, UCCI's
     /// `nobestmove`).
     BestMove(Option<String>),
@@ -193,52 +189,24 @@ mod tests {
     #[test]
     fn the_position_command_replays_the_game_from_its_start() {
         let mut pos = Position::startpos();
-        assert_eq!(
-            position_command(&pos, false),
-            format!("position fen {}", engine::START_FEN)
-        );
+        assert_eq!(position_command(&pos, false), format!("position fen {}", engine::START_FEN));
         for m in ["h2e2", "h9g7", "h0g2"] {
             pos.try_play(uci(m)).expect("legal");
         }
-        assert_eq!(
-            position_command(&pos, false),
-            format!("position fen {} moves h2e2 h9g7 h0g2", engine::START_FEN)
-        );
-        assert_eq!(
-            position_command(&pos, true),
-            format!("position fen {} moves h3e3 h10g8 h1g3", engine::START_FEN)
-        );
+        assert_eq!(position_command(&pos, false), format!("position fen {} moves h2e2 h9g7 h0g2", engine::START_FEN));
+        assert_eq!(position_command(&pos, true), format!("position fen {} moves h3e3 h10g8 h1g3", engine::START_FEN));
     }
 
     #[test]
     fn go_commands_per_protocol() {
         let red = Color::Red;
-        assert_eq!(
-            go_command(&Limits::depth(3), red, EngineProtocol::Uci),
-            "go depth 3"
-        );
-        assert_eq!(
-            go_command(&Limits::nodes(5000), red, EngineProtocol::Ucci),
-            "go nodes 5000"
-        );
-        assert_eq!(
-            go_command(&Limits::movetime(250), red, EngineProtocol::Uci),
-            "go movetime 250"
-        );
-        assert_eq!(
-            go_command(&Limits::movetime(250), red, EngineProtocol::Ucci),
-            "go time 250 movestogo 1"
-        );
+        assert_eq!(go_command(&Limits::depth(3), red, EngineProtocol::Uci), "go depth 3");
+        assert_eq!(go_command(&Limits::nodes(5000), red, EngineProtocol::Ucci), "go nodes 5000");
+        assert_eq!(go_command(&Limits::movetime(250), red, EngineProtocol::Uci), "go movetime 250");
+        assert_eq!(go_command(&Limits::movetime(250), red, EngineProtocol::Ucci), "go time 250 movestogo 1");
         let ms = Duration::from_millis;
-        let clock = Limits {
-            time: [Some(ms(1000)), Some(ms(2000))],
-            inc: [ms(10), ms(20)],
-            ..Limits::default()
-        };
-        assert_eq!(
-            go_command(&clock, red, EngineProtocol::Uci),
-            "go wtime 1000 btime 2000 winc 10 binc 20"
-        );
+        let clock = Limits { time: [Some(ms(1000)), Some(ms(2000))], inc: [ms(10), ms(20)], ..Limits::default() };
+        assert_eq!(go_command(&clock, red, EngineProtocol::Uci), "go wtime 1000 btime 2000 winc 10 binc 20");
         assert_eq!(
             go_command(&clock, Color::Black, EngineProtocol::Ucci),
             "go time 2000 increment 20 opptime 1000 oppincrement 10"
@@ -249,80 +217,35 @@ mod tests {
     fn info_and_bestmove_lines() {
         let uci_proto = EngineProtocol::Uci;
         assert_eq!(
-            parse_line(
-                "info depth 5 seldepth 7 score cp -35 nodes 1234 nps 1 pv h2e2 h9g7",
-                uci_proto
-            ),
-            EngineLine::Info {
-                score: Some(-35),
-                nodes: Some(1234)
-            }
+            parse_line("info depth 5 seldepth 7 score cp -35 nodes 1234 nps 1 pv h2e2 h9g7", uci_proto),
+            EngineLine::Info { score: Some(-35), nodes: Some(1234) }
         );
         assert_eq!(
             parse_line("info depth 9 score mate 2 pv a0a1", uci_proto),
-            EngineLine::Info {
-                score: Some(29_997),
-                nodes: None
-            }
+            EngineLine::Info { score: Some(29_997), nodes: None }
         );
-        assert_eq!(
-            parse_line("info score mate -1", uci_proto),
-            EngineLine::Info {
-                score: Some(-29_998),
-                nodes: None
-            }
-        );
+        assert_eq!(parse_line("info score mate -1", uci_proto), EngineLine::Info { score: Some(-29_998), nodes: None });
         assert_eq!(
             parse_line("info score cp 12 lowerbound nodes 9", uci_proto),
-            EngineLine::Info {
-                score: Some(12),
-                nodes: Some(9)
-            }
+            EngineLine::Info { score: Some(12), nodes: Some(9) }
         );
-        assert_eq!(
-            parse_line("info string score cp 500", uci_proto),
-            EngineLine::Other
-        );
-        assert_eq!(
-            parse_line("info score cp what nodes x", uci_proto),
-            EngineLine::Info {
-                score: None,
-                nodes: None
-            }
-        );
-        assert_eq!(
-            parse_line("bestmove h2e2 ponder h9g7", uci_proto),
-            EngineLine::BestMove(Some("h2e2".to_owned()))
-        );
-        assert_eq!(
-            parse_line("bestmove (none)", uci_proto),
-            EngineLine::BestMove(None)
-        );
+        assert_eq!(parse_line("info string score cp 500", uci_proto), EngineLine::Other);
+        assert_eq!(parse_line("info score cp what nodes x", uci_proto), EngineLine::Info { score: None, nodes: None });
+        assert_eq!(parse_line("bestmove h2e2 ponder h9g7", uci_proto), EngineLine::BestMove(Some("h2e2".to_owned())));
+        assert_eq!(parse_line("bestmove (none)", uci_proto), EngineLine::BestMove(None));
         assert_eq!(parse_line("bestmovex h2e2", uci_proto), EngineLine::Other);
         assert_eq!(parse_line("", uci_proto), EngineLine::Other);
 
         let ucci = EngineProtocol::Ucci;
         assert_eq!(
             parse_line("info depth 3 score 41 time 5 nodes 300 pv h2e2", ucci),
-            EngineLine::Info {
-                score: Some(41),
-                nodes: Some(300)
-            }
+            EngineLine::Info { score: Some(41), nodes: Some(300) }
         );
         // ElephantEye's mate in one ply and mated in two plies.
-        assert_eq!(
-            parse_line("info depth 3 score 9999", ucci),
-            EngineLine::Info {
-                score: Some(29_999),
-                nodes: None
-            }
-        );
+        assert_eq!(parse_line("info depth 3 score 9999", ucci), EngineLine::Info { score: Some(29_999), nodes: None });
         assert_eq!(
             parse_line("info depth 3 score -9998", ucci),
-            EngineLine::Info {
-                score: Some(-29_998),
-                nodes: None
-            }
+            EngineLine::Info { score: Some(-29_998), nodes: None }
         );
         assert_eq!(parse_line("nobestmove", ucci), EngineLine::BestMove(None));
     }

@@ -2,9 +2,7 @@
 
 use std::sync::Arc;
 
-use proto::domain::{
-    OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec,
-};
+use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
@@ -19,10 +17,7 @@ pub(super) fn insert_variant(conn: &Connection, variant: &VariantSpec) -> Result
     conn.prepare_cached("INSERT OR IGNORE INTO variants (id, spec) VALUES (?1, ?2)")
         .and_then(|mut s| s.execute(params![id, spec::encode_variant(variant)]))
         .ctx("adding a variant")?;
-    Ok(Variant {
-        id,
-        spec: variant.clone(),
-    })
+    Ok(Variant { id, spec: variant.clone() })
 }
 
 /// A variant, checked against its id the first time this connection reads it.
@@ -39,19 +34,12 @@ pub(super) fn load_variant(db: &Db, id: &str) -> Result<Variant> {
     if spec::variant_id(&spec) != id {
         return Err(corrupt(format!("variant {id} does not hash to its id")));
     }
-    let variant = Variant {
-        id: id.into(),
-        spec,
-    };
+    let variant = Variant { id: id.into(), spec };
     db.remember_variant(&variant);
     Ok(variant)
 }
 
-pub(super) fn insert_suite(
-    conn: &Connection,
-    name: &str,
-    lines: &[String],
-) -> Result<OpeningSuite> {
+pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> Result<OpeningSuite> {
     conn.prepare_cached("INSERT INTO suites (name, opening_count) VALUES (?1, ?2)")
         .and_then(|mut s| s.execute(params![name, int(lines.len() as u64)]))
         .ctx("adding a suite")?;
@@ -60,48 +48,28 @@ pub(super) fn insert_suite(
         .prepare_cached("INSERT INTO suite_openings (suite_id, idx, line) VALUES (?1, ?2, ?3)")
         .ctx("adding openings")?;
     for (idx, line) in lines.iter().enumerate() {
-        insert
-            .execute(params![id, int(idx as u64), line])
-            .ctx("adding an opening")?;
+        insert.execute(params![id, int(idx as u64), line]).ctx("adding an opening")?;
     }
-    Ok(OpeningSuite {
-        id: to_u64(id, "suite id")?,
-        name: name.into(),
-        openings: lines.to_vec(),
-    })
+    Ok(OpeningSuite { id: to_u64(id, "suite id")?, name: name.into(), openings: lines.to_vec() })
 }
 
 pub(super) fn load_suite(conn: &Connection, id: SuiteId) -> Result<OpeningSuite> {
     let row: Option<(String, i64)> = conn
         .prepare_cached("SELECT name, opening_count FROM suites WHERE id = ?1")
-        .and_then(|mut s| {
-            s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
+        .and_then(|mut s| s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .ctx("reading a suite")?;
     let (name, count) = row.ok_or(Error::SuiteNotFound(id))?;
     let mut stmt = conn
         .prepare_cached("SELECT idx, line FROM suite_openings WHERE suite_id = ?1 ORDER BY idx")
         .ctx("reading openings")?;
     let rows = stmt
-        .query_map([key(id)], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-        })
+        .query_map([key(id)], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
         .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         .ctx("reading openings")?;
-    if !rows
-        .iter()
-        .enumerate()
-        .all(|(i, (idx, _))| *idx == i as i64)
-        || rows.len() as i64 != count
-    {
+    if !rows.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) || rows.len() as i64 != count {
         return Err(corrupt(format!("suite {id} has gaps in its openings")));
     }
-    Ok(OpeningSuite {
-        id,
-        name,
-        openings: rows.into_iter().map(|(_, line)| line).collect(),
-    })
+    Ok(OpeningSuite { id, name, openings: rows.into_iter().map(|(_, line)| line).collect() })
 }
 
 /// How many openings a suite holds.
@@ -114,20 +82,14 @@ pub(super) fn suite_size(db: &Db, suite: SuiteId) -> Result<usize> {
         .and_then(|mut s| s.query_row([key(suite)], |r| r.get(0)).optional())
         .ctx("reading a suite's size")?
         .ok_or(Error::SuiteNotFound(suite))?;
-    let size = usize::try_from(size)
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| corrupt(format!("suite size {size}")))?;
+    let size = usize::try_from(size).ok().filter(|n| *n > 0).ok_or_else(|| corrupt(format!("suite size {size}")))?;
     db.remember_suite_size(suite, size);
     Ok(size)
 }
 
 pub(super) fn opening_line(conn: &Connection, suite: SuiteId, index: u32) -> Result<String> {
     conn.prepare_cached("SELECT line FROM suite_openings WHERE suite_id = ?1 AND idx = ?2")
-        .and_then(|mut s| {
-            s.query_row(params![key(suite), index], |r| r.get(0))
-                .optional()
-        })
+        .and_then(|mut s| s.query_row(params![key(suite), index], |r| r.get(0)).optional())
         .ctx("reading an opening")?
         .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))
 }
@@ -187,11 +149,9 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
     .ctx("creating a run")?;
     let id = conn.last_insert_rowid();
     for (idx, variant) in run_spec.variants.iter().enumerate() {
-        conn.prepare_cached(
-            "INSERT INTO run_variants (run_id, idx, variant_id) VALUES (?1, ?2, ?3)",
-        )
-        .and_then(|mut s| s.execute(params![id, int(idx as u64), variant]))
-        .ctx("naming a run's variants")?;
+        conn.prepare_cached("INSERT INTO run_variants (run_id, idx, variant_id) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![id, int(idx as u64), variant]))
+            .ctx("naming a run's variants")?;
     }
     for pairing in 0..scheduler::pairings(run_spec).len() {
         conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
@@ -213,16 +173,9 @@ pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
         .ok_or(Error::RunNotFound(id))?;
     let variants: Vec<(i64, String)> = db
         .prepare_cached("SELECT idx, variant_id FROM run_variants WHERE run_id = ?1 ORDER BY idx")
-        .and_then(|mut s| {
-            s.query_map([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
+        .and_then(|mut s| s.query_map([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .ctx("reading a run's variants")?;
-    if !variants
-        .iter()
-        .enumerate()
-        .all(|(i, (idx, _))| *idx == i as i64)
-    {
+    if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
     let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| v).collect())?);
@@ -257,11 +210,7 @@ pub(super) fn run_stats(conn: &Connection, id: RunId) -> Result<Vec<PairingStats
             .collect()
         })
         .ctx("reading a run's statistics")?;
-    if !raw
-        .iter()
-        .enumerate()
-        .all(|(i, (pairing, _))| *pairing == i as i64)
-    {
+    if !raw.iter().enumerate().all(|(i, (pairing, _))| *pairing == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its pairings")));
     }
     raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect()
@@ -271,18 +220,12 @@ pub(super) fn load_run(db: &Db, id: RunId) -> Result<Run> {
     let spec = run_spec(db, id)?;
     let (state, created_ms): (String, i64) = db
         .prepare_cached("SELECT state, created_ms FROM runs WHERE id = ?1")
-        .and_then(|mut s| {
-            s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
+        .and_then(|mut s| s.query_row([key(id)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .ctx("reading a run")?
         .ok_or(Error::RunNotFound(id))?;
     let stats = run_stats(db, id)?;
     if stats.len() != scheduler::pairings(&spec).len() {
-        return Err(corrupt(format!(
-            "run {id} has {} pairings stored",
-            stats.len()
-        )));
+        return Err(corrupt(format!("run {id} has {} pairings stored", stats.len())));
     }
     Ok(Run {
         id,
@@ -298,9 +241,7 @@ pub(super) fn list_runs(conn: &Db) -> Result<Vec<Run>> {
         .prepare_cached("SELECT id FROM runs ORDER BY id")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .ctx("listing runs")?;
-    ids.into_iter()
-        .map(|id| load_run(conn, to_u64(id, "run id")?))
-        .collect()
+    ids.into_iter().map(|id| load_run(conn, to_u64(id, "run id")?)).collect()
 }
 
 pub(super) fn set_run_state(conn: &Db, id: RunId, state: RunState) -> Result<Run> {
@@ -318,11 +259,7 @@ pub(super) fn run_exists(conn: &Connection, run: RunId) -> Result<()> {
         .prepare_cached("SELECT 1 FROM runs WHERE id = ?1")
         .and_then(|mut s| s.exists([key(run)]))
         .ctx("looking up a run")?;
-    if exists {
-        Ok(())
-    } else {
-        Err(Error::RunNotFound(run))
-    }
+    if exists { Ok(()) } else { Err(Error::RunNotFound(run)) }
 }
 
 pub(super) fn mark_exported(conn: &Connection, run: RunId, up_to_game_id: u64) -> Result<()> {
@@ -330,11 +267,7 @@ pub(super) fn mark_exported(conn: &Connection, run: RunId, up_to_game_id: u64) -
         .prepare_cached("UPDATE runs SET exported_up_to = MAX(exported_up_to, ?2) WHERE id = ?1")
         .and_then(|mut s| s.execute(params![key(run), int(up_to_game_id)]))
         .ctx("marking games exported")?;
-    if changed == 0 {
-        Err(Error::RunNotFound(run))
-    } else {
-        Ok(())
-    }
+    if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
 }
 
 pub(super) fn exported_up_to(conn: &Connection, run: RunId) -> Result<u64> {

@@ -61,20 +61,15 @@ impl Checkpointer {
     /// Starts the checkpointer on its own connection to the database, and returns it with the
     /// policy the writer runs after each batch. Installs the WAL hook on `writer`, which
     /// replaces SQLite's automatic checkpoint.
-    pub(super) fn start(
-        conn: Connection,
-        writer: &mut Db,
-    ) -> Result<(Checkpointer, impl FnMut(&Db) + Send + 'static)> {
+    pub(super) fn start(conn: Connection, writer: &mut Db) -> Result<(Checkpointer, impl FnMut(&Db) + Send + 'static)> {
         let frames = Arc::new(AtomicI32::new(0));
         let seen = Arc::clone(&frames);
         writer
             .connection_mut()
-            .wal_hook(Some(
-                move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
-                    seen.store(pages, Ordering::Relaxed);
-                    Ok(())
-                },
-            ))
+            .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
+                seen.store(pages, Ordering::Relaxed);
+                Ok(())
+            }))
             .map_err(|e| Error::storage("installing the WAL hook", e))?;
         let shared = Arc::new(Shared::default());
         let worker = Arc::clone(&shared);
@@ -88,13 +83,7 @@ impl Checkpointer {
             next_forced: WAL_LIMIT_FRAMES,
             shared: Arc::clone(&shared),
         };
-        Ok((
-            Checkpointer {
-                shared,
-                thread: Some(thread),
-            },
-            move |db: &Db| policy.after_commit(db),
-        ))
+        Ok((Checkpointer { shared, thread: Some(thread) }, move |db: &Db| policy.after_commit(db)))
     }
 }
 
@@ -144,9 +133,7 @@ impl Policy {
 
 /// `(busy, frames in the WAL, frames checkpointed)`, as `PRAGMA wal_checkpoint` reports them.
 fn passive_checkpoint(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
-    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-    })
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
 }
 
 fn checkpoint_loop(conn: &Connection, shared: &Shared) {

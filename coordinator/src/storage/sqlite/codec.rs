@@ -2,8 +2,7 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunSpec, RunState, SprtSettings,
-    TimeControl, VariantId,
+    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunSpec, RunState, SprtSettings, TimeControl, VariantId,
 };
 use rusqlite::Row;
 
@@ -95,10 +94,9 @@ fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
         "nodes" => TimeControl::Nodes(to_u64(value, "nodes")?),
         "depth" => TimeControl::Depth(to_u32(value, "depth")?),
         "movetime" => TimeControl::MoveTimeMs(to_u64(value, "movetime")?),
-        "clock" => TimeControl::Clock {
-            base_ms: to_u64(value, "clock base")?,
-            inc_ms: to_u64(inc, "clock increment")?,
-        },
+        "clock" => {
+            TimeControl::Clock { base_ms: to_u64(value, "clock base")?, inc_ms: to_u64(inc, "clock increment")? }
+        }
         _ => return Err(corrupt(format!("time control kind {kind:?}"))),
     })
 }
@@ -108,12 +106,8 @@ pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option
     match *kind {
         RunKind::Sprt(settings) => ("sprt", None, Some(settings)),
         RunKind::Games { pairs } => ("games", Some(int(pairs)), None),
-        RunKind::Gauntlet { pairs_per_opponent } => {
-            ("gauntlet", Some(int(pairs_per_opponent)), None)
-        }
-        RunKind::RoundRobin { pairs_per_pairing } => {
-            ("round_robin", Some(int(pairs_per_pairing)), None)
-        }
+        RunKind::Gauntlet { pairs_per_opponent } => ("gauntlet", Some(int(pairs_per_opponent)), None),
+        RunKind::RoundRobin { pairs_per_pairing } => ("round_robin", Some(int(pairs_per_pairing)), None),
     }
 }
 
@@ -157,13 +151,7 @@ impl RunRow {
             sprt_model: row.get(8)?,
             tc: (row.get(9)?, row.get(10)?, row.get(11)?),
             suite: row.get(12)?,
-            adjudication: [
-                row.get(13)?,
-                row.get(14)?,
-                row.get(15)?,
-                row.get(16)?,
-                row.get(17)?,
-            ],
+            adjudication: [row.get(13)?, row.get(14)?, row.get(15)?, row.get(16)?, row.get(17)?],
             bench_signature: row.get(18)?,
             sample_every: row.get(19)?,
         })
@@ -173,9 +161,7 @@ impl RunRow {
     /// once the run exists; its state and statistics do.
     pub(super) fn into_spec(self, variants: Vec<VariantId>) -> Result<RunSpec> {
         let pairs = || -> Result<u64> {
-            let v = self
-                .pairs
-                .ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
+            let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
             to_u64(v, "pairs per pairing")
         };
         let kind = match self.kind.as_str() {
@@ -190,30 +176,14 @@ impl RunRow {
                         return Err(corrupt(format!("run {} has Elo model {other:?}", self.id)));
                     }
                 };
-                RunKind::Sprt(SprtSettings {
-                    elo0,
-                    elo1,
-                    alpha,
-                    beta,
-                    model,
-                })
+                RunKind::Sprt(SprtSettings { elo0, elo1, alpha, beta, model })
             }
             "games" => RunKind::Games { pairs: pairs()? },
-            "gauntlet" => RunKind::Gauntlet {
-                pairs_per_opponent: pairs()?,
-            },
-            "round_robin" => RunKind::RoundRobin {
-                pairs_per_pairing: pairs()?,
-            },
+            "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
+            "round_robin" => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
             other => return Err(corrupt(format!("run kind {other:?}"))),
         };
-        let [
-            resign_score,
-            resign_moves,
-            draw_score,
-            draw_moves,
-            draw_after_move,
-        ] = self.adjudication;
+        let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
         Ok(RunSpec {
             name: self.name,
             kind,
@@ -234,20 +204,14 @@ impl RunRow {
 }
 
 /// The statistics columns of `run_pairings` that [`stats_from`] expects, in order.
-pub(super) const STATS_COLUMNS: &str =
-    "ptnml0, ptnml1, ptnml2, ptnml3, ptnml4, wins, draws, losses";
+pub(super) const STATS_COLUMNS: &str = "ptnml0, ptnml1, ptnml2, ptnml3, ptnml4, wins, draws, losses";
 
 pub(super) fn stats_from(raw: [i64; 8]) -> Result<PairingStats> {
     let mut v = [0u64; 8];
     for (out, x) in v.iter_mut().zip(raw) {
         *out = to_u64(x, "a statistics count")?;
     }
-    Ok(PairingStats {
-        pentanomial: [v[0], v[1], v[2], v[3], v[4]],
-        wins: v[5],
-        draws: v[6],
-        losses: v[7],
-    })
+    Ok(PairingStats { pentanomial: [v[0], v[1], v[2], v[3], v[4]], wins: v[5], draws: v[6], losses: v[7] })
 }
 
 #[cfg(test)]
@@ -269,10 +233,7 @@ mod tests {
             TimeControl::Nodes(5_000),
             TimeControl::Depth(7),
             TimeControl::MoveTimeMs(250),
-            TimeControl::Clock {
-                base_ms: 10_000,
-                inc_ms: 100,
-            },
+            TimeControl::Clock { base_ms: 10_000, inc_ms: 100 },
         ] {
             let (kind, value, inc) = tc_columns(tc);
             assert_eq!(tc_from(kind, value, inc).expect("decodes"), tc);
@@ -285,12 +246,7 @@ mod tests {
     fn enumerations_reject_unknown_text() {
         assert!(outcome_from("2-0").is_err());
         assert!(state_from("paused").is_err());
-        for s in [
-            RunState::Active,
-            RunState::SprtDone { h1: true },
-            RunState::Completed,
-            RunState::Stopped,
-        ] {
+        for s in [RunState::Active, RunState::SprtDone { h1: true }, RunState::Completed, RunState::Stopped] {
             assert_eq!(state_from(state_text(&s)).expect("decodes"), s);
         }
         assert!(stats_from([0, 0, -1, 0, 0, 0, 0, 0]).is_err());

@@ -50,10 +50,7 @@ fn remember<K: std::hash::Hash + Eq, V>(map: &mut HashMap<K, V>, key: K, value: 
 
 impl Db {
     pub(super) fn new(conn: Connection) -> Db {
-        Db {
-            conn,
-            cache: RefCell::new(Cache::default()),
-        }
+        Db { conn, cache: RefCell::new(Cache::default()) }
     }
 
     pub(super) fn connection_mut(&mut self) -> &mut Connection {
@@ -70,11 +67,7 @@ impl Db {
     }
 
     pub(super) fn remember_variant(&self, variant: &Variant) {
-        remember(
-            &mut self.cache.borrow_mut().variants,
-            variant.id.clone(),
-            variant.clone(),
-        );
+        remember(&mut self.cache.borrow_mut().variants, variant.id.clone(), variant.clone());
     }
 
     pub(super) fn cached_run_spec(&self, run: RunId) -> Option<Arc<RunSpec>> {
@@ -82,11 +75,7 @@ impl Db {
     }
 
     pub(super) fn remember_run_spec(&self, run: RunId, spec: &Arc<RunSpec>) {
-        remember(
-            &mut self.cache.borrow_mut().run_specs,
-            run,
-            Arc::clone(spec),
-        );
+        remember(&mut self.cache.borrow_mut().run_specs, run, Arc::clone(spec));
     }
 
     pub(super) fn cached_suite_size(&self, suite: SuiteId) -> Option<usize> {

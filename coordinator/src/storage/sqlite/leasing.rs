@@ -34,13 +34,8 @@ pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<us
     // The pending pairs first, then each back to the pool by its key: an `IN (SELECT ...)`
     // filter would build temporary tables on every call, and usually nothing is pending.
     let pending: Vec<(i64, i64)> = conn
-        .prepare_cached(
-            "SELECT run_id, pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending'",
-        )
-        .and_then(|mut s| {
-            s.query_map([lease], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
+        .prepare_cached("SELECT run_id, pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending'")
+        .and_then(|mut s| s.query_map([lease], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .ctx("finding unfinished pairs")?;
     let mut returned = 0;
     for (run, pair) in &pending {
@@ -52,11 +47,9 @@ pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<us
             .ctx("returning pairs to the pool")?;
     }
     if !pending.is_empty() {
-        conn.prepare_cached(
-            "UPDATE lease_pairs SET status = 'returned' WHERE lease_id = ?1 AND status = 'pending'",
-        )
-        .and_then(|mut s| s.execute([lease]))
-        .ctx("returning pairs to the pool")?;
+        conn.prepare_cached("UPDATE lease_pairs SET status = 'returned' WHERE lease_id = ?1 AND status = 'pending'")
+            .and_then(|mut s| s.execute([lease]))
+            .ctx("returning pairs to the pool")?;
     }
     conn.prepare_cached("UPDATE leases SET state = ?2 WHERE id = ?1")
         .and_then(|mut s| s.execute(params![lease, state]))
@@ -78,32 +71,18 @@ pub(super) fn expire(conn: &Connection, now_ms: u64) -> Result<usize> {
 }
 
 /// A lease's owner check: `(run, state, deadline, duration)`.
-pub(super) fn owned_lease(
-    conn: &Connection,
-    worker: WorkerId,
-    lease: LeaseId,
-) -> Result<(RunId, String, u64, u64)> {
+pub(super) fn owned_lease(conn: &Connection, worker: WorkerId, lease: LeaseId) -> Result<(RunId, String, u64, u64)> {
     let row: Option<(i64, i64, String, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT worker_id, run_id, state, deadline_ms, duration_ms FROM leases WHERE id = ?1",
-        )
+        .prepare_cached("SELECT worker_id, run_id, state, deadline_ms, duration_ms FROM leases WHERE id = ?1")
         .and_then(|mut s| {
-            s.query_row([key(lease)], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .optional()
+            s.query_row([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional()
         })
         .ctx("reading a lease")?;
     let (owner, run, state, deadline, duration) = row.ok_or(Error::LeaseNotFound(lease))?;
     if owner != key(worker) {
         return Err(Error::LeaseNotOwned { lease, worker });
     }
-    Ok((
-        to_u64(run, "lease run")?,
-        state,
-        to_u64(deadline, "lease deadline")?,
-        to_u64(duration, "lease duration")?,
-    ))
+    Ok((to_u64(run, "lease run")?, state, to_u64(deadline, "lease deadline")?, to_u64(duration, "lease duration")?))
 }
 
 pub(super) fn extend_lease(conn: &Connection, lease: LeaseId, deadline_ms: u64) -> Result<()> {
@@ -134,17 +113,8 @@ fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
              ORDER BY r.id",
         )
         .and_then(|mut s| {
-            s.query_map([bits(signature)], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?
-            .collect()
+            s.query_map([bits(signature)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                .collect()
         })
         .ctx("finding runs with work")?;
     rows.into_iter()
@@ -167,22 +137,12 @@ fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
         .collect()
 }
 
-pub(super) fn lease_batch(
-    tx: &Db,
-    worker: WorkerId,
-    free_slots: u32,
-    now_ms: u64,
-) -> Result<Option<Lease>> {
+pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
     expire(tx, now_ms)?;
     // Notes the worker's activity and reads its signature in one statement.
     let signature: i64 = tx
-        .prepare_cached(
-            "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature",
-        )
-        .and_then(|mut s| {
-            s.query_row(params![key(worker), int(now_ms)], |r| r.get(0))
-                .optional()
-        })
+        .prepare_cached("UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature")
+        .and_then(|mut s| s.query_row(params![key(worker), int(now_ms)], |r| r.get(0)).optional())
         .ctx("reading a worker")?
         .ok_or(Error::WorkerNotFound(worker))?;
     if free_slots == 0 {
@@ -203,10 +163,7 @@ pub(super) fn lease_batch(
             .prepare_cached("SELECT allocated FROM run_pairings WHERE run_id = ?1 ORDER BY pairing")
             .and_then(|mut s| s.query_map([key(run_id)], |r| r.get(0))?.collect())
             .ctx("reading a run's allocation")?;
-        let allocated = allocated
-            .into_iter()
-            .map(|a| to_u64(a, "allocated pairs"))
-            .collect::<Result<Vec<u64>>>()?;
+        let allocated = allocated.into_iter().map(|a| to_u64(a, "allocated pairs")).collect::<Result<Vec<u64>>>()?;
         (to_u64(next, "next pair index")?, allocated)
     };
     let batch = scheduler::batch_pairs(spec.tc, free_slots);
@@ -234,48 +191,22 @@ pub(super) fn lease_batch(
         "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms)
          VALUES (?1, ?2, 'active', ?3, ?4, ?5)",
     )
-    .and_then(|mut s| {
-        s.execute(params![
-            key(run_id),
-            key(worker),
-            int(now_ms),
-            int(deadline_ms),
-            int(duration_ms)
-        ])
-    })
+    .and_then(|mut s| s.execute(params![key(run_id), key(worker), int(now_ms), int(deadline_ms), int(duration_ms)]))
     .ctx("creating a lease")?;
     let lease_id = to_u64(tx.last_insert_rowid(), "lease id")?;
 
     let mut tasks: Vec<PairTask> = Vec::with_capacity(plan.len());
     for &index in &plan.requeued {
         let (pairing, opening): (i64, i64) = tx
-            .prepare_cached(
-                "SELECT pairing, opening_index FROM pairs WHERE run_id = ?1 AND pair_index = ?2",
-            )
-            .and_then(|mut s| {
-                s.query_row(params![key(run_id), int(index)], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-            })
+            .prepare_cached("SELECT pairing, opening_index FROM pairs WHERE run_id = ?1 AND pair_index = ?2")
+            .and_then(|mut s| s.query_row(params![key(run_id), int(index)], |r| Ok((r.get(0)?, r.get(1)?))))
             .ctx("reading a pooled pair")?;
-        let (pairing, opening_index) = (
-            to_u32(pairing, "pairing")?,
-            to_u32(opening, "opening index")?,
-        );
-        tx.prepare_cached(
-            "UPDATE pairs SET status = 'leased' WHERE run_id = ?1 AND pair_index = ?2",
-        )
-        .and_then(|mut s| s.execute(params![key(run_id), int(index)]))
-        .ctx("leasing a pooled pair")?;
+        let (pairing, opening_index) = (to_u32(pairing, "pairing")?, to_u32(opening, "opening index")?);
+        tx.prepare_cached("UPDATE pairs SET status = 'leased' WHERE run_id = ?1 AND pair_index = ?2")
+            .and_then(|mut s| s.execute(params![key(run_id), int(index)]))
+            .ctx("leasing a pooled pair")?;
         let line = opening_line(tx, spec.openings, opening_index)?;
-        tasks.push(make_task(
-            &spec,
-            &pairings,
-            index,
-            pairing,
-            opening_index,
-            line,
-        )?);
+        tasks.push(make_task(&spec, &pairings, index, pairing, opening_index, line)?);
     }
     for new in &plan.fresh {
         let opening_index = scheduler::opening_for_pair(run_id, new.pair_index, suite_len);
@@ -284,20 +215,11 @@ pub(super) fn lease_batch(
         )
         .and_then(|mut s| s.execute(params![key(run_id), int(new.pair_index), new.pairing, opening_index]))
         .ctx("creating a pair")?;
-        tx.prepare_cached(
-            "UPDATE run_pairings SET allocated = allocated + 1 WHERE run_id = ?1 AND pairing = ?2",
-        )
-        .and_then(|mut s| s.execute(params![key(run_id), new.pairing]))
-        .ctx("counting a new pair")?;
+        tx.prepare_cached("UPDATE run_pairings SET allocated = allocated + 1 WHERE run_id = ?1 AND pairing = ?2")
+            .and_then(|mut s| s.execute(params![key(run_id), new.pairing]))
+            .ctx("counting a new pair")?;
         let line = opening_line(tx, spec.openings, opening_index)?;
-        tasks.push(make_task(
-            &spec,
-            &pairings,
-            new.pair_index,
-            new.pairing,
-            opening_index,
-            line,
-        )?);
+        tasks.push(make_task(&spec, &pairings, new.pair_index, new.pairing, opening_index, line)?);
     }
     if let Some(last) = plan.fresh.last() {
         tx.prepare_cached("UPDATE runs SET next_pair_index = ?2 WHERE id = ?1")
@@ -311,17 +233,8 @@ pub(super) fn lease_batch(
         .and_then(|mut s| s.execute(params![key(lease_id), key(run_id), int(task.pair_index)]))
         .ctx("recording a leased pair")?;
     }
-    let variants = task_variant_ids(&tasks)
-        .iter()
-        .map(|id| load_variant(tx, id))
-        .collect::<Result<Vec<_>>>()?;
-    tracing::debug!(
-        lease = lease_id,
-        run = run_id,
-        worker,
-        pairs = tasks.len(),
-        "lease granted"
-    );
+    let variants = task_variant_ids(&tasks).iter().map(|id| load_variant(tx, id)).collect::<Result<Vec<_>>>()?;
+    tracing::debug!(lease = lease_id, run = run_id, worker, pairs = tasks.len(), "lease granted");
     Ok(Some(Lease {
         id: lease_id,
         run: run_id,
@@ -334,12 +247,7 @@ pub(super) fn lease_batch(
     }))
 }
 
-pub(super) fn heartbeat(
-    conn: &Connection,
-    worker: WorkerId,
-    lease: LeaseId,
-    now_ms: u64,
-) -> Result<u64> {
+pub(super) fn heartbeat(conn: &Connection, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
     let (_, state, deadline, duration) = owned_lease(conn, worker, lease)?;
     if state != "active" {
         return Err(Error::LeaseClosed(lease));

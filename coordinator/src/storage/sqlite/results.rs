@@ -1,8 +1,6 @@
 //! Recording reported pairs, idempotently, and reading recorded games back.
 
-use proto::domain::{
-    GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId,
-};
+use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
@@ -21,20 +19,9 @@ fn leased_pair(conn: &Connection, lease: LeaseId, pair_index: u64) -> Result<Opt
              JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
              WHERE lp.lease_id = ?1 AND lp.pair_index = ?2",
         )
-        .and_then(|mut s| {
-            s.query_row(params![key(lease), int(pair_index)], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()
-        })
+        .and_then(|mut s| s.query_row(params![key(lease), int(pair_index)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .ctx("reading a leased pair")?;
-    row.map(|(pairing, opening)| {
-        Ok((
-            to_u32(pairing, "pairing")?,
-            to_u32(opening, "opening index")?,
-        ))
-    })
-    .transpose()
+    row.map(|(pairing, opening)| Ok((to_u32(pairing, "pairing")?, to_u32(opening, "opening index")?))).transpose()
 }
 
 fn insert_game(
@@ -155,33 +142,16 @@ pub(super) fn record_results(
         .and_then(|mut s| s.exists(params![key(lease), bits(seq)]))
         .ctx("looking up a submission")?;
     if seen {
-        return Ok(RecordOutcome {
-            run: run_id,
-            accepted: 0,
-            duplicate: true,
-        });
+        return Ok(RecordOutcome { run: run_id, accepted: 0, duplicate: true });
     }
     // Check everything before changing anything: a bad pair rejects the whole submission.
     let spec = run_spec(tx, run_id)?;
     let pairings = scheduler::pairings(&spec);
     let mut checked = Vec::with_capacity(pairs.len());
     for report in pairs {
-        let (pairing, opening_index) =
-            leased_pair(tx, lease, report.pair_index)?.ok_or_else(|| {
-                Error::invalid_report(
-                    lease,
-                    report.pair_index,
-                    "the pair is not part of this lease",
-                )
-            })?;
-        let task = make_task(
-            &spec,
-            &pairings,
-            report.pair_index,
-            pairing,
-            opening_index,
-            String::new(),
-        )?;
+        let (pairing, opening_index) = leased_pair(tx, lease, report.pair_index)?
+            .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
+        let task = make_task(&spec, &pairings, report.pair_index, pairing, opening_index, String::new())?;
         report::check_pair(lease, report, &task.variants)?;
         checked.push((report, pairing, opening_index));
     }
@@ -215,24 +185,11 @@ pub(super) fn record_results(
             extend_lease(tx, lease, now_ms.saturating_add(duration_ms))?;
         }
     }
-    tx.prepare_cached(
-        "INSERT INTO submissions (lease_id, seq, accepted, received_ms) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            key(lease),
-            bits(seq),
-            int(accepted as u64),
-            int(now_ms)
-        ])
-    })
-    .ctx("recording a submission")?;
+    tx.prepare_cached("INSERT INTO submissions (lease_id, seq, accepted, received_ms) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![key(lease), bits(seq), int(accepted as u64), int(now_ms)]))
+        .ctx("recording a submission")?;
     tracing::debug!(lease, seq, accepted, "results recorded");
-    Ok(RecordOutcome {
-        run: run_id,
-        accepted,
-        duplicate: false,
-    })
+    Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
 }
 
 fn positions_of(conn: &Connection, game_id: i64) -> Result<Vec<PositionSample>> {
@@ -244,60 +201,30 @@ fn positions_of(conn: &Connection, game_id: i64) -> Result<Vec<PositionSample>> 
         )
         .and_then(|mut s| {
             s.query_map([game_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                ))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
             })?
             .collect()
         })
         .ctx("reading sampled positions")?;
     rows.into_iter()
-        .map(
-            |(ply, fen, red, static_eval, score, best_move, in_check, quiet)| {
-                Ok(PositionSample {
-                    ply: to_u32(ply, "ply")?,
-                    fen,
-                    red_to_move: to_bool(red, "side to move")?,
-                    static_eval: to_i32(static_eval, "static eval")?,
-                    search_score: to_i32(score, "search score")?,
-                    best_move,
-                    in_check: to_bool(in_check, "in-check flag")?,
-                    quiet: to_bool(quiet, "quiet flag")?,
-                })
-            },
-        )
+        .map(|(ply, fen, red, static_eval, score, best_move, in_check, quiet)| {
+            Ok(PositionSample {
+                ply: to_u32(ply, "ply")?,
+                fen,
+                red_to_move: to_bool(red, "side to move")?,
+                static_eval: to_i32(static_eval, "static eval")?,
+                search_score: to_i32(score, "search score")?,
+                best_move,
+                in_check: to_bool(in_check, "in-check flag")?,
+                quiet: to_bool(quiet, "quiet flag")?,
+            })
+        })
         .collect()
 }
 
-pub(super) fn games_since(
-    conn: &Connection,
-    run: RunId,
-    after: u64,
-    limit: usize,
-) -> Result<Vec<StoredGame>> {
+pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usize) -> Result<Vec<StoredGame>> {
     run_exists(conn, run)?;
-    type Raw = (
-        i64,
-        i64,
-        i64,
-        i64,
-        String,
-        String,
-        String,
-        String,
-        String,
-        String,
-        String,
-        i64,
-        i64,
-    );
+    type Raw = (i64, i64, i64, i64, String, String, String, String, String, String, String, i64, i64);
     let rows: Vec<Raw> = conn
         .prepare_cached(
             "SELECT g.id, g.pair_index, g.game_in_pair, g.opening_index, w.name, g.red, g.black, g.start_fen,
@@ -343,8 +270,7 @@ pub(super) fn games_since(
                 duration,
                 nodes,
             )| {
-                let moves: Vec<String> =
-                    moves.split_ascii_whitespace().map(str::to_owned).collect();
+                let moves: Vec<String> = moves.split_ascii_whitespace().map(str::to_owned).collect();
                 Ok(StoredGame {
                     game_id: to_u64(id, "game id")?,
                     run,
@@ -352,9 +278,7 @@ pub(super) fn games_since(
                     game_in_pair: u8::try_from(game_in_pair)
                         .ok()
                         .filter(|g| *g < 2)
-                        .ok_or_else(|| {
-                            corrupt(format!("game {id} is game {game_in_pair} of its pair"))
-                        })?,
+                        .ok_or_else(|| corrupt(format!("game {id} is game {game_in_pair} of its pair")))?,
                     opening_index: to_u32(opening, "opening index")?,
                     worker,
                     report: GameReport {

@@ -192,58 +192,43 @@ const WRITER_CACHE_KIB: i64 = 32 * 1024;
 /// a second connection or process, temporary data (savepoint journals) in memory and a
 /// statement cache.
 pub(super) fn configure(conn: &Connection) -> Result<()> {
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .ctx("setting synchronous")?;
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .ctx("enabling foreign keys")?;
-    conn.pragma_update(None, "temp_store", "MEMORY")
-        .ctx("setting temp_store")?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))
-        .ctx("setting the busy timeout")?;
+    conn.pragma_update(None, "synchronous", "NORMAL").ctx("setting synchronous")?;
+    conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
+    conn.pragma_update(None, "temp_store", "MEMORY").ctx("setting temp_store")?;
+    conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
     // Every statement is prepared once and cached; the default cache (16) is smaller than the
     // set a lease and a submission use, and re-preparing dominated their cost.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // Without the query planner stability guarantee, a statement whose plan looked at a bound
     // value (`LIMIT ?`, a filter `= ?` bound to 0 or 1) is re-prepared on every use, because
     // the statement cache clears bindings.
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-        .ctx("enabling the planner guarantee")?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).ctx("enabling the planner guarantee")?;
     Ok(())
 }
 
 /// Sets up the writer's connection: WAL (readers never block the writer), the settings of
 /// [`configure`] and a larger page cache, then creates or checks the schema.
 pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-        .ctx("setting WAL mode")?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).ctx("setting WAL mode")?;
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
         tracing::warn!(mode, "SQLite refused WAL mode");
     }
     configure(conn)?;
-    conn.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)
-        .ctx("setting cache_size")?;
+    conn.pragma_update(None, "cache_size", -WRITER_CACHE_KIB).ctx("setting cache_size")?;
 
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .ctx("starting the schema check")?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx("starting the schema check")?;
     tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         .ctx("creating the schema version table")?;
     let version: Option<i64> = tx
-        .query_row("SELECT MAX(version) FROM schema_version", [], |row| {
-            row.get(0)
-        })
+        .query_row("SELECT MAX(version) FROM schema_version", [], |row| row.get(0))
         .optional()
         .ctx("reading the schema version")?
         .flatten();
     match version {
         None => {
             tx.execute_batch(SCHEMA).ctx("creating the schema")?;
-            tx.execute(
-                "INSERT INTO schema_version (version) VALUES (?1)",
-                [SCHEMA_VERSION],
-            )
-            .ctx("recording the schema version")?;
+            tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [SCHEMA_VERSION])
+                .ctx("recording the schema version")?;
             tracing::info!(version = SCHEMA_VERSION, "database schema created");
         }
         Some(SCHEMA_VERSION) => {}
@@ -282,10 +267,7 @@ mod tests {
                 .and_then(|mut s| s.query_map([], |r| r.get::<_, String>(1))?.collect())
                 .expect("explain");
             assert!(ops.iter().any(|op| op == "Halt"), "{sql} compiled");
-            assert!(
-                !ops.iter().any(|op| op == "OpenEphemeral"),
-                "{table}.{column}: a temporary table per write"
-            );
+            assert!(!ops.iter().any(|op| op == "OpenEphemeral"), "{table}.{column}: a temporary table per write");
         }
     }
 }

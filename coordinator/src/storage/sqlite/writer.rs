@@ -78,10 +78,7 @@ impl Writer {
             .name("sqlite-writer".into())
             .spawn(move || serve(&db, &calls, after_commit))
             .map_err(|e| Error::storage("starting the database writer", e))?;
-        Ok(Writer {
-            queue: Some(queue),
-            thread: Some(thread),
-        })
+        Ok(Writer { queue: Some(queue), thread: Some(thread) })
     }
 
     /// Runs `work` in the writer's transaction and returns its result once that transaction
@@ -93,17 +90,8 @@ impl Writer {
     {
         let stopped = || Error::storage(context, "the database writer has stopped");
         let (reply, answer) = mpsc::sync_channel(1);
-        let call: Box<dyn Call> = Box::new(Pending {
-            context,
-            work: Some(work),
-            result: None,
-            reply,
-        });
-        self.queue
-            .as_ref()
-            .ok_or_else(stopped)?
-            .send(call)
-            .map_err(|_| stopped())?;
+        let call: Box<dyn Call> = Box::new(Pending { context, work: Some(work), result: None, reply });
+        self.queue.as_ref().ok_or_else(stopped)?.send(call).map_err(|_| stopped())?;
         answer.recv().map_err(|_| stopped())?
     }
 }
@@ -139,9 +127,7 @@ fn serve(db: &Db, calls: &mpsc::Receiver<Box<dyn Call>>, mut after_commit: impl 
 }
 
 fn exec(db: &Db, sql: &str) -> rusqlite::Result<()> {
-    db.prepare_cached(sql)
-        .and_then(|mut s| s.execute([]))
-        .map(|_| ())
+    db.prepare_cached(sql).and_then(|mut s| s.execute([])).map(|_| ())
 }
 
 /// Runs queued calls in one transaction and answers them. Leaves the calls it did not reach
@@ -182,9 +168,7 @@ fn transaction(db: &Db, calls: &mut VecDeque<Box<dyn Call>>) {
         }
     }
     let outcome = match abandoned {
-        None => db
-            .execute_batch("COMMIT")
-            .map_err(|e| format!("committing: {e}")),
+        None => db.execute_batch("COMMIT").map_err(|e| format!("committing: {e}")),
         Some(why) => Err(why),
     };
     if outcome.is_err() {

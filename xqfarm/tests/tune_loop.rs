@@ -1,0 +1,95 @@
+//! `xqfarm loop`, `tune` and `report` as a user runs them, on a tiny budget: one iteration of
+//! self-play, tuning and a capped SPRT on the embedded coordinator, then the tuner and the
+//! report again over the data the loop left, and their errors on bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn xqfarm(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xqfarm")).args(args).current_dir(dir).output().expect("xqfarm runs")
+}
+
+fn text(out: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn loop_then_tune_then_report() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let out = xqfarm(
+        &[
+            "loop",
+            "--dir",
+            "loop",
+            "--iterations",
+            "1",
+            "--pairs",
+            "16",
+            "--nodes",
+            "400",
+            "--epochs",
+            "8",
+            "--max-games",
+            "24",
+            "--suite-size",
+            "40",
+            "--concurrency",
+            "2",
+        ],
+        dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let summary = std::fs::read_to_string(dir.join("loop/loop.md")).expect("loop.md");
+    assert!(summary.contains("\n| 1 | 32 |"), "one iteration of 32 self-play games:\n{summary}");
+    for file in ["best.toml", "elo-progress.png", "openings.txt", "iteration-1/tuned.toml", "iteration-1/tuned-loss.png"] {
+        assert!(dir.join("loop").join(file).is_file(), "{file} missing:\n{}", text(&out));
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("loop/openings.txt")).expect("openings").lines().count(), 40);
+    let report = std::fs::read_to_string(dir.join("loop/report/report.md")).expect("report.md");
+    assert!(report.contains("| 1 | self-play 1 | games | completed |"), "{report}");
+    assert!(report.contains("tuned-1 vs best-0"), "{report}");
+
+    // The tuner alone, over the self-play run the loop left.
+    let out = xqfarm(
+        &["tune", "--data", "loop/data", "--run", "1", "--out", "t/tuned.toml", "--epochs", "5", "--only", "material"],
+        dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let tuned = std::fs::read_to_string(dir.join("t/tuned.toml")).expect("tuned.toml");
+    let changes = std::fs::read_to_string(dir.join("t/tuned-changes.md")).expect("changes");
+    // Only material weights may move.
+    assert!(changes.lines().skip(2).all(|l| l.starts_with("| material.")), "{changes}");
+    assert!(tuned.contains("material"), "{tuned}");
+    assert!(text(&out).contains("K = "), "{}", text(&out));
+
+    // The report of one run.
+    let out = xqfarm(&["report", "--data", "loop/data", "--run", "2", "--out", "r"], dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let md = std::fs::read_to_string(dir.join("r/report.md")).expect("report.md");
+    assert!(md.contains("tuned-1 vs best-0") && !md.contains("self-play 1"), "{md}");
+    assert!(dir.join("r/llr.png").is_file());
+}
+
+#[test]
+fn bad_input_is_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let out = xqfarm(&["report", "--data", "nowhere"], dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("nowhere"), "{}", text(&out));
+
+    std::fs::create_dir_all(dir.join("empty")).expect("mkdir");
+    let out = xqfarm(&["tune", "--data", "empty", "--out", "t.toml"], dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no tuning positions"), "{}", text(&out));
+    assert!(!dir.join("t.toml").exists());
+
+    let out = xqfarm(&["tune", "--data", "empty", "--out", "t.toml", "--only", "materiel"], dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("materiel"), "{}", text(&out));
+
+    let out = xqfarm(&["tune", "--data", "empty", "--out", "t.toml", "--base", "missing.toml"], dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("missing.toml"), "{}", text(&out));
+}
