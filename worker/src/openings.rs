@@ -95,7 +95,7 @@ pub struct GenerateSettings {
 
 impl Default for GenerateSettings {
     fn default() -> Self {
-        GenerateSettings { count: 240, extra_plies: 2, margin_cp: 60, depth: 6, seed: 0x5eed }
+        GenerateSettings { count: 2000, extra_plies: 4, margin_cp: 80, depth: 6, seed: 0x5eed }
     }
 }
 

@@ -95,19 +95,19 @@ enum OpeningsCommand {
     /// Generate a balanced opening suite.
     Generate {
         /// How many openings.
-        #[arg(long, default_value_t = 240)]
+        #[arg(long, default_value_t = 2000)]
         count: usize,
         /// Search depth of the balance check.
         #[arg(long, default_value_t = 6)]
         depth: u32,
         /// Random plies after each system's moves: 0 up to this many.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 4)]
         extra_plies: usize,
         /// Seed of the random plies.
         #[arg(long, default_value_t = 0x5eed)]
         seed: u64,
         /// Keep openings scored within this many centipawns.
-        #[arg(long, default_value_t = 60)]
+        #[arg(long, default_value_t = 80)]
         margin: i32,
         /// Output file (stdout when absent).
         #[arg(long)]
