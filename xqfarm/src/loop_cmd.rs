@@ -122,9 +122,11 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
         let suite = add_suite(&mut client, "loop-openings", lines).await?;
         let mut selfplay_runs = Vec::new();
         let mut done: Vec<Iteration> = Vec::new();
+        // The current best is a variant of its own name (`start`, then the promoted
+        // `tuned-N`), so every SPRT links to the last and the rating list spans the loop.
+        let mut best_name = "start".to_owned();
         for index in 1..=args.iterations {
             let started = Instant::now();
-            let best_name = format!("best-{}", index - 1);
             // 1. Self-play with the current best parameters.
             let a = add_params_variant(&mut client, &best_name, &best.to_toml()).await?;
             // At fixed nodes two identical engines play the colour-swapped game of a pair as
@@ -196,6 +198,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let promoted = verdict == "H1";
             if promoted {
                 best = tuning.outcome.params.clone();
+                best_name = format!("tuned-{index}");
             }
             std::fs::write(iter_dir.join("sprt.txt"), crate::sprt::summary(&status)).context("writing sprt.txt")?;
             done.push(Iteration {
@@ -224,7 +227,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     worker.abort();
     emb.stop().await;
     let done = result?;
-    let report = report::build(&data_dir, &ReportOptions { run: None, base: Some("best-0".into()) })?;
+    let report = report::build(&data_dir, &ReportOptions { run: None, base: Some("start".into()) })?;
     let files = report::write(&report, &args.dir.join("report"))?;
     println!("{}", std::fs::read_to_string(args.dir.join("loop.md")).unwrap_or_default());
     println!(

@@ -42,13 +42,15 @@ fn loop_then_tune_then_report() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let summary = std::fs::read_to_string(dir.join("loop/loop.md")).expect("loop.md");
     assert!(summary.contains("\n| 1 | 32 |"), "one iteration of 32 self-play games:\n{summary}");
-    for file in ["best.toml", "elo-progress.png", "openings.txt", "iteration-1/tuned.toml", "iteration-1/tuned-loss.png"] {
+    for file in
+        ["best.toml", "elo-progress.png", "openings.txt", "iteration-1/tuned.toml", "iteration-1/tuned-loss.png"]
+    {
         assert!(dir.join("loop").join(file).is_file(), "{file} missing:\n{}", text(&out));
     }
     assert_eq!(std::fs::read_to_string(dir.join("loop/openings.txt")).expect("openings").lines().count(), 40);
     let report = std::fs::read_to_string(dir.join("loop/report/report.md")).expect("report.md");
     assert!(report.contains("| 1 | self-play 1 | games | completed |"), "{report}");
-    assert!(report.contains("tuned-1 vs best-0"), "{report}");
+    assert!(report.contains("tuned-1 vs start"), "{report}");
 
     // The tuner alone, over the self-play run the loop left.
     let out = xqfarm(
@@ -67,7 +69,7 @@ fn loop_then_tune_then_report() {
     let out = xqfarm(&["report", "--data", "loop/data", "--run", "2", "--out", "r"], dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let md = std::fs::read_to_string(dir.join("r/report.md")).expect("report.md");
-    assert!(md.contains("tuned-1 vs best-0") && !md.contains("self-play 1"), "{md}");
+    assert!(md.contains("tuned-1 vs start") && !md.contains("self-play 1"), "{md}");
     assert!(dir.join("r/llr.png").is_file());
 }
 

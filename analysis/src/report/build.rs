@@ -228,11 +228,21 @@ fn rating_list(
             })
             .unwrap_or(0),
     };
-    let list = stats::rating_list(ids.len(), &results, anchor)?;
+    // Only variants linked to the anchor through games can be rated against it; the others
+    // are left out of the list (the report says so) rather than failing the whole report.
+    let linked = linked_to(anchor, ids.len(), &results);
+    let rated: Vec<usize> = (0..ids.len()).filter(|&i| linked[i]).collect();
+    let slot = |i: usize| rated.iter().position(|&r| r == i).unwrap_or(0);
+    let results: Vec<HeadToHead> = results
+        .into_iter()
+        .filter(|h| linked[h.a] && linked[h.b])
+        .map(|h| HeadToHead { a: slot(h.a), b: slot(h.b), ..h })
+        .collect();
+    let list = stats::rating_list(rated.len(), &results, slot(anchor))?;
     let rows = list
         .iter()
         .map(|r| RatingRow {
-            name: name(&ids[r.player]),
+            name: name(&ids[rated[r.player]]),
             elo: r.elo,
             error95: r.error95,
             games: r.games,
@@ -240,6 +250,24 @@ fn rating_list(
         })
         .collect();
     Ok((rows, Some(name(&ids[anchor]))))
+}
+
+/// Which players are connected to `anchor` by the games of `results`.
+fn linked_to(anchor: usize, players: usize, results: &[HeadToHead]) -> Vec<bool> {
+    let mut linked = vec![false; players];
+    linked[anchor] = true;
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for h in results {
+            if linked[h.a] != linked[h.b] {
+                linked[h.a] = true;
+                linked[h.b] = true;
+                grew = true;
+            }
+        }
+    }
+    linked
 }
 
 fn workers(data: &Path, run: Option<u64>) -> Result<Vec<WorkerRow>> {
@@ -275,5 +303,22 @@ pub fn verdict_text(result: &SprtResult) -> &'static str {
         Some(Hypothesis::H1) => "H1 accepted",
         Some(Hypothesis::H0) => "H0 accepted",
         None => "running",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(a: usize, b: usize) -> HeadToHead {
+        HeadToHead { a, b, wins: 1, draws: 1, losses: 1 }
+    }
+
+    #[test]
+    fn only_players_linked_to_the_anchor_are_rated() {
+        // 0-1, 1-2 form one component, 3-4 another; 5 played nobody.
+        let results = [h(3, 4), h(1, 2), h(0, 1)];
+        assert_eq!(linked_to(0, 6, &results), vec![true, true, true, false, false, false]);
+        assert_eq!(linked_to(4, 6, &results), vec![false, false, false, true, true, false]);
     }
 }

@@ -64,7 +64,7 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         Some(anchor) => {
             let _ = writeln!(
                 md,
-                "Maximum-likelihood Elo over all games of the selected runs (logistic model, draws as half points, as Ordo), `{anchor}` fixed at 0; ± is the 95% interval relative to it.\n"
+                "Maximum-likelihood Elo over all games of the selected runs (logistic model, draws as half points, as Ordo), `{anchor}` fixed at 0; ± is the 95% interval relative to it. Variants no chain of games links to `{anchor}` are not listed.\n"
             );
             let _ = writeln!(md, "| # | variant | Elo | ± | games | score |");
             let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|");
