@@ -2,8 +2,9 @@
 //! self-play, tuning and a capped SPRT on the embedded coordinator, then the tuner and the
 //! report again over the data the loop left, and their errors on bad input.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn xqfarm(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xqfarm")).args(args).current_dir(dir).output().expect("xqfarm runs")
@@ -71,6 +72,33 @@ fn loop_then_tune_then_report() {
     let md = std::fs::read_to_string(dir.join("r/report.md")).expect("report.md");
     assert!(md.contains("tuned-1 vs start") && !md.contains("self-play 1"), "{md}");
     assert!(dir.join("r/llr.png").is_file());
+
+    // --submit: the tuned set goes to a coordinator as a variant with an SPRT against the base.
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_xqfarm"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", "farm.db", "--data", "farm-data", "--token", "T"])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the coordinator");
+    let mut lines = BufReader::new(serve.stderr.take().expect("stderr")).lines();
+    let addr = loop {
+        let line = lines.next().expect("the coordinator prints its address").expect("utf-8");
+        if let Some(rest) = line.strip_prefix("xqfarm coordinator on ") {
+            break rest.split_whitespace().next().expect("an address").to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let url = format!("http://{addr}");
+    let args =
+        ["tune", "--data", "loop/data", "--out", "s/tuned.toml", "--epochs", "3", "--submit", &url, "--token", "T"];
+    let out = xqfarm(&args, dir);
+    let listed = xqfarm(&["run", "list", "--coordinator", &url, "--token", "T"], dir);
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("submitted: run 1"), "{}", text(&out));
+    assert!(text(&listed).contains("tuned vs default (tuned)"), "{}", text(&listed));
 }
 
 #[test]
