@@ -117,7 +117,8 @@ fn oriented(lf: LazyFrame) -> LazyFrame {
 
 /// Complete pairs: `run, a, b, pair_id, first_game, worker, index`.
 fn complete_pairs(lf: LazyFrame) -> LazyFrame {
-    oriented(lf)
+    let columns = ["run", "pair_id", "game_id", "red_variant", "black_variant", "result", "worker"];
+    oriented(lf.select(columns.map(col)))
         .group_by([col("run"), col("pair_id"), col("a"), col("b")])
         .agg([
             col("score_a").sum().alias("points"),
@@ -153,17 +154,7 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         data,
     )?;
     let pairs = collect(
-        complete_pairs(lf.select([
-            col("run"),
-            col("pair_id"),
-            col("game_id"),
-            col("red_variant"),
-            col("black_variant"),
-            col("result"),
-            col("worker"),
-        ]))
-        .group_by([col("run"), col("a"), col("b"), col("index")])
-        .agg([len().alias("n")]),
+        complete_pairs(lf).group_by([col("run"), col("a"), col("b"), col("index")]).agg([len().alias("n")]),
         data,
     )?;
     let mut out: Vec<PairingCounts> = Vec::new();
@@ -218,17 +209,9 @@ pub fn worker_counts(data: &Path, run: Option<u64>) -> Result<Vec<WorkerCounts>>
         return Ok(Vec::new());
     };
     let df = collect(
-        complete_pairs(lf.select([
-            col("run"),
-            col("pair_id"),
-            col("game_id"),
-            col("red_variant"),
-            col("black_variant"),
-            col("result"),
-            col("worker"),
-        ]))
-        .group_by([col("run"), col("a"), col("b"), col("worker"), col("index")])
-        .agg([len().alias("n")]),
+        complete_pairs(lf)
+            .group_by([col("run"), col("a"), col("b"), col("worker"), col("index")])
+            .agg([len().alias("n")]),
         data,
     )?;
     let (runs, a, b, worker, index, n) = (
@@ -321,18 +304,10 @@ pub fn pairs(data: &Path, run: u64, a: &str, b: &str) -> Result<Vec<PairRow>> {
         return Ok(Vec::new());
     };
     let df = collect(
-        complete_pairs(lf.select([
-            col("run"),
-            col("pair_id"),
-            col("game_id"),
-            col("red_variant"),
-            col("black_variant"),
-            col("result"),
-            col("worker"),
-        ]))
-        .filter(col("a").eq(lit(a)).and(col("b").eq(lit(b))))
-        .select([col("first_game"), col("index")])
-        .sort(["first_game"], SortMultipleOptions::default()),
+        complete_pairs(lf)
+            .filter(col("a").eq(lit(a)).and(col("b").eq(lit(b))))
+            .select([col("first_game"), col("index")])
+            .sort(["first_game"], SortMultipleOptions::default()),
         data,
     )?;
     let first = u64s(&df, "first_game", data)?;
