@@ -16,13 +16,11 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::eval::Params;
 use proto::domain::{Adjudication, EloModel, LiveStats, RunId, RunKind, RunSpec, RunState, SprtSettings, TimeControl};
-use proto::pb;
-use tokio_stream::StreamExt;
 
 use crate::embedded::{self, Embedded};
 use crate::local_match::load_params;
-use crate::remote::{self, Client};
-use crate::sprt::{add_params_variant, add_suite, create_run, opening_lines, progress_line, rand_token};
+use crate::remote;
+use crate::sprt::{add_params_variant, add_suite, create_run, opening_lines, rand_token, sprt_spec, watch_up_to};
 use crate::tune_cmd;
 
 #[derive(Args, Debug)]
@@ -144,7 +142,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             };
             let run = create_run(&mut client, spec).await?;
             eprintln!("iteration {index}: self-play run {run}, {} pairs at {tc}", args.pairs);
-            let (_, status) = watch_capped(&mut client, run, u64::MAX).await?;
+            let status = watch_up_to(&mut client, run, None).await?;
             let games = status.live.first().map_or(0, |l| l.counts.games());
             wait_for_export(&data_dir, run, games).await?;
             selfplay_runs.push(run);
@@ -178,22 +176,18 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
                 add_params_variant(&mut client, &format!("tuned-{index}"), &tuning.outcome.params.to_toml()).await?;
             let sprt =
                 SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
-            let spec = RunSpec {
-                name: format!("tuned-{index} vs {best_name}"),
-                kind: RunKind::Sprt(sprt),
-                variants: vec![tuned_v.id, a.id],
-                tc,
-                openings: suite.id,
-                adjudication: Adjudication::default(),
-                bench_signature: None,
-                sample_every: 8,
-            };
+            let spec = sprt_spec(format!("tuned-{index} vs {best_name}"), sprt, tuned_v.id, a.id.clone(), tc, suite.id);
             let run = create_run(&mut client, spec).await?;
             eprintln!(
                 "iteration {index}: SPRT[{}, {}] run {run} of tuned-{index} against {best_name}",
                 args.elo0, args.elo1
             );
-            let (verdict, status) = watch_capped(&mut client, run, args.max_games).await?;
+            let status = watch_up_to(&mut client, run, Some(args.max_games)).await?;
+            let verdict = match status.run.state {
+                RunState::SprtDone { h1: true } => "H1",
+                RunState::SprtDone { h1: false } => "H0",
+                _ => "no verdict (cap)",
+            };
             let live = status.live.first().copied().context("the SPRT has no statistics")?;
             let promoted = verdict == "H1";
             if promoted {
@@ -277,43 +271,6 @@ async fn wait_for_export(data: &Path, run: RunId, games: u64) -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-}
-
-/// Follows a run to its end; stops it after `max_games` games. Returns the verdict's words
-/// (`H1`, `H0`, `completed`, `stopped at the cap`) and the last status.
-async fn watch_capped(
-    client: &mut Client,
-    run: RunId,
-    max_games: u64,
-) -> Result<(&'static str, proto::domain::RunStatus)> {
-    let mut stream = client
-        .watch_run(pb::WatchRunRequest::from(run))
-        .await
-        .map_err(remote::status("watching the run"))?
-        .into_inner();
-    let mut capped = false;
-    while let Some(item) = stream.next().await {
-        let status = proto::domain::RunStatus::try_from(item.map_err(remote::status("watching the run"))?)
-            .context("reading run status")?;
-        eprint!("\r{}   ", progress_line(&status));
-        let games = status.live.first().map_or(0, |l| l.counts.games());
-        if status.run.state != RunState::Active {
-            eprintln!();
-            let words = match status.run.state {
-                RunState::SprtDone { h1: true } => "H1",
-                RunState::SprtDone { h1: false } => "H0",
-                RunState::Completed => "completed",
-                RunState::Stopped if capped => "no verdict (cap)",
-                RunState::Stopped | RunState::Active => "stopped",
-            };
-            return Ok((words, status));
-        }
-        if games >= max_games && !capped {
-            capped = true;
-            client.stop_run(pb::StopRunRequest::from(run)).await.map_err(remote::status("stopping the run"))?;
-        }
-    }
-    bail!("run {run}: the coordinator closed the stream before the run ended")
 }
 
 fn write_summary(dir: &Path, done: &[Iteration], best: &Params) -> Result<()> {

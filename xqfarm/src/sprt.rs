@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use proto::domain::{
     Adjudication, EloModel, OpeningSuiteSpec, OpeningSuiteSummary, RunId, RunKind, RunSpec, RunState, RunStatus,
-    SprtSettings, TimeControl, Variant, VariantKind, VariantSpec,
+    SprtSettings, SuiteId, TimeControl, Variant, VariantId, VariantKind, VariantSpec,
 };
 use proto::pb;
 use tokio_stream::StreamExt;
@@ -111,16 +111,8 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
         let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
         let cand_v = add_params_variant(&mut client, &name_of(&args.candidate), &candidate.to_toml()).await?;
         let suite = add_suite(&mut client, "sprt-openings", openings).await?;
-        let spec = RunSpec {
-            name: format!("{} vs {}", name_of(&args.candidate), name_of(&args.base)),
-            kind: RunKind::Sprt(sprt),
-            variants: vec![cand_v.id.clone(), base_v.id.clone()],
-            tc,
-            openings: suite.id,
-            adjudication: Adjudication::default(),
-            bench_signature: None,
-            sample_every: 8,
-        };
+        let name = format!("{} vs {}", name_of(&args.candidate), name_of(&args.base));
+        let spec = sprt_spec(name, sprt, cand_v.id, base_v.id, tc, suite.id);
         let run = create_run(&mut client, spec).await?;
         eprintln!(
             "run {} created: SPRT[{}, {}] alpha {} beta {} ({:?}) at {tc}",
@@ -187,25 +179,55 @@ pub async fn create_run(client: &mut Client, spec: RunSpec) -> Result<RunId> {
 
 /// Follows a run until it ends, drawing a progress line; returns its last status.
 pub async fn watch(client: &mut Client, run: RunId) -> Result<RunStatus> {
+    watch_up_to(client, run, None).await
+}
+
+/// [`watch`], stopping the run once it has `max_games` games (when given).
+pub async fn watch_up_to(client: &mut Client, run: RunId, max_games: Option<u64>) -> Result<RunStatus> {
     let mut stream = client
         .watch_run(pb::WatchRunRequest::from(run))
         .await
         .map_err(remote::status("watching the run"))?
         .into_inner();
-    let mut last = None;
+    let mut stopping = false;
     while let Some(item) = stream.next().await {
         let status =
             RunStatus::try_from(item.map_err(remote::status("watching the run"))?).context("reading run status")?;
         eprint!("\r{}   ", progress_line(&status));
         let _ = std::io::stderr().flush();
-        let over = status.run.state != RunState::Active;
-        last = Some(status);
-        if over {
-            break;
+        if status.run.state != RunState::Active {
+            eprintln!();
+            return Ok(status);
+        }
+        let games = status.live.first().map_or(0, |l| l.counts.games());
+        if !stopping && max_games.is_some_and(|m| games >= m) {
+            stopping = true;
+            client.stop_run(pb::StopRunRequest::from(run)).await.map_err(remote::status("stopping the run"))?;
         }
     }
     eprintln!();
-    last.context("the coordinator closed the stream without a status")
+    bail!("run {run}: the coordinator closed the stream before the run ended")
+}
+
+/// An SPRT of `candidate` against `base` on the suite `openings`, positions sampled every 8 plies.
+pub fn sprt_spec(
+    name: String,
+    sprt: SprtSettings,
+    candidate: VariantId,
+    base: VariantId,
+    tc: TimeControl,
+    openings: SuiteId,
+) -> RunSpec {
+    RunSpec {
+        name,
+        kind: RunKind::Sprt(sprt),
+        variants: vec![candidate, base],
+        tc,
+        openings,
+        adjudication: Adjudication::default(),
+        bench_signature: None,
+        sample_every: 8,
+    }
 }
 
 pub fn progress_line(status: &RunStatus) -> String {

@@ -13,11 +13,11 @@ use analysis::tune::{AdamConfig, EpochReport, Selection, parse_groups};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::eval::Params;
-use proto::domain::{Adjudication, EloModel, RunKind, RunSpec, SprtSettings, TimeControl};
+use proto::domain::{EloModel, SprtSettings, TimeControl};
 
 use crate::local_match::load_params;
 use crate::remote;
-use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines};
+use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines, sprt_spec};
 
 #[derive(Args, Debug, Clone)]
 pub struct TuneArgs {
@@ -217,16 +217,8 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
         let suite = add_suite(&mut client, "tune-openings", opening_lines(None)?).await?;
         let sprt =
             SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
-        let spec = RunSpec {
-            name: format!("{} vs {} (tuned)", tuned_v.spec.name, base_v.spec.name),
-            kind: RunKind::Sprt(sprt),
-            variants: vec![tuned_v.id, base_v.id],
-            tc,
-            openings: suite.id,
-            adjudication: Adjudication::default(),
-            bench_signature: None,
-            sample_every: 8,
-        };
+        let name = format!("{} vs {} (tuned)", tuned_v.spec.name, base_v.spec.name);
+        let spec = sprt_spec(name, sprt, tuned_v.id, base_v.id, tc, suite.id);
         let id = create_run(&mut client, spec).await?;
         println!(
             "submitted: run {id} on {url}, SPRT[{}, {}] of the tuned parameters against the base at {tc}",
