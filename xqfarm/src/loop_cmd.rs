@@ -35,7 +35,7 @@ pub struct LoopArgs {
     #[arg(long, default_value = "default")]
     pub start: String,
     /// Self-play game pairs per iteration.
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value_t = 2500)]
     pub pairs: u64,
     /// Nodes per move, in self-play and in the SPRT.
     #[arg(long, default_value_t = 3000)]
