@@ -19,6 +19,9 @@ pub struct TexelConfig {
     pub lambda: f64,
     /// Share of games held out for validation.
     pub validation_fraction: f64,
+    /// Weights whose coefficient is non-zero in fewer training positions than this stay at
+    /// their base value: too rare to be estimated, they would move on noise alone.
+    pub min_positions: u32,
     /// Adam's settings; its `k` is replaced by the fitted K.
     pub adam: AdamConfig,
 }
@@ -29,6 +32,7 @@ impl Default for TexelConfig {
             filter: PositionFilter::default(),
             lambda: 0.0,
             validation_fraction: tune::DEFAULT_VALIDATION_FRACTION,
+            min_positions: 0,
             adam: AdamConfig::default(),
         }
     }
@@ -42,6 +46,8 @@ pub struct TexelRun {
     pub train_positions: usize,
     pub validation_positions: usize,
     pub bytes_per_position: f64,
+    /// Weights the selection left trainable but `min_positions` froze.
+    pub rare_frozen: usize,
     pub k: f64,
     /// Losses at the base parameters.
     pub start: EpochReport,
@@ -103,7 +109,12 @@ pub fn texel(
     drop(set);
     let load_seconds = started.elapsed().as_secs_f64();
 
-    let adam = AdamConfig { k, ..config.adam.clone() };
+    let coefficient_counts = train.coefficient_counts();
+    let rare: Vec<usize> = (0..coefficient_counts.len())
+        .filter(|&i| config.adam.selection.is_trainable(i) && coefficient_counts[i] < config.min_positions)
+        .collect();
+    let selection = config.adam.selection.clone().freeze_params(rare.iter().copied());
+    let adam = AdamConfig { k, selection, ..config.adam.clone() };
     let start = EpochReport {
         epoch: 0,
         train_loss: tune::mse(&train, &start_weights, k)?,
@@ -117,6 +128,7 @@ pub fn texel(
         train_positions: train.len(),
         validation_positions: validation.len(),
         bytes_per_position: train.bytes_per_position(),
+        rare_frozen: rare.len(),
         k,
         start,
         outcome,

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use analysis::tune::playout::{XorShift64, random_playout_traces};
 use analysis::tune::{
     AdamConfig, DEFAULT_VALIDATION_FRACTION, Selection, TuningSet, TuningSetBuilder, fit_k, mse, mse_and_gradient,
-    sigmoid, tune, weights_of,
+    ridge_penalty, sigmoid, tune, weights_of,
 };
 use engine::Position;
 use engine::eval::{Group, NUM_PARAMS, PHASE_MAX, Params, Trace};
@@ -349,6 +349,55 @@ fn early_stopping_keeps_the_best_weights() {
     assert!(outcome.history[20].validation_loss > outcome.history[0].validation_loss);
 }
 
+/// The ridge pull: on drawn results (noise), every weight the data sees moves; with `l2` the
+/// tuner minimises MSE + penalty, so the weights end nearer the start than without it, the
+/// penalised objective is lower at the regularised weights than at the free ones, and a pull
+/// far stronger than the data keeps every weight within a step of its start. Measured: the
+/// mean move falls from 102 cp to 28 cp with l2 = 1e-4, and is 0 with l2 = 10 (the start wins).
+#[test]
+fn ridge_pull_keeps_weights_near_the_start() {
+    let traces = random_playout_traces(&starts(), 3000, 0x5EED);
+    let truth = weights_of(&true_material());
+    let mut rng = XorShift64::new(0xAB);
+    let mut builder = TuningSetBuilder::new();
+    for (trace, game) in &traces {
+        let win = rng.unit() < sigmoid(1.0, eval_of(trace, &truth));
+        builder.push_trace(trace, if win { 1.0 } else { 0.0 }, None, *game).unwrap();
+    }
+    let set = builder.build();
+    let start = Params::default();
+    let start_weights = weights_of(&start);
+    let selection = Selection::only(&[Group::Material, Group::Mobility]);
+    let trainable: Vec<bool> = (0..NUM_PARAMS).map(|i| selection.is_trainable(i)).collect();
+    let run = |l2: f64| {
+        let config = AdamConfig {
+            epochs: 400,
+            learning_rate: 2.0,
+            patience: 0,
+            l2,
+            selection: selection.clone(),
+            ..AdamConfig::default()
+        };
+        tune(&set, &TuningSet::new(), &start, &config, |_| {}).unwrap().weights
+    };
+    let mean_move = |w: &[f64]| {
+        let moved: Vec<f64> =
+            (0..NUM_PARAMS).filter(|&i| trainable[i]).map(|i| (w[i] - start_weights[i]).abs()).collect();
+        moved.iter().sum::<f64>() / moved.len() as f64
+    };
+    let objective = |w: &[f64], l2: f64| mse(&set, w, 1.0).unwrap() + ridge_penalty(l2, w, &start_weights, &trainable);
+
+    let free = run(0.0);
+    let pulled = run(1e-4);
+    let held = run(10.0);
+    let (free_move, pulled_move, held_move) = (mean_move(&free), mean_move(&pulled), mean_move(&held));
+    assert!(pulled_move < free_move / 2.0, "mean move {pulled_move:.2} with l2 vs {free_move:.2} without");
+    assert!(objective(&pulled, 1e-4) < objective(&free, 1e-4), "the pulled weights minimise the penalised loss");
+    assert!(mse(&set, &free, 1.0).unwrap() < mse(&set, &pulled, 1.0).unwrap(), "the free ones the plain loss");
+    assert!(held_move < 2.0, "mean move {held_move:.2} under a pull far stronger than the data");
+    eprintln!("ridge: mean move {free_move:.1} cp free, {pulled_move:.1} cp at l2 1e-4, {held_move:.2} cp at l2 10");
+}
+
 #[test]
 fn bad_settings_are_refused_with_their_name() {
     let set = expected_labels(&random_playout_traces(&starts(), 50, 1), &weights_of(&Params::default()), 1.0);
@@ -356,6 +405,7 @@ fn bad_settings_are_refused_with_their_name() {
         (AdamConfig { learning_rate: 0.0, ..AdamConfig::default() }, "learning rate"),
         (AdamConfig { beta2: 1.0, ..AdamConfig::default() }, "beta2"),
         (AdamConfig { k: f64::NAN, ..AdamConfig::default() }, "K"),
+        (AdamConfig { l2: -1.0, ..AdamConfig::default() }, "l2"),
     ] {
         let err = tune(&set, &set, &Params::default(), &config, |_| {}).expect_err(name).to_string();
         assert!(err.contains(name), "{err}");

@@ -55,6 +55,12 @@ pub struct LoopArgs {
     /// Weight of the search score in the label.
     #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
+    /// Ridge pull towards the current best: the loss a weight pays for moving 100 cp.
+    #[arg(long, default_value_t = tune_cmd::DEFAULT_L2)]
+    pub l2: f64,
+    /// Keep weights seen in fewer training positions than this at their current value.
+    #[arg(long, default_value_t = tune_cmd::DEFAULT_MIN_POSITIONS)]
+    pub min_positions: u32,
     /// SPRT bounds (normalized Elo) of tuned against best.
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub elo0: f64,
@@ -153,9 +159,11 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let config = TexelConfig {
                 filter: PositionFilter { runs: selfplay_runs.clone(), min_ply: 10 },
                 lambda: args.lambda,
+                min_positions: args.min_positions,
                 adam: AdamConfig {
                     epochs: args.epochs,
                     learning_rate: args.learning_rate,
+                    l2: args.l2,
                     selection: selection.clone(),
                     ..AdamConfig::default()
                 },

@@ -19,6 +19,11 @@ use crate::local_match::load_params;
 use crate::remote;
 use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines, sprt_spec};
 
+/// Default ridge pull (`--l2`) of `xqfarm tune` and `xqfarm loop`.
+pub const DEFAULT_L2: f64 = 0.0;
+/// Default `--min-positions` of `xqfarm tune` and `xqfarm loop`.
+pub const DEFAULT_MIN_POSITIONS: u32 = 0;
+
 #[derive(Args, Debug, Clone)]
 pub struct TuneArgs {
     /// Data directory of a coordinator (its `positions/` table is read).
@@ -48,6 +53,12 @@ pub struct TuneArgs {
     /// Weight of the search score in the label (0: the game result alone).
     #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
+    /// Ridge pull towards the base: the loss a weight pays for moving 100 cp (0: none).
+    #[arg(long, default_value_t = DEFAULT_L2)]
+    pub l2: f64,
+    /// Keep weights seen in fewer training positions than this at their base value.
+    #[arg(long, default_value_t = DEFAULT_MIN_POSITIONS)]
+    pub min_positions: u32,
     /// Share of games held out for validation.
     #[arg(long, default_value_t = 0.05)]
     pub validation: f64,
@@ -93,10 +104,12 @@ impl TuneArgs {
             filter: PositionFilter { runs: self.runs.clone(), min_ply: self.min_ply },
             lambda: self.lambda,
             validation_fraction: self.validation,
+            min_positions: self.min_positions,
             adam: AdamConfig {
                 epochs: self.epochs,
                 patience: self.patience,
                 learning_rate: self.learning_rate,
+                l2: self.l2,
                 selection,
                 ..AdamConfig::default()
             },
@@ -144,6 +157,7 @@ pub fn summary(run: &TexelRun) -> String {
     let end = run.end();
     format!(
         "positions: {} sampled, {} quiet at the minimum ply, {} distinct from {} games: {} train / {} validation ({:.1} bytes each)\n\
+         weights kept at the base for being too rare: {}\n\
          K = {:.6}\n\
          loss: train {:.6} -> {:.6}, validation {} -> {} (best epoch {} of {}{})\n\
          time: {:.1} s loading, {:.1} s tuning\n",
@@ -154,6 +168,7 @@ pub fn summary(run: &TexelRun) -> String {
         run.train_positions,
         run.validation_positions,
         run.bytes_per_position,
+        run.rare_frozen,
         run.k,
         run.start.train_loss,
         end.train_loss,

@@ -181,6 +181,27 @@ impl TuningSet {
             .sum()
     }
 
+    /// For every parameter, in how many positions its coefficient is non-zero: a feature's
+    /// middlegame weight counts where the feature occurs and the phase is above 0, its endgame
+    /// weight where it occurs and the phase is below `PHASE_MAX`. (An escaped count's repeated
+    /// entries count once.) The tuner freezes weights seen too rarely to be estimated.
+    pub fn coefficient_counts(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; 2 * NUM_FEATURES];
+        for i in 0..self.len() {
+            let p = self.position(i);
+            let (mg, eg) = (p.phase > 0, i32::from(p.phase) < PHASE_MAX);
+            for (j, &f) in p.features.iter().enumerate() {
+                if j > 0 && p.features[j - 1] == f {
+                    continue;
+                }
+                let f = usize::from(f);
+                counts[2 * f] += u32::from(mg);
+                counts[2 * f + 1] += u32::from(eg);
+            }
+        }
+        counts
+    }
+
     /// Heap memory held, capacity included.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
@@ -495,6 +516,26 @@ mod tests {
             p.features.iter().zip(p.counts).filter(|&(&g, _)| g == f).map(|(_, &n)| i32::from(n)).sum()
         };
         assert_eq!((per_feature(2), per_feature(4)), (300, -1000));
+        Ok(())
+    }
+
+    #[test]
+    fn coefficient_counts_follow_the_phase() -> Result<()> {
+        let mut set = TuningSet::new();
+        // Feature 2 in a middlegame position (both weights), in an escaped count (once), and
+        // in a pure endgame (endgame weight only); feature 4 at full phase (middlegame only).
+        let mid = Trace { phase: 10, coefficients: vec![(4, 10), (5, 22)] };
+        let escaped = Trace { phase: 10, coefficients: vec![(4, 300 * 10), (5, 300 * 22)] };
+        let end = Trace { phase: 0, coefficients: vec![(5, -2 * PHASE_MAX)] };
+        let full = Trace { phase: PHASE_MAX, coefficients: vec![(8, PHASE_MAX)] };
+        for t in [&mid, &escaped, &end, &full] {
+            set.push_trace(t, 0.5, 1)?;
+        }
+        let counts = set.coefficient_counts();
+        assert_eq!(counts.len(), 2 * NUM_FEATURES);
+        assert_eq!((counts[4], counts[5]), (2, 3));
+        assert_eq!((counts[8], counts[9]), (1, 0));
+        assert_eq!(counts.iter().map(|&c| u64::from(c)).sum::<u64>(), 6);
         Ok(())
     }
 
