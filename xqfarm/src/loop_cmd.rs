@@ -56,7 +56,7 @@ pub struct LoopArgs {
     #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
     /// Ridge pull towards the current best: the loss a weight pays for moving 100 cp.
-    #[arg(long, default_value_t = tune_cmd::DEFAULT_L2)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = tune_cmd::DEFAULT_L2)]
     pub l2: f64,
     /// Keep weights seen in fewer training positions than this at their current value.
     #[arg(long, default_value_t = tune_cmd::DEFAULT_MIN_POSITIONS)]

@@ -20,7 +20,7 @@ use crate::remote;
 use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines, sprt_spec};
 
 /// Default ridge pull (`--l2`) of `xqfarm tune` and `xqfarm loop`.
-pub const DEFAULT_L2: f64 = 0.0;
+pub const DEFAULT_L2: f64 = 1e-4;
 /// Default `--min-positions` of `xqfarm tune` and `xqfarm loop`.
 pub const DEFAULT_MIN_POSITIONS: u32 = 0;
 
@@ -54,7 +54,7 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
     /// Ridge pull towards the base: the loss a weight pays for moving 100 cp (0: none).
-    #[arg(long, default_value_t = DEFAULT_L2)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = DEFAULT_L2)]
     pub l2: f64,
     /// Keep weights seen in fewer training positions than this at their base value.
     #[arg(long, default_value_t = DEFAULT_MIN_POSITIONS)]

@@ -66,6 +66,23 @@ fn loop_then_tune_then_report() {
     assert!(tuned.contains("material"), "{tuned}");
     assert!(text(&out).contains("K = "), "{}", text(&out));
 
+    // Weights seen in fewer positions than --min-positions stay: with a bound above the data
+    // all 12 material weights (6 pieces, mg and eg) are kept and nothing changes.
+    let args = ["tune", "--data", "loop/data", "--run", "1", "--epochs", "5"];
+    let out = xqfarm(
+        &[&args[..], &["--out", "m/tuned.toml", "--only", "material", "--min-positions", "100000000"]].concat(),
+        dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("too rare: 12"), "{}", text(&out));
+    let changes = std::fs::read_to_string(dir.join("m/tuned-changes.md")).expect("changes");
+    assert_eq!(changes.lines().count(), 2, "only the table's header: {changes}");
+    // A negative ridge pull is refused by name, before any file is written.
+    let out = xqfarm(&[&args[..], &["--l2", "-1", "--out", "n/tuned.toml"]].concat(), dir);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("l2"), "{}", text(&out));
+    assert!(!dir.join("n/tuned.toml").exists());
+
     // The report of one run.
     let out = xqfarm(&["report", "--data", "loop/data", "--run", "2", "--out", "r"], dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
