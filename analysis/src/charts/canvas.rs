@@ -5,10 +5,12 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
+use super::axis;
 use crate::{Error, Result};
 
 /// Every chart is this many pixels wide and high.
@@ -71,6 +73,33 @@ pub fn label_font() -> TextStyle<'static> {
 
 pub fn axis_title_font() -> TextStyle<'static> {
     font(16.0)
+}
+
+/// Draws the mesh of a line plot over a count (games, epochs, iterations): whole-number ticks
+/// along x, the y ticks of its range, the faint minor grid, and both axis titles.
+pub fn draw_count_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Drawn
+where
+    DB::ErrorType: 'static,
+{
+    let x_ticks = axis::count_ticks(&chart.x_range());
+    let y_tick = axis::tick_label(&chart.y_range());
+    chart
+        .configure_mesh()
+        .x_labels(x_ticks)
+        .x_label_formatter(&|count| format!("{count:.0}"))
+        .y_label_formatter(&y_tick)
+        .light_line_style(FAINT_GRID)
+        .max_light_lines(MINOR_LINES)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style(label_font())
+        .axis_desc_style(axis_title_font())
+        .draw()?;
+    Ok(())
 }
 
 /// Registers DejaVu Sans, compiled into the binary, once per process. Plotters' `ab_glyph`

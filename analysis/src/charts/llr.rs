@@ -6,8 +6,7 @@ use plotters::prelude::*;
 
 use super::axis;
 use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_GREEN, TAB_RED, axis_title_font, caption_font, label_font,
-    legend, no_data, render, series_color,
+    Canvas, Drawn, GREY, TAB_GREEN, TAB_RED, caption_font, draw_count_mesh, legend, no_data, render, series_color,
 };
 use crate::Result;
 
@@ -47,28 +46,14 @@ fn draw(canvas: &Canvas<'_>, title: &str, series: &[LlrSeries]) -> Drawn {
     let y_values =
         series.iter().flat_map(|s| finite_points(s).into_iter().map(|(_, llr)| llr).chain([s.lower, s.upper]));
     let y_range = axis::padded(y_values.chain([0.0]));
-    let y_tick = axis::tick_label(&y_range);
     let (x_start, x_end) = (x_range.start, x_range.end);
-    let x_ticks = axis::count_ticks(&x_range);
-
     let mut chart = ChartBuilder::on(canvas)
         .caption(title, caption_font())
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(x_range, y_range)?;
-    chart
-        .configure_mesh()
-        .x_labels(x_ticks)
-        .x_label_formatter(&|games| format!("{games:.0}"))
-        .y_label_formatter(&y_tick)
-        .light_line_style(FAINT_GRID)
-        .max_light_lines(MINOR_LINES)
-        .x_desc("games")
-        .y_desc("log-likelihood ratio")
-        .label_style(label_font())
-        .axis_desc_style(axis_title_font())
-        .draw()?;
+    draw_count_mesh(&mut chart, "games", "log-likelihood ratio")?;
 
     let dashed = |value: f64, color: RGBColor| {
         DashedLineSeries::new([(x_start, value), (x_end, value)], 10, 6, color.stroke_width(2))

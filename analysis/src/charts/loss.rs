@@ -5,10 +5,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::axis;
-use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, MINOR_LINES, TAB_BLUE, TAB_ORANGE, axis_title_font, caption_font, label_font, legend,
-    no_data, render,
-};
+use super::canvas::{Canvas, Drawn, TAB_BLUE, TAB_ORANGE, caption_font, draw_count_mesh, legend, no_data, render};
 use crate::Result;
 
 /// One epoch's mean squared errors for [`loss_curve`].
@@ -46,27 +43,14 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[LossPoint]) -> Drawn {
     let drawn = || train.iter().chain(&validation);
 
     let x_range = axis::counts(drawn().map(|&(epoch, _)| epoch), None);
-    let x_ticks = axis::count_ticks(&x_range);
     let y_range = axis::padded(drawn().map(|&(_, loss)| loss));
-    let y_tick = axis::tick_label(&y_range);
     let mut chart = ChartBuilder::on(canvas)
         .caption(title, caption_font())
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(80)
         .build_cartesian_2d(x_range, y_range)?;
-    chart
-        .configure_mesh()
-        .x_labels(x_ticks)
-        .x_label_formatter(&|epoch| format!("{epoch:.0}"))
-        .y_label_formatter(&y_tick)
-        .light_line_style(FAINT_GRID)
-        .max_light_lines(MINOR_LINES)
-        .x_desc("epoch")
-        .y_desc("mean squared error")
-        .label_style(label_font())
-        .axis_desc_style(axis_title_font())
-        .draw()?;
+    draw_count_mesh(&mut chart, "epoch", "mean squared error")?;
 
     for (name, color, values) in [("train", TAB_BLUE, &train), ("validation", TAB_ORANGE, &validation)] {
         chart

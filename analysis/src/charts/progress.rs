@@ -5,10 +5,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::axis;
-use super::canvas::{
-    Canvas, Drawn, FAINT_GRID, GREY, MINOR_LINES, TAB_BLUE, TAB_GREEN, axis_title_font, caption_font, label_font,
-    legend, no_data, render,
-};
+use super::canvas::{Canvas, Drawn, GREY, TAB_BLUE, TAB_GREEN, caption_font, draw_count_mesh, legend, no_data, render};
 use crate::Result;
 
 /// One tuning iteration for [`elo_progress`]: the cumulative Elo against the starting point, its
@@ -40,27 +37,14 @@ fn draw(canvas: &Canvas<'_>, title: &str, points: &[ProgressPoint]) -> Drawn {
     points.sort_by_key(|p| p.iteration);
     let x_range = axis::counts(points.iter().map(|p| p.iteration as f64), None);
     let (x_start, x_end) = (x_range.start, x_range.end);
-    let x_ticks = axis::count_ticks(&x_range);
     let y_range = axis::padded(points.iter().flat_map(|p| [p.elo, p.lower, p.upper]).chain([0.0]));
-    let y_tick = axis::tick_label(&y_range);
     let mut chart = ChartBuilder::on(canvas)
         .caption(title, caption_font())
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(x_range, y_range)?;
-    chart
-        .configure_mesh()
-        .x_labels(x_ticks)
-        .x_label_formatter(&|iteration| format!("{iteration:.0}"))
-        .y_label_formatter(&y_tick)
-        .light_line_style(FAINT_GRID)
-        .max_light_lines(MINOR_LINES)
-        .x_desc("iteration")
-        .y_desc("Elo against the start")
-        .label_style(label_font())
-        .axis_desc_style(axis_title_font())
-        .draw()?;
+    draw_count_mesh(&mut chart, "iteration", "Elo against the start")?;
     chart.draw_series(LineSeries::new([(x_start, 0.0), (x_end, 0.0)], GREY.stroke_width(1)))?;
 
     // Whisker caps a third of the spacing between iterations wide, at most 12 pixels.
