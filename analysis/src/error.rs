@@ -8,9 +8,10 @@ pub enum Error {
     /// Pentanomial counts that cannot be read, e.g. from `--ptnml`.
     #[error("pentanomial `{input}`: {reason}")]
     Pentanomial { input: String, reason: String },
-    /// An SPRT parameter outside its domain (alpha of 1.2, equal bounds, ...).
-    #[error("SPRT parameter {name} = {value}: {reason}")]
-    SprtParameter { name: &'static str, value: f64, reason: &'static str },
+    /// An SPRT design outside its domain (alpha of 1.2, equal bounds, ...), as
+    /// [`proto::domain::SprtSettings::validate`] judges it.
+    #[error("SPRT design: {0}")]
+    SprtDesign(#[from] proto::Error),
     /// The constrained maximum-likelihood estimate behind a GSPRT log-likelihood ratio does not
     /// exist: no distribution on the observed outcomes reaches the hypothesis (a bound far beyond
     /// anything a match can show, such as 10,000 Elo).

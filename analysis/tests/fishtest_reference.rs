@@ -107,22 +107,22 @@ fn trinomial_statistics_match_fishtest() {
 fn fishtest_sample_sprt_verdicts() {
     let p = Pentanomial { counts: [10789, 19328, 33806, 19402, 10543] };
     // Normalized [0, 5]: LLR -26.84, far below -2.94.
-    let normalized = sprt(&p, &SprtParams::default()).unwrap();
+    let normalized = sprt(&p, &SprtSettings::default()).unwrap();
     assert_close("llr", normalized.llr, -26.83844863979962, 1e-7, 0.0);
     assert_close("lower", normalized.lower, -2.9444389791664403, 1e-15, 0.0);
     assert_close("upper", normalized.upper, 2.9444389791664403, 1e-15, 0.0);
     assert_eq!(normalized.verdict, Some(Hypothesis::H0));
     // Logistic [0, 2]: -8.35, H0.
-    let params = SprtParams { elo1: 2.0, model: EloModel::Logistic, ..Default::default() };
+    let params = SprtSettings { elo1: 2.0, model: EloModel::Logistic, ..Default::default() };
     let logistic = sprt(&p, &params).unwrap();
     assert_close("llr", logistic.llr, -8.34820881516847, 1e-7, 0.0);
     assert_eq!(logistic.verdict, Some(Hypothesis::H0));
     // Logistic [-3, 1] (Fishtest's self-test): 2.13, still running.
-    let params = SprtParams { elo0: -3.0, elo1: 1.0, model: EloModel::Logistic, ..Default::default() };
+    let params = SprtSettings { elo0: -3.0, elo1: 1.0, model: EloModel::Logistic, ..Default::default() };
     assert_eq!(sprt(&p, &params).unwrap().verdict, None);
     // OpenBench's sample: normalized [0, 2] gives 3.68, above 2.94: H1.
     let ob = Pentanomial { counts: [39, 8843, 26675, 9240, 44] };
-    let params = SprtParams { elo1: 2.0, ..Default::default() };
+    let params = SprtSettings { elo1: 2.0, ..Default::default() };
     assert_eq!(sprt(&ob, &params).unwrap().verdict, Some(Hypothesis::H1));
 }
 
@@ -157,7 +157,7 @@ fn bayeselo_helpers_match_fishtest() {
 
 /// Replays a test pair by pair through `update_SPRT`'s logic (LLR, dynamic overshoot, stop
 /// rule) and checks it stops where Fishtest's did, with the same LLR and corrections.
-fn replay(sequence: &str, params: SprtParams, batch: u64, want: (usize, f64, f64, f64, Hypothesis, [u64; 5])) {
+fn replay(sequence: &str, params: SprtSettings, batch: u64, want: (usize, f64, f64, f64, Hypothesis, [u64; 5])) {
     let mut p = Pentanomial::default();
     let mut overshoot = Overshoot::default();
     let digits: Vec<usize> = sequence.bytes().map(|b| usize::from(b - b'0')).collect();
@@ -199,7 +199,7 @@ fn sprt_with_overshoot_stops_where_fishtest_does() {
         "321130123342222234222222241243222432343223232221220113214123323232431141012423312422244122211123",
         "3321221241312412234",
     );
-    let params = SprtParams { elo0: 0.0, elo1: 20.0, ..Default::default() };
+    let params = SprtSettings { elo0: 0.0, elo1: 20.0, ..Default::default() };
     replay(
         seq,
         params,
@@ -216,7 +216,7 @@ fn sprt_with_overshoot_stops_where_fishtest_does() {
         "243112010233122134142243122111302201220434010311233113220022042303032124112101011131211010321240",
         "3223222413222101031103321112121442141102221201",
     );
-    let params = SprtParams { elo0: -3.0, elo1: 5.0, model: EloModel::Logistic, ..Default::default() };
+    let params = SprtSettings { elo0: -3.0, elo1: 5.0, model: EloModel::Logistic, ..Default::default() };
     replay(
         seq,
         params,
@@ -237,7 +237,7 @@ fn edge_cases_stay_finite() {
         }
         assert!(e.lower <= e.elo && e.elo <= e.upper, "{counts:?}: {e:?}");
         for model in [EloModel::Normalized, EloModel::Logistic] {
-            let s = sprt(&p, &SprtParams { model, ..Default::default() }).unwrap();
+            let s = sprt(&p, &SprtSettings { model, ..Default::default() }).unwrap();
             assert!(s.llr.is_finite() && s.verdict.is_none(), "{counts:?} {model}: {s:?}");
         }
         assert!(llr_normalized_alt(&p, 0.0, 5.0).is_finite());

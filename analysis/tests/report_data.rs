@@ -9,6 +9,7 @@ use analysis::data::{self, PositionFilter};
 use analysis::report::{self, ReportOptions};
 use analysis::tune::is_validation_game;
 use polars::prelude::*;
+use proto::domain::{EloModel, RunKindName, RunState};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -77,7 +78,11 @@ fn games(dir: &Path) -> TestResult {
         "worker" => worker,
     )?;
     write(&mut df, &dir.join("games/run=1/part-000000000001-000000000027.parquet"))?;
+    runs_table(dir, "active")
+}
 
+/// `runs.parquet` with one SPRT run in `state`.
+fn runs_table(dir: &Path, state: &str) -> TestResult {
     let ids = Series::new("".into(), [CAND, BASE]);
     let names = Series::new("".into(), ["tuned", "base"]);
     let mut runs = df!(
@@ -91,12 +96,33 @@ fn games(dir: &Path) -> TestResult {
         "model" => ["normalized"],
         "variant_ids" => [ids],
         "variant_names" => [names],
-        "state" => ["active"],
+        "state" => [state],
         "tc" => ["nodes=5000"],
         "sample_every" => [8u32],
         "created_unix_ms" => [0u64],
     )?;
     write(&mut runs, &dir.join("runs.parquet"))?;
+    Ok(())
+}
+
+#[test]
+fn run_states_read_in_the_one_vocabulary_and_old_tables_still_read() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    for (text, state) in [
+        ("sprt_h1", RunState::SprtDone { h1: true }),
+        ("h1", RunState::SprtDone { h1: true }),
+        ("h0", RunState::SprtDone { h1: false }),
+        ("stopped", RunState::Stopped),
+    ] {
+        runs_table(dir.path(), text)?;
+        let runs = data::read_runs(dir.path())?;
+        assert_eq!(runs[0].state, state, "{text}");
+        assert_eq!(runs[0].kind, RunKindName::Sprt);
+        assert_eq!(runs[0].model, Some(EloModel::Normalized));
+    }
+    runs_table(dir.path(), "finished")?;
+    let err = data::read_runs(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("runs.parquet") && err.contains("unknown run state `finished`"), "{err}");
     Ok(())
 }
 

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use analysis::stats::{self, EloModel as StatsModel, Hypothesis, Pentanomial, SprtParams, Wdl};
+use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
 use proto::domain::{
-    BatchAck, BatchResult, EloModel, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec,
-    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
-    SubmitRequest, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec, OpeningSuiteSummary,
+    PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SubmitRequest, Variant,
+    VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
 
@@ -73,6 +73,8 @@ impl Farm {
                 }
                 farm.export(run.id)?;
             }
+            // The `runs` table in today's vocabulary, even if an older version wrote it.
+            farm.export_runs(&farm.storage.list_runs()?)?;
         }
         Ok(farm)
     }
@@ -291,11 +293,6 @@ impl Farm {
     }
 
     pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
-        if let RunKind::Sprt(s) = &spec.kind {
-            to_stats_params(s)
-                .validate()
-                .map_err(|e| Error::InvalidSpec { field: "sprt".into(), reason: e.to_string() })?;
-        }
         let run = self.storage.create_run(spec, self.clock.now_ms())?;
         tracing::info!(run = run.id, name = %run.spec.name, "run created");
         self.notify();
@@ -349,25 +346,12 @@ pub fn check_opening(line: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn to_stats_params(s: &proto::domain::SprtSettings) -> SprtParams {
-    SprtParams {
-        elo0: s.elo0,
-        elo1: s.elo1,
-        alpha: s.alpha,
-        beta: s.beta,
-        model: match s.model {
-            EloModel::Normalized => StatsModel::Normalized,
-            EloModel::Logistic => StatsModel::Logistic,
-        },
-    }
-}
-
 fn sprt_progress(
     counts: &PairingStats,
     settings: &proto::domain::SprtSettings,
 ) -> Option<(SprtProgress, Option<Hypothesis>)> {
     let p = Pentanomial { counts: counts.pentanomial };
-    let r = stats::sprt(&p, &to_stats_params(settings)).ok()?;
+    let r = stats::sprt(&p, settings).ok()?;
     Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
 }
 
@@ -383,7 +367,7 @@ pub fn status(run: Run) -> RunStatus {
             let nelo = stats::nelo_estimate(&p);
             let sprt = match &run.spec.kind {
                 RunKind::Sprt(s) => sprt_progress(c, s).map(|(p, _)| p).or_else(|| {
-                    let (lower_bound, upper_bound) = stats::llr_bounds(s.alpha, s.beta);
+                    let (lower_bound, upper_bound) = s.bounds();
                     Some(SprtProgress { llr: 0.0, lower_bound, upper_bound })
                 }),
                 _ => None,

@@ -97,10 +97,7 @@ pub fn encode_variant(spec: &VariantSpec) -> String {
         VariantKind::External { command, args, protocol, options } => {
             put("external");
             put(command);
-            put(match protocol {
-                EngineProtocol::Uci => "uci",
-                EngineProtocol::Ucci => "ucci",
-            });
+            put(protocol.as_str());
             put(&args.len().to_string());
             for arg in args {
                 put(arg);
@@ -134,11 +131,7 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
         "params" => VariantKind::Params { toml: next()?.to_owned() },
         "external" => {
             let command = next()?.to_owned();
-            let protocol = match next()? {
-                "uci" => EngineProtocol::Uci,
-                "ucci" => EngineProtocol::Ucci,
-                _ => return Err(corrupt("unknown protocol")),
-            };
+            let protocol: EngineProtocol = next()?.parse().map_err(|_| corrupt("unknown protocol"))?;
             let count = |s: &str| s.parse::<usize>().map_err(|_| corrupt("bad count"));
             let n_args = count(next()?)?;
             let mut args = Vec::new();
@@ -223,19 +216,10 @@ pub fn validate_time_control(tc: TimeControl) -> Result<()> {
 }
 
 fn validate_sprt(s: &SprtSettings) -> Result<()> {
-    let bad = |field: &str, reason: &str| Err(Error::invalid_spec(field, reason));
-    if !s.elo0.is_finite() || !s.elo1.is_finite() {
-        return bad("sprt elo bounds", "must be finite");
-    }
-    if s.elo0 >= s.elo1 {
-        return bad("sprt elo bounds", "elo0 must be below elo1");
-    }
-    for (field, p) in [("sprt alpha", s.alpha), ("sprt beta", s.beta)] {
-        if !(p > 0.0 && p < 0.5) {
-            return bad(field, "must lie strictly between 0 and 0.5");
-        }
-    }
-    Ok(())
+    s.validate().map_err(|e| match e {
+        proto::Error::InvalidField { field, reason } => Error::invalid_spec(format!("sprt {field}"), reason),
+        other => Error::invalid_spec("sprt", other.to_string()),
+    })
 }
 
 fn validate_adjudication(a: &Adjudication) -> Result<()> {
@@ -381,8 +365,8 @@ mod tests {
         assert_eq!(field_of(&run(RunKind::Games { pairs: 0 }, 2)), "pairs");
         assert_eq!(field_of(&run(RunKind::Gauntlet { pairs_per_opponent: 5 }, 1)), "variants");
         let sprt = |elo0, elo1, alpha| SprtSettings { elo0, elo1, alpha, ..SprtSettings::default() };
-        assert_eq!(field_of(&run(RunKind::Sprt(sprt(5.0, 0.0, 0.05)), 2)), "sprt elo bounds");
-        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, f64::NAN, 0.05)), 2)), "sprt elo bounds");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(5.0, 0.0, 0.05)), 2)), "sprt elo1");
+        assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, f64::NAN, 0.05)), 2)), "sprt elo1");
         assert_eq!(field_of(&run(RunKind::Sprt(sprt(0.0, 5.0, 0.0)), 2)), "sprt alpha");
         let mut spec = run(RunKind::Games { pairs: 10 }, 2);
         spec.tc = TimeControl::Depth(0);

@@ -5,9 +5,11 @@ use std::fmt;
 use std::str::FromStr;
 
 mod live;
+mod names;
 mod work;
 
 pub use live::{LiveStats, RunStatus, SprtProgress};
+pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 
 pub type RunId = u64;
@@ -16,13 +18,6 @@ pub type LeaseId = u64;
 pub type SuiteId = u64;
 /// A variant is named by the hex content hash of its canonical description.
 pub type VariantId = String;
-
-/// Protocol of an external engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EngineProtocol {
-    Uci,
-    Ucci,
-}
 
 /// What plays: the in-process engine with a parameter set, or an external engine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -121,14 +116,9 @@ impl Default for Adjudication {
     }
 }
 
-/// Which Elo model the SPRT bounds are in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EloModel {
-    /// Normalized Elo (Fishtest's default).
-    Normalized,
-    Logistic,
-}
-
+/// The design of an SPRT: H0 is elo = elo0, H1 is elo = elo1, in the Elo of `model`; alpha is
+/// the largest false positive rate (reached at elo0), beta the largest false negative rate (at
+/// elo1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtSettings {
     pub elo0: f64,
@@ -139,8 +129,43 @@ pub struct SprtSettings {
 }
 
 impl Default for SprtSettings {
+    /// Fishtest's defaults: [0, 5], alpha = beta = 0.05, in normalized Elo.
     fn default() -> SprtSettings {
         SprtSettings { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
+    }
+}
+
+impl SprtSettings {
+    /// The one check of an SPRT's design, wherever one comes from (the wire, a command line,
+    /// the store): finite bounds with elo0 < elo1, 0 < alpha, 0 < beta and alpha + beta < 1,
+    /// so that Wald's lower bound is below 0 and the upper one above. The error names the
+    /// field (`elo0`, `elo1`, `alpha`, `beta`).
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |field: &str, reason: String| Err(crate::Error::InvalidField { field: field.into(), reason });
+        for (field, value) in [("elo0", self.elo0), ("elo1", self.elo1)] {
+            if !value.is_finite() {
+                return bad(field, format!("must be a finite number, got {value}"));
+            }
+        }
+        if self.elo1 <= self.elo0 {
+            return bad("elo1", format!("must exceed elo0 ({}), got {}", self.elo0, self.elo1));
+        }
+        // The negated comparison also rejects NaN.
+        for (field, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value > 0.0 && value < 1.0) {
+                return bad(field, format!("must lie strictly between 0 and 1, got {value}"));
+            }
+        }
+        if self.alpha + self.beta >= 1.0 {
+            return bad("beta", format!("alpha + beta must be below 1, got {} + {}", self.alpha, self.beta));
+        }
+        Ok(())
+    }
+
+    /// Wald's stopping bounds on the LLR: accept H0 at or below ln(beta / (1 - alpha)), H1 at
+    /// or above ln((1 - beta) / alpha); ±2.944 for alpha = beta = 0.05.
+    pub fn bounds(&self) -> (f64, f64) {
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
     }
 }
 
@@ -177,6 +202,17 @@ pub struct RunSpec {
     pub sample_every: u32,
 }
 
+impl RunKind {
+    pub fn name(&self) -> RunKindName {
+        match self {
+            RunKind::Sprt(_) => RunKindName::Sprt,
+            RunKind::Games { .. } => RunKindName::Games,
+            RunKind::Gauntlet { .. } => RunKindName::Gauntlet,
+            RunKind::RoundRobin { .. } => RunKindName::RoundRobin,
+        }
+    }
+}
+
 impl RunSpec {
     /// The pairings the kind plays, as `(first, second)` indices into `variants`; statistics
     /// are kept per pairing, in this order, from the first variant's side.
@@ -210,6 +246,42 @@ pub enum RunState {
     Completed,
     /// Stopped by a user.
     Stopped,
+}
+
+impl RunState {
+    pub fn name(&self) -> RunStateName {
+        match self {
+            RunState::Active => RunStateName::Active,
+            RunState::SprtDone { h1: false } => RunStateName::SprtH0,
+            RunState::SprtDone { h1: true } => RunStateName::SprtH1,
+            RunState::Completed => RunStateName::Completed,
+            RunState::Stopped => RunStateName::Stopped,
+        }
+    }
+
+    /// The state's one text (`sprt_h1`), as SQLite, Parquet and the analysis store it.
+    pub fn as_str(&self) -> &'static str {
+        self.name().as_str()
+    }
+}
+
+impl From<RunStateName> for RunState {
+    fn from(name: RunStateName) -> RunState {
+        match name {
+            RunStateName::Active => RunState::Active,
+            RunStateName::SprtH0 => RunState::SprtDone { h1: false },
+            RunStateName::SprtH1 => RunState::SprtDone { h1: true },
+            RunStateName::Completed => RunState::Completed,
+            RunStateName::Stopped => RunState::Stopped,
+        }
+    }
+}
+
+impl FromStr for RunState {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<RunState> {
+        s.parse::<RunStateName>().map(RunState::from)
+    }
 }
 
 /// Pentanomial counts of one pairing, from the first variant's (`a`'s) side.

@@ -18,6 +18,9 @@ pub enum Error {
         Version(*.theirs)
     )]
     VersionMismatch { theirs: u32, ours: u32 },
+    /// A text that names no value of a closed set (run state, Elo model, ...).
+    #[error("unknown {what} `{given}` (expected {expected})")]
+    UnknownName { what: &'static str, given: String, expected: String },
     /// A farm token must be non-empty visible ASCII to travel as gRPC metadata.
     #[error("the farm token must be non-empty visible ASCII (no spaces or control characters)")]
     InvalidToken,
@@ -38,7 +41,7 @@ impl Error {
     pub fn field(&self) -> Option<&str> {
         match self {
             Error::MissingField { field } | Error::InvalidField { field, .. } => Some(field),
-            Error::VersionMismatch { .. } | Error::InvalidToken => None,
+            Error::VersionMismatch { .. } | Error::InvalidToken | Error::UnknownName { .. } => None,
         }
     }
 

@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::domain::{
-    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunSpec, RunStatus, SprtSettings, TimeControl,
-    VariantKind, VariantSpec,
+    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunKindName, RunSpec, RunStatus, SprtSettings,
+    TimeControl, VariantKind, VariantSpec,
 };
 use proto::pb;
 use worker::client::{WorkerConfig, run_worker};
@@ -148,9 +148,9 @@ pub struct CreateArgs {
     /// Run name.
     #[arg(long, default_value = "run")]
     name: String,
-    /// sprt, games, gauntlet or round-robin.
-    #[arg(long, default_value = "sprt")]
-    kind: String,
+    /// What the run plays.
+    #[arg(long, value_enum, default_value_t = RunKindName::Sprt)]
+    kind: RunKindName,
     /// Variant ids (SPRT: candidate then base; gauntlet: candidate then opponents).
     #[arg(long, num_args = 1.., required = true)]
     variants: Vec<String>,
@@ -172,9 +172,9 @@ pub struct CreateArgs {
     alpha: f64,
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
-    /// normalized or logistic.
-    #[arg(long, default_value = "normalized")]
-    model: String,
+    /// Elo model of the SPRT bounds.
+    #[arg(long, value_enum, default_value_t = EloModel::Normalized)]
+    model: EloModel,
     /// Only workers with this engine bench signature play the run.
     #[arg(long)]
     bench_signature: Option<u64>,
@@ -186,19 +186,17 @@ pub struct CreateArgs {
 pub async fn run_command(cmd: RunCommand) -> Result<()> {
     match cmd {
         RunCommand::Create(a) => {
-            let kind = match a.kind.as_str() {
-                "sprt" => {
-                    let model = match a.model.as_str() {
-                        "normalized" => EloModel::Normalized,
-                        "logistic" => EloModel::Logistic,
-                        other => bail!("--model `{other}`: expected normalized or logistic"),
-                    };
-                    RunKind::Sprt(SprtSettings { elo0: a.elo0, elo1: a.elo1, alpha: a.alpha, beta: a.beta, model })
-                }
-                "games" => RunKind::Games { pairs: a.pairs },
-                "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: a.pairs },
-                "round-robin" => RunKind::RoundRobin { pairs_per_pairing: a.pairs },
-                other => bail!("--kind `{other}`: expected sprt, games, gauntlet or round-robin"),
+            let kind = match a.kind {
+                RunKindName::Sprt => RunKind::Sprt(SprtSettings {
+                    elo0: a.elo0,
+                    elo1: a.elo1,
+                    alpha: a.alpha,
+                    beta: a.beta,
+                    model: a.model,
+                }),
+                RunKindName::Games => RunKind::Games { pairs: a.pairs },
+                RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: a.pairs },
+                RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: a.pairs },
             };
             let tc: TimeControl = a.tc.parse().map_err(anyhow::Error::msg)?;
             let spec = RunSpec {
@@ -263,9 +261,9 @@ pub struct VariantAddArgs {
     /// An external engine command instead of a parameter file.
     #[arg(long, conflicts_with = "file")]
     external: Option<String>,
-    /// uci or ucci (external engines).
-    #[arg(long, default_value = "uci")]
-    protocol: String,
+    /// Protocol of an external engine.
+    #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
+    protocol: EngineProtocol,
     /// Engine options NAME=VALUE (external engines).
     #[arg(long = "option")]
     options: Vec<String>,
@@ -285,11 +283,7 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
         (None, Some(cmd)) => {
             let mut words = cmd.split_whitespace().map(str::to_owned);
             let command = words.next().context("--external needs a command")?;
-            let protocol = match a.protocol.as_str() {
-                "uci" => EngineProtocol::Uci,
-                "ucci" => EngineProtocol::Ucci,
-                other => bail!("--protocol `{other}`: expected uci or ucci"),
-            };
+            let protocol = a.protocol;
             let options = a
                 .options
                 .iter()

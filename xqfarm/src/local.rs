@@ -48,7 +48,7 @@ pub async fn run(args: &LocalArgs) -> Result<()> {
         elo1: 0.0,
         alpha: 0.05,
         beta: 0.05,
-        model: "normalized".into(),
+        model: proto::domain::EloModel::Normalized,
         tc: format!("nodes={}", args.nodes),
         concurrency: args.concurrency,
         openings: None,

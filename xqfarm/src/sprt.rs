@@ -39,8 +39,8 @@ pub struct SprtArgs {
     #[arg(long, default_value_t = 0.05)]
     pub beta: f64,
     /// Elo model of the bounds: normalized (Fishtest's default) or logistic.
-    #[arg(long, default_value = "normalized")]
-    pub model: String,
+    #[arg(long, value_enum, default_value_t = EloModel::Normalized)]
+    pub model: EloModel,
     /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
     #[arg(long, default_value = "nodes=20000")]
     pub tc: String,
@@ -73,11 +73,7 @@ pub enum Verdict {
 }
 
 pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
-    let model = match args.model.as_str() {
-        "normalized" => EloModel::Normalized,
-        "logistic" => EloModel::Logistic,
-        other => bail!("--model `{other}`: expected normalized or logistic"),
-    };
+    let model = args.model;
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
     let base = load_params(&args.base)?;
     let candidate = load_params(&args.candidate)?;

@@ -2,9 +2,9 @@
 //! counts in; games, score, Elo and nElo with 95% intervals, LOS, and the LLR with its bounds
 //! and verdict out, one `name: value` line each. The statistics live in `analysis::stats`.
 
-use analysis::stats::{self, EloModel, Hypothesis, Outcomes, Pentanomial, SprtParams};
+use analysis::stats::{self, EloModel, Hypothesis, Outcomes, Pentanomial, SprtSettings};
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -25,24 +25,8 @@ pub struct StatsArgs {
     #[arg(long, default_value_t = 0.05)]
     pub beta: f64,
     /// Elo model of the bounds: normalized Elo (Fishtest's default) or logistic Elo.
-    #[arg(long, value_enum, default_value_t = Model::Normalized)]
-    pub model: Model,
-}
-
-/// The command-line face of [`EloModel`] (the analysis crate stays free of clap).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Model {
-    Normalized,
-    Logistic,
-}
-
-impl From<Model> for EloModel {
-    fn from(model: Model) -> Self {
-        match model {
-            Model::Normalized => EloModel::Normalized,
-            Model::Logistic => EloModel::Logistic,
-        }
-    }
+    #[arg(long, value_enum, default_value_t = EloModel::Normalized)]
+    pub model: EloModel,
 }
 
 /// Reads `--ptnml`: five comma-separated counts; the error names the input.
@@ -59,7 +43,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
 fn report(args: &StatsArgs) -> Result<String> {
     let p = &args.ptnml;
     let params =
-        SprtParams { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta, model: args.model.into() };
+        SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta, model: args.model };
     let sprt = stats::sprt(p, &params).with_context(|| format!("SPRT of pentanomial [{p}]"))?;
     let elo = stats::elo_estimate(p);
     let nelo = stats::nelo_estimate(p);
@@ -125,7 +109,7 @@ mod tests {
     fn defaults_are_fishtests() {
         let cli = Cli::try_parse_from(["stats", "--ptnml", "1,2,3,4,5"]).unwrap();
         let a = cli.stats;
-        assert_eq!((a.elo0, a.elo1, a.alpha, a.beta, a.model), (0.0, 5.0, 0.05, 0.05, Model::Normalized));
+        assert_eq!((a.elo0, a.elo1, a.alpha, a.beta, a.model), (0.0, 5.0, 0.05, 0.05, EloModel::Normalized));
         let cli = Cli::try_parse_from([
             "stats",
             "--ptnml",
@@ -138,7 +122,7 @@ mod tests {
             "logistic",
         ])
         .unwrap();
-        assert_eq!((cli.stats.elo0, cli.stats.model), (-3.0, Model::Logistic));
+        assert_eq!((cli.stats.elo0, cli.stats.model), (-3.0, EloModel::Logistic));
     }
 
     #[test]
@@ -166,6 +150,6 @@ mod tests {
     fn bad_sprt_parameters_are_errors() {
         let cli = Cli::try_parse_from(["stats", "--ptnml", "1,2,3,4,5", "--alpha", "1.5"]).unwrap();
         let err = format!("{:#}", report(&cli.stats).unwrap_err());
-        assert!(err.contains("alpha = 1.5"), "{err}");
+        assert!(err.contains("`alpha`") && err.contains("got 1.5"), "{err}");
     }
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use polars::prelude::*;
+use proto::domain::{EloModel, RunKindName, RunState};
 
 use super::{collect, column, data_error, f64s, strings, u64s};
 use crate::error::Result;
@@ -12,24 +13,22 @@ use crate::error::Result;
 pub struct RunInfo {
     pub run: u64,
     pub name: String,
-    /// `sprt`, `games`, `gauntlet` or `round_robin`.
-    pub kind: String,
+    pub kind: RunKindName,
     pub elo0: f64,
     pub elo1: f64,
     pub alpha: f64,
     pub beta: f64,
-    /// `normalized` or `logistic` (SPRT only).
-    pub model: String,
+    /// SPRT runs only.
+    pub model: Option<EloModel>,
     pub variant_ids: Vec<String>,
     pub variant_names: Vec<String>,
-    /// `active`, `h1`, `h0`, `completed` or `stopped`.
-    pub state: String,
+    pub state: RunState,
     pub tc: String,
 }
 
 impl RunInfo {
     pub fn is_sprt(&self) -> bool {
-        self.kind == "sprt"
+        self.kind == RunKindName::Sprt
     }
 
     /// The name of variant `id` in this run, if it is one of the run's.
@@ -60,24 +59,36 @@ pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
     let tc = strings(&df, "tc", &path)?;
     let ids = string_lists(&df, "variant_ids", &path)?;
     let names = string_lists(&df, "variant_names", &path)?;
-    let mut out: Vec<RunInfo> = (0..runs.len())
-        .map(|i| RunInfo {
+    let bad = |run: u64, e: proto::Error| data_error(&path, format!("run {run}: {e}"));
+    let mut out = Vec::with_capacity(runs.len());
+    for i in 0..runs.len() {
+        out.push(RunInfo {
             run: runs[i],
             name: name[i].clone(),
-            kind: kind[i].clone(),
+            kind: kind[i].parse().map_err(|e| bad(runs[i], e))?,
             elo0: elo0[i],
             elo1: elo1[i],
             alpha: alpha[i],
             beta: beta[i],
-            model: model[i].clone(),
+            model: if model[i].is_empty() { None } else { Some(model[i].parse().map_err(|e| bad(runs[i], e))?) },
             variant_ids: ids[i].clone(),
             variant_names: names[i].clone(),
-            state: state[i].clone(),
+            state: legacy_state(&state[i]).parse().map_err(|e| bad(runs[i], e))?,
             tc: tc[i].clone(),
-        })
-        .collect();
+        });
+    }
     out.sort_by_key(|r| r.run);
     Ok(out)
+}
+
+/// Tables written before the run states had one vocabulary said `h1`/`h0`; the coordinator
+/// rewrites the table in today's words at its next start, and until then they read as these.
+fn legacy_state(text: &str) -> &str {
+    match text {
+        "h1" => RunState::SprtDone { h1: true }.as_str(),
+        "h0" => RunState::SprtDone { h1: false }.as_str(),
+        other => other,
+    }
 }
 
 fn string_lists(df: &DataFrame, name: &str, path: &Path) -> Result<Vec<Vec<String>>> {

@@ -4,10 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use proto::domain::{RunKindName, RunState};
+
 use crate::data::{self, LengthStats, PairingCounts, ReasonCount, RunInfo};
 use crate::error::{Error, Result};
 use crate::stats::{
-    self, EloEstimate, EloModel, HeadToHead, Hypothesis, NeloEstimate, Pentanomial, SprtParams, SprtResult, Wdl,
+    self, EloEstimate, HeadToHead, Hypothesis, NeloEstimate, Pentanomial, SprtResult, SprtSettings, Wdl,
 };
 
 /// A worker is flagged when its results are this unlikely under the pooled distribution of
@@ -32,8 +34,9 @@ pub struct ReportOptions {
 pub struct PairingReport {
     pub run: u64,
     pub run_name: String,
-    pub kind: String,
-    pub state: String,
+    /// `None` when the `runs` table does not describe the run.
+    pub kind: Option<RunKindName>,
+    pub state: Option<RunState>,
     pub tc: String,
     pub first: String,
     pub second: String,
@@ -42,7 +45,7 @@ pub struct PairingReport {
     pub nelo: NeloEstimate,
     pub los: f64,
     /// SPRT runs: the LLR now, its bounds and the verdict it reaches.
-    pub sprt: Option<(SprtParams, SprtResult)>,
+    pub sprt: Option<(SprtSettings, SprtResult)>,
     /// SPRT runs: (games, LLR) after each sampled pair.
     pub llr_series: Vec<(u64, f64)>,
 }
@@ -107,12 +110,12 @@ fn names(runs: &[RunInfo]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn sprt_params(info: &RunInfo) -> Option<SprtParams> {
+fn sprt_params(info: &RunInfo) -> Option<SprtSettings> {
     if !info.is_sprt() {
         return None;
     }
-    let model = if info.model == "logistic" { EloModel::Logistic } else { EloModel::Normalized };
-    Some(SprtParams { elo0: info.elo0, elo1: info.elo1, alpha: info.alpha, beta: info.beta, model })
+    let model = info.model.unwrap_or_default();
+    Some(SprtSettings { elo0: info.elo0, elo1: info.elo1, alpha: info.alpha, beta: info.beta, model })
 }
 
 /// Builds the report over the data directory `data`.
@@ -143,8 +146,8 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
         pairings.push(PairingReport {
             run: c.run,
             run_name: info.map_or_else(|| format!("run {}", c.run), |i| i.name.clone()),
-            kind: info.map_or_else(|| "?".into(), |i| i.kind.clone()),
-            state: info.map_or_else(|| "?".into(), |i| i.state.clone()),
+            kind: info.map(|i| i.kind),
+            state: info.map(|i| i.state.clone()),
             tc: info.map_or_else(String::new, |i| i.tc.clone()),
             first: display(&counts.a),
             second: display(&counts.b),
@@ -175,7 +178,7 @@ fn llr_series(
     data: &Path,
     raw: &PairingCounts,
     oriented: &PairingCounts,
-    params: &SprtParams,
+    params: &SprtSettings,
 ) -> Result<Vec<(u64, f64)>> {
     let pairs = data::pairs(data, raw.run, &raw.a, &raw.b)?;
     let flip = oriented.a != raw.a;

@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use proto::domain::RunState;
+
 use super::build::{Report, verdict_text};
 
 fn pct(part: u64, whole: u64) -> String {
@@ -25,11 +27,11 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         let (llr, verdict) = match &p.sprt {
             Some((params, r)) => (
                 format!("{:.2} ({:.2}, {:.2}) [{}, {}]", r.llr, r.lower, r.upper, params.elo0, params.elo1),
-                match p.state.as_str() {
-                    "h1" => "H1 accepted".to_owned(),
-                    "h0" => "H0 accepted".to_owned(),
-                    "active" | "?" => verdict_text(r).to_owned(),
-                    other => format!("none ({other})"),
+                match &p.state {
+                    Some(RunState::SprtDone { h1: true }) => "H1 accepted".to_owned(),
+                    Some(RunState::SprtDone { h1: false }) => "H0 accepted".to_owned(),
+                    Some(RunState::Active) | None => verdict_text(r).to_owned(),
+                    Some(other) => format!("none ({other})", other = other.as_str()),
                 },
             ),
             None => ("-".into(), "-".into()),
@@ -39,8 +41,8 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
             "| {} | {} | {} | {} | {} | {} vs {} | {} | {} | {} | {} | {:?} | {:+.1} ± {:.1} | {:+.1} ± {:.1} | {:.1}% | {} | {} |",
             p.run,
             p.run_name,
-            p.kind,
-            p.state,
+            p.kind.map_or("?", |k| k.as_str()),
+            p.state.as_ref().map_or("?", RunState::as_str),
             p.tc,
             p.first,
             p.second,

@@ -9,13 +9,13 @@
 //! small [`PRIOR`], so empty, all-draw and one-sided results give finite values, never NaN.
 //!
 //! ```
-//! use analysis::stats::{Pentanomial, SprtParams, elo_estimate, nelo_estimate, sprt};
+//! use analysis::stats::{Pentanomial, SprtSettings, elo_estimate, nelo_estimate, sprt};
 //!
 //! let p: Pentanomial = "10789, 19328, 33806, 19402, 10543".parse()?;
 //! let elo = elo_estimate(&p);
 //! assert!((elo.elo - -0.77).abs() < 0.01 && (elo.error() - 1.28).abs() < 0.01);
 //! assert!((nelo_estimate(&p).nelo - -0.95).abs() < 0.01);
-//! let sprt = sprt(&p, &SprtParams::default())?; // normalized [0, 5]
+//! let sprt = sprt(&p, &SprtSettings::default())?; // normalized [0, 5]
 //! assert!((sprt.llr - -26.84).abs() < 0.01);
 //! assert_eq!(sprt.verdict, Some(analysis::stats::Hypothesis::H0));
 //! # Ok::<(), analysis::Error>(())
@@ -45,6 +45,5 @@ pub use outcomes::{Outcomes, Pentanomial, Wdl};
 pub use overshoot::{Overshoot, OvershootUpdate};
 pub use rating::{HeadToHead, Rating, VIRTUAL_DRAWS, rating_list};
 pub use sprt::{
-    EloModel, Hypothesis, SprtParams, SprtResult, llr, llr_bounds, llr_logistic, llr_normalized, llr_normalized_alt,
-    sprt,
+    EloModel, Hypothesis, SprtResult, SprtSettings, llr, llr_logistic, llr_normalized, llr_normalized_alt, sprt,
 };

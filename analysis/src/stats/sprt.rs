@@ -8,100 +8,17 @@
 //! LLR = N Σ p̂_i ln(p1_i / p0_i) over the N (regularized) samples.
 
 use std::fmt;
-use std::str::FromStr;
 
 use super::distribution::Distribution;
 use super::elo::score_of_elo;
 use super::mle::{mle_expected, mle_t_value};
 use super::nelo::NELO_DIVIDED_BY_NT;
 use super::outcomes::Outcomes;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
-/// In which Elo the SPRT bounds are stated.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum EloModel {
-    /// Normalized Elo (Fishtest's default since 2021): bounds mean the same test length
-    /// whatever the draw rate.
-    #[default]
-    Normalized,
-    /// Logistic Elo: bounds on the expected score.
-    Logistic,
-}
-
-impl fmt::Display for EloModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Normalized => "normalized",
-            Self::Logistic => "logistic",
-        })
-    }
-}
-
-impl FromStr for EloModel {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "normalized" => Ok(Self::Normalized),
-            "logistic" => Ok(Self::Logistic),
-            _ => Err(format!("unknown Elo model `{s}` (expected normalized or logistic)")),
-        }
-    }
-}
-
-/// The design of an SPRT: H0 is elo = elo0, H1 is elo = elo1; alpha is the largest false
-/// positive rate (reached at elo0), beta the largest false negative rate (at elo1).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SprtParams {
-    pub elo0: f64,
-    pub elo1: f64,
-    pub alpha: f64,
-    pub beta: f64,
-    pub model: EloModel,
-}
-
-impl Default for SprtParams {
-    /// Fishtest's defaults: [0, 5], alpha = beta = 0.05, in normalized Elo.
-    fn default() -> Self {
-        Self { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
-    }
-}
-
-impl SprtParams {
-    /// Checks that the bounds are finite with elo0 < elo1, and that 0 < alpha, beta and
-    /// alpha + beta < 1 (so that lower bound < 0 < upper bound).
-    pub fn validate(&self) -> Result<()> {
-        let bad = |name, value, reason| Err(Error::SprtParameter { name, value, reason });
-        for (name, value) in [("elo0", self.elo0), ("elo1", self.elo1)] {
-            if !value.is_finite() {
-                return bad(name, value, "must be a finite number");
-            }
-        }
-        if self.elo0 >= self.elo1 {
-            return bad("elo0", self.elo0, "must be below elo1");
-        }
-        for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if !(value > 0.0 && value < 1.0) {
-                return bad(name, value, "must lie strictly between 0 and 1");
-            }
-        }
-        if self.alpha + self.beta >= 1.0 {
-            return bad("alpha", self.alpha, "alpha + beta must be below 1");
-        }
-        Ok(())
-    }
-
-    /// Wald's bounds on the LLR, see [`llr_bounds`].
-    pub fn bounds(&self) -> (f64, f64) {
-        llr_bounds(self.alpha, self.beta)
-    }
-}
-
-/// Wald's stopping bounds: accept H0 below ln(beta / (1 - alpha)), accept H1 above
-/// ln((1 - beta) / alpha). ±2.944 for alpha = beta = 0.05.
-pub fn llr_bounds(alpha: f64, beta: f64) -> (f64, f64) {
-    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
-}
+/// The SPRT's design and its Elo model are the farm's own domain types: one struct and one
+/// `validate()` for the wire, the store, the command line and the statistics.
+pub use proto::domain::{EloModel, SprtSettings};
 
 /// N Σ p̂_i ln(p1_i / p0_i) (Fishtest's `N * LLR(pdf, ...)`).
 fn generalized_llr(pdf: &Distribution, h0: &Distribution, h1: &Distribution) -> f64 {
@@ -151,7 +68,7 @@ pub fn llr_normalized_alt<O: Outcomes + ?Sized>(outcomes: &O, nelo0: f64, nelo1:
 }
 
 /// The LLR of `outcomes` for the bounds of `params`, in its Elo model.
-pub fn llr<O: Outcomes + ?Sized>(outcomes: &O, params: &SprtParams) -> Result<f64> {
+pub fn llr<O: Outcomes + ?Sized>(outcomes: &O, params: &SprtSettings) -> Result<f64> {
     match params.model {
         EloModel::Normalized => llr_normalized(outcomes, params.elo0, params.elo1),
         EloModel::Logistic => llr_logistic(outcomes, params.elo0, params.elo1),
@@ -205,7 +122,7 @@ impl SprtResult {
 /// The SPRT of `outcomes` under `params` against the plain Wald bounds (Fishtest's
 /// `update_SPRT` without the overshoot correction, which needs the history of updates: see
 /// [`super::overshoot::Overshoot`]).
-pub fn sprt<O: Outcomes + ?Sized>(outcomes: &O, params: &SprtParams) -> Result<SprtResult> {
+pub fn sprt<O: Outcomes + ?Sized>(outcomes: &O, params: &SprtSettings) -> Result<SprtResult> {
     params.validate()?;
     Ok(SprtResult::judge(llr(outcomes, params)?, params.bounds(), (0.0, 0.0)))
 }
@@ -217,29 +134,30 @@ mod tests {
 
     #[test]
     fn wald_bounds() {
-        let (lower, upper) = llr_bounds(0.05, 0.05);
+        let (lower, upper) = SprtSettings::default().bounds();
         assert!((lower + 2.944_438_979_166_440_3).abs() < 1e-15);
         assert!((upper - 2.944_438_979_166_440_3).abs() < 1e-15);
-        let (lower, upper) = llr_bounds(0.05, 0.1);
+        let (lower, upper) = SprtSettings { beta: 0.1, ..Default::default() }.bounds();
         assert!((lower - (0.1f64 / 0.95).ln()).abs() < 1e-15 && (upper - 18f64.ln()).abs() < 1e-15);
     }
 
     #[test]
     fn params_are_validated() {
-        assert!(SprtParams::default().validate().is_ok());
+        assert!(SprtSettings::default().validate().is_ok());
         let bad = [
-            SprtParams { elo0: 5.0, elo1: 5.0, ..Default::default() },
-            SprtParams { elo1: f64::NAN, ..Default::default() },
-            SprtParams { alpha: 0.0, ..Default::default() },
-            SprtParams { beta: 1.0, ..Default::default() },
-            SprtParams { alpha: 0.6, beta: 0.5, ..Default::default() },
+            SprtSettings { elo0: 5.0, elo1: 5.0, ..Default::default() },
+            SprtSettings { elo1: f64::NAN, ..Default::default() },
+            SprtSettings { alpha: 0.0, ..Default::default() },
+            SprtSettings { beta: 1.0, ..Default::default() },
+            SprtSettings { alpha: 0.6, beta: 0.5, ..Default::default() },
         ];
-        for p in bad {
+        for (p, field) in bad.iter().zip(["elo1", "elo1", "alpha", "beta", "beta"]) {
             let err = p.validate().unwrap_err();
-            assert!(matches!(err, Error::SprtParameter { .. }), "{p:?}: {err}");
+            assert_eq!(err.field(), Some(field), "{p:?}: {err}");
         }
-        let err = sprt(&Pentanomial::default(), &bad[0]).unwrap_err().to_string();
-        assert!(err.contains("elo0 = 5"), "{err}");
+        let err = sprt(&Pentanomial::default(), &bad[0]).unwrap_err();
+        assert!(matches!(err, crate::Error::SprtDesign(_)), "{err}");
+        assert!(err.to_string().contains("must exceed elo0 (5)"), "{err}");
     }
 
     #[test]
@@ -256,17 +174,17 @@ mod tests {
         let strong = Pentanomial { counts: [200, 1500, 4000, 2100, 400] };
         let weak = Pentanomial { counts: [400, 2100, 4000, 1500, 200] };
         for model in [EloModel::Normalized, EloModel::Logistic] {
-            let params = SprtParams { model, ..Default::default() };
+            let params = SprtSettings { model, ..Default::default() };
             assert_eq!(sprt(&strong, &params).unwrap().verdict, Some(Hypothesis::H1), "{model}");
             assert_eq!(sprt(&weak, &params).unwrap().verdict, Some(Hypothesis::H0), "{model}");
         }
-        let undecided = sprt(&Pentanomial { counts: [3, 5, 8, 5, 3] }, &SprtParams::default()).unwrap();
+        let undecided = sprt(&Pentanomial { counts: [3, 5, 8, 5, 3] }, &SprtSettings::default()).unwrap();
         assert_eq!(undecided.verdict, None);
     }
 
     #[test]
     fn judge_uses_strict_inequalities_and_overshoot() {
-        let bounds = llr_bounds(0.05, 0.05);
+        let bounds = SprtSettings::default().bounds();
         assert_eq!(SprtResult::judge(bounds.1, bounds, (0.0, 0.0)).verdict, None);
         assert_eq!(SprtResult::judge(2.9, bounds, (0.0, 0.1)).verdict, Some(Hypothesis::H1));
         assert_eq!(SprtResult::judge(-2.9, bounds, (0.1, 0.0)).verdict, Some(Hypothesis::H0));

@@ -11,7 +11,7 @@ use ::parquet::arrow::ArrowWriter;
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use proto::domain::{EloModel, Run, RunKind, RunState, Variant};
+use proto::domain::{Run, RunKind, Variant};
 
 use super::error::{AtPath, Result};
 use super::layout::{sync_dir, temp_dir};
@@ -40,7 +40,9 @@ pub struct RunRow {
     /// The variants in the spec's order (the first is the candidate of an SPRT/gauntlet).
     pub variant_ids: Vec<String>,
     pub variant_names: Vec<String>,
-    /// `active`, `h1`, `h0`, `completed` or `stopped`.
+    /// [`proto::domain::RunState::as_str`]: `active`, `sprt_h1`, `sprt_h0`, `completed` or `stopped`
+    /// (files written before the vocabulary was one said `h1`/`h0`; the coordinator rewrites the
+    /// table at start).
     pub state: String,
     pub tc: String,
     pub sample_every: u32,
@@ -50,25 +52,12 @@ pub struct RunRow {
 impl RunRow {
     /// The row of `run`, whose variants (in the spec's order) are `variants`.
     pub fn new(run: &Run, variants: &[Variant]) -> RunRow {
-        let (kind, elo0, elo1, alpha, beta, model) = match &run.spec.kind {
-            RunKind::Sprt(s) => {
-                let model = match s.model {
-                    EloModel::Normalized => "normalized",
-                    EloModel::Logistic => "logistic",
-                };
-                ("sprt", s.elo0, s.elo1, s.alpha, s.beta, model)
-            }
-            RunKind::Games { .. } => ("games", 0.0, 0.0, 0.0, 0.0, ""),
-            RunKind::Gauntlet { .. } => ("gauntlet", 0.0, 0.0, 0.0, 0.0, ""),
-            RunKind::RoundRobin { .. } => ("round_robin", 0.0, 0.0, 0.0, 0.0, ""),
+        let (elo0, elo1, alpha, beta, model) = match &run.spec.kind {
+            RunKind::Sprt(s) => (s.elo0, s.elo1, s.alpha, s.beta, s.model.as_str()),
+            RunKind::Games { .. } | RunKind::Gauntlet { .. } | RunKind::RoundRobin { .. } => (0.0, 0.0, 0.0, 0.0, ""),
         };
-        let state = match run.state {
-            RunState::Active => "active",
-            RunState::SprtDone { h1: true } => "h1",
-            RunState::SprtDone { h1: false } => "h0",
-            RunState::Completed => "completed",
-            RunState::Stopped => "stopped",
-        };
+        let kind = run.spec.kind.name().as_str();
+        let state = run.state.as_str();
         RunRow {
             run: run.id,
             name: run.spec.name.clone(),

@@ -111,17 +111,6 @@ pub trait Storage: Send + Sync {
     fn exported_up_to(&self, run: RunId) -> Result<u64>;
 }
 
-/// The stored and displayed name of a run state.
-pub(crate) fn state_name(state: &RunState) -> &'static str {
-    match state {
-        RunState::Active => "active",
-        RunState::SprtDone { h1: true } => "sprt_h1",
-        RunState::SprtDone { h1: false } => "sprt_h0",
-        RunState::Completed => "completed",
-        RunState::Stopped => "stopped",
-    }
-}
-
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT
 /// verdict; a stopped run resumes; setting the current state again changes nothing.
 pub(crate) fn check_state_change(run: &Run, to: &RunState) -> Result<()> {
@@ -134,7 +123,7 @@ pub(crate) fn check_state_change(run: &Run, to: &RunState) -> Result<()> {
     if allowed {
         Ok(())
     } else {
-        Err(Error::InvalidStateChange { run: run.id, from: state_name(&run.state).into(), to: state_name(to).into() })
+        Err(Error::InvalidStateChange { run: run.id, from: run.state.as_str().into(), to: to.as_str().into() })
     }
 }
 

@@ -99,28 +99,15 @@ impl From<SprtSettings> for pb::SprtRun {
 impl TryFrom<pb::SprtRun> for SprtSettings {
     type Error = Error;
     fn try_from(s: pb::SprtRun) -> Result<SprtSettings> {
-        let finite = |v: f64, field: &str| {
-            if v.is_finite() { Ok(v) } else { Err(Error::invalid(field, format!("must be a finite number, got {v}"))) }
-        };
-        // The negated comparison also rejects NaN.
-        let probability = |p: f64, field: &str| {
-            if !(p > 0.0 && p < 1.0) {
-                return Err(Error::invalid(field, format!("must lie strictly between 0 and 1, got {p}")));
-            }
-            Ok(p)
-        };
-        let elo0 = finite(s.elo0, "elo0")?;
-        let elo1 = finite(s.elo1, "elo1")?;
-        if elo1 <= elo0 {
-            return Err(Error::invalid("elo1", format!("must exceed elo0 ({elo0}), got {elo1}")));
-        }
-        Ok(SprtSettings {
-            elo0,
-            elo1,
-            alpha: probability(s.alpha, "alpha")?,
-            beta: probability(s.beta, "beta")?,
+        let settings = SprtSettings {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
             model: enumeration::<pb::EloModel, _>(s.model, "model")?,
-        })
+        };
+        settings.validate()?;
+        Ok(settings)
     }
 }
 

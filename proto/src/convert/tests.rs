@@ -372,7 +372,7 @@ fn bad_run_specs_name_the_field() {
     use pb::run_spec::Kind;
     use pb::time_control::Kind as Tc;
     type Mutation = fn(&mut pb::CreateRunRequest);
-    let cases: [(&str, Mutation); 27] = [
+    let cases: [(&str, Mutation); 28] = [
         ("spec", |r| r.spec = None),
         ("spec.kind", |r| spec_of(r).kind = None),
         ("spec.variants", |r| spec_of(r).variants.clear()),
@@ -395,6 +395,10 @@ fn bad_run_specs_name_the_field() {
         ("spec.sprt.alpha", |r| sprt_of(r).alpha = f64::NAN),
         ("spec.sprt.alpha", |r| sprt_of(r).alpha = 0.0),
         ("spec.sprt.beta", |r| sprt_of(r).beta = 1.0),
+        ("spec.sprt.beta", |r| {
+            sprt_of(r).alpha = 0.6;
+            sprt_of(r).beta = 0.5;
+        }),
         ("spec.sprt.elo0", |r| sprt_of(r).elo0 = f64::NEG_INFINITY),
         ("spec.sprt.elo1", |r| sprt_of(r).elo1 = f64::NAN),
         ("spec.sprt.elo1", |r| sprt_of(r).elo1 = sprt_of(r).elo0),

@@ -2,7 +2,8 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunSpec, RunState, SprtSettings, TimeControl, VariantId,
+    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
+    TimeControl, VariantId,
 };
 use rusqlite::Row;
 
@@ -65,18 +66,11 @@ pub(super) fn outcome_from(text: &str) -> Result<GameOutcome> {
 }
 
 pub(super) fn state_text(state: &RunState) -> &'static str {
-    crate::storage::state_name(state)
+    state.as_str()
 }
 
 pub(super) fn state_from(text: &str) -> Result<RunState> {
-    match text {
-        "active" => Ok(RunState::Active),
-        "sprt_h0" => Ok(RunState::SprtDone { h1: false }),
-        "sprt_h1" => Ok(RunState::SprtDone { h1: true }),
-        "completed" => Ok(RunState::Completed),
-        "stopped" => Ok(RunState::Stopped),
-        _ => Err(corrupt(format!("run state {text:?}"))),
-    }
+    text.parse().map_err(|e| corrupt(format!("run state: {e}")))
 }
 
 /// `(tc_kind, tc_value, tc_inc_ms)`.
@@ -103,19 +97,17 @@ fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
 
 /// `(kind, pairs_per_pairing, SPRT settings)`.
 pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
+    let name = kind.name().as_str();
     match *kind {
-        RunKind::Sprt(settings) => ("sprt", None, Some(settings)),
-        RunKind::Games { pairs } => ("games", Some(int(pairs)), None),
-        RunKind::Gauntlet { pairs_per_opponent } => ("gauntlet", Some(int(pairs_per_opponent)), None),
-        RunKind::RoundRobin { pairs_per_pairing } => ("round_robin", Some(int(pairs_per_pairing)), None),
+        RunKind::Sprt(settings) => (name, None, Some(settings)),
+        RunKind::Games { pairs } => (name, Some(int(pairs)), None),
+        RunKind::Gauntlet { pairs_per_opponent } => (name, Some(int(pairs_per_opponent)), None),
+        RunKind::RoundRobin { pairs_per_pairing } => (name, Some(int(pairs_per_pairing)), None),
     }
 }
 
 pub(super) fn model_text(model: EloModel) -> &'static str {
-    match model {
-        EloModel::Normalized => "normalized",
-        EloModel::Logistic => "logistic",
-    }
+    model.as_str()
 }
 
 /// The columns of `runs` that [`RunRow::read`] expects, in order: the run's spec, fixed when
@@ -164,24 +156,23 @@ impl RunRow {
             let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
             to_u64(v, "pairs per pairing")
         };
-        let kind = match self.kind.as_str() {
-            "sprt" => {
+        let kind_name: RunKindName = self.kind.parse().map_err(|e| corrupt(format!("run {}: {e}", self.id)))?;
+        let kind = match kind_name {
+            RunKindName::Sprt => {
                 let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = self.sprt else {
                     return Err(corrupt(format!("run {} lacks SPRT settings", self.id)));
                 };
-                let model = match self.sprt_model.as_deref() {
-                    Some("normalized") => EloModel::Normalized,
-                    Some("logistic") => EloModel::Logistic,
-                    other => {
-                        return Err(corrupt(format!("run {} has Elo model {other:?}", self.id)));
-                    }
-                };
+                let model: EloModel = self
+                    .sprt_model
+                    .as_deref()
+                    .ok_or_else(|| corrupt(format!("run {} has no Elo model", self.id)))?
+                    .parse()
+                    .map_err(|e| corrupt(format!("run {}: {e}", self.id)))?;
                 RunKind::Sprt(SprtSettings { elo0, elo1, alpha, beta, model })
             }
-            "games" => RunKind::Games { pairs: pairs()? },
-            "gauntlet" => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
-            "round_robin" => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
-            other => return Err(corrupt(format!("run kind {other:?}"))),
+            RunKindName::Games => RunKind::Games { pairs: pairs()? },
+            RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
+            RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
         };
         let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
         Ok(RunSpec {
