@@ -43,9 +43,9 @@ fn games(dir: &Path) -> TestResult {
             _ => [0.0, 0.0],
         };
         let games_in_pair = if p == 13 { 1 } else { 2 };
-        for g in 0..games_in_pair {
+        for (g, &points) in cand_points.iter().enumerate().take(games_in_pair) {
             let cand_red = g == 0;
-            let red_score = if cand_red { cand_points[g] } else { 1.0 - cand_points[g] };
+            let red_score = if cand_red { points } else { 1.0 - points };
             game_id.push(2 * p + g as u64 + 1);
             pair_id.push(p);
             red.push(if cand_red { CAND } else { BASE });

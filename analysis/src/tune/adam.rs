@@ -184,7 +184,7 @@ pub fn tune(
         // Without a validation set the kept epoch is the one of the lowest objective, the
         // ridge penalty included (the plain training loss would undo the regularisation).
         let criterion = if validation.is_empty() {
-            step.loss + ridge_penalty(config.l2, &weights, &start_weights, &trainable)
+            step.loss + ridge_penalty(config.l2, &weights, &start_weights, trainable)
         } else {
             validation_loss
         };

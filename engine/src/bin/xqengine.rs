@@ -70,7 +70,7 @@ enum Command {
 
 fn parse_position(fen: &str) -> Result<Position> {
     let fen = if fen == "startpos" { START_FEN } else { fen };
-    Ok(Position::from_fen(fen).with_context(|| format!("invalid FEN `{fen}`"))?)
+    Position::from_fen(fen).with_context(|| format!("invalid FEN `{fen}`"))
 }
 
 fn main() -> ExitCode {

@@ -269,6 +269,9 @@ pub fn file_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 #[inline]
 pub fn cannon_attacks(sq: Square, occ: Bitboard) -> Bitboard {
     let mut att = Bitboard::EMPTY;
+    // `dir` is a direction number (its order says which end of a ray is nearest), not only
+    // an index.
+    #[allow(clippy::needless_range_loop)]
     for dir in 0..4 {
         if let (_, Some(screen)) = ray_attack(sq, occ, dir) {
             let beyond = RAYS[screen.index()][dir] & occ;

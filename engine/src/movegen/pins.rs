@@ -43,6 +43,9 @@ impl Position {
         let mut blockers = Bitboard::EMPTY;
         let mut screen_squares = Bitboard::EMPTY;
 
+        // `dir` is a direction number (its order says which end of a ray is nearest), not
+        // only an index.
+        #[allow(clippy::needless_range_loop)]
         for dir in 0..4 {
             let ray = RAYS[king.index()][dir];
             let mut on_ray = ray & occ;

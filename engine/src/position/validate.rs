@@ -46,10 +46,10 @@ pub(super) fn check_placement(setup: &Setup) -> Result<(), FenError> {
         }
     }
     for sq in Square::all() {
-        if let Some(piece) = setup.board[sq.index()] {
-            if !square_reachable(piece, sq) {
-                return Err(FenError::ImpossibleSquare { piece, square: sq });
-            }
+        if let Some(piece) = setup.board[sq.index()]
+            && !square_reachable(piece, sq)
+        {
+            return Err(FenError::ImpossibleSquare { piece, square: sq });
         }
     }
     Ok(())

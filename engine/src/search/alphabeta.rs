@@ -102,9 +102,9 @@ impl<'a> Searcher<'a> {
         if self.stopped {
             return true;
         }
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
-            self.stopped = true;
-        } else if self.nodes & 1023 == 0 && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time()) {
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n)
+            || (self.nodes & 1023 == 0 && (self.stop.load(Ordering::Relaxed) || self.tm.out_of_time()))
+        {
             self.stopped = true;
         }
         self.stopped

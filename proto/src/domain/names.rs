@@ -85,18 +85,14 @@ closed_set! {
 
 closed_set! {
     /// Which Elo the SPRT bounds are stated in.
+    #[derive(Default)]
     pub enum EloModel ("Elo model") {
         /// Normalized Elo (Fishtest's default since 2021): bounds mean the same test length
         /// whatever the draw rate.
+        #[default]
         Normalized = "normalized",
         /// Logistic Elo: bounds on the expected score.
         Logistic = "logistic",
-    }
-}
-
-impl Default for EloModel {
-    fn default() -> EloModel {
-        EloModel::Normalized
     }
 }
 
