@@ -116,3 +116,27 @@ impl Delivery {
         Ok(Pass::Done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_answers_about_the_submission_itself_set_it_aside() {
+        let kept = [
+            Code::Unavailable,
+            Code::DeadlineExceeded,
+            Code::Cancelled,
+            Code::Internal,
+            // One side is being upgraded (protocol or rules version), or the token fixed.
+            Code::FailedPrecondition,
+            Code::Unauthenticated,
+        ];
+        for code in kept {
+            assert!(retry_later(&tonic::Status::new(code, "x")), "{code:?} keeps the results for a retry");
+        }
+        for code in [Code::InvalidArgument, Code::PermissionDenied, Code::NotFound] {
+            assert!(!retry_later(&tonic::Status::new(code, "x")), "{code:?} sets the submission aside");
+        }
+    }
+}
