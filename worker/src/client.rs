@@ -203,14 +203,19 @@ pub async fn run_worker_until(
         Delivery { conn: conn.clone(), spool: Arc::clone(&spool), worker, wake: Arc::clone(&wake) }.run(finish_rx),
     ));
 
-    let player = Player { cfg: &cfg, conn: &conn, spool: &spool, worker, wake: &wake, stop: &stop };
-    let played = player.lease_loop(&mut stop_rx).await;
+    let leases = LeaseLoop { cfg: &cfg, conn: &conn, spool: &spool, worker, wake: &wake, stop: &stop };
+    let played = leases.run(&mut stop_rx).await;
 
-    // Everything finished is spooled; deliver it (within DRAIN_WAIT once stopping).
+    // Everything finished is spooled; deliver it (within DRAIN_WAIT once stopping, or when
+    // the coordinator refused this worker: it may refuse the deliveries too).
     let _ = finish_tx.send(true);
-    let delivered = tokio::select! {
-        done = &mut delivery.0 => Some(done),
-        () = stopped(&mut stop_rx) => tokio::time::timeout(DRAIN_WAIT, &mut delivery.0).await.ok(),
+    let delivered = if played.is_err() {
+        tokio::time::timeout(DRAIN_WAIT, &mut delivery.0).await.ok()
+    } else {
+        tokio::select! {
+            done = &mut delivery.0 => Some(done),
+            () = stopped(&mut stop_rx) => tokio::time::timeout(DRAIN_WAIT, &mut delivery.0).await.ok(),
+        }
     };
     match delivered {
         Some(Ok(result)) => result?,
@@ -249,7 +254,7 @@ fn final_batch(worker: WorkerId, lease: u64) -> pb::SubmitRequest {
 }
 
 /// The lease loop's view of the worker.
-struct Player<'a> {
+struct LeaseLoop<'a> {
     cfg: &'a WorkerConfig,
     conn: &'a Connection,
     spool: &'a Arc<Spool>,
@@ -258,9 +263,9 @@ struct Player<'a> {
     stop: &'a StopFlag,
 }
 
-impl Player<'_> {
+impl LeaseLoop<'_> {
     /// Leases and plays until stopped, `max_leases` or `idle_exit`.
-    async fn lease_loop(&self, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
+    async fn run(&self, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
         let mut leases_done = 0;
         let mut idle_since = Instant::now();
         let mut backoff = Duration::from_millis(200);
