@@ -124,6 +124,7 @@ impl Worker {
         let (status, took) = self.wait_exit(Duration::from_secs(20));
         assert!(status.success(), "SIGTERM must end the worker with 0, got {status}:\n{}", self.log());
         assert!(took < Duration::from_secs(20), "{took:?}");
+        eprintln!("{}: exit 0 {took:?} after SIGTERM", self.log.display());
         self.log()
     }
 
