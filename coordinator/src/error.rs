@@ -32,6 +32,11 @@ pub enum Error {
     /// A submitted result that does not fit its lease; nothing of the submission was stored.
     #[error("invalid report for lease {lease}, pair {pair}: {reason}")]
     InvalidReport { lease: LeaseId, pair: u64, reason: String },
+    /// A worker that plays by other rules than the coordinator referees.
+    #[error(
+        "the worker plays by rules version {worker}, this coordinator by rules version {coordinator}: upgrade the older one"
+    )]
+    RulesVersion { worker: u32, coordinator: u32 },
     #[error("run {run}: cannot change state from {from} to {to}")]
     InvalidStateChange { run: RunId, from: String, to: String },
     /// The backend failed (I/O, locking, SQL).

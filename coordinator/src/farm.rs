@@ -92,7 +92,12 @@ impl Farm {
         self.changes.send_modify(|v| *v += 1);
     }
 
+    /// Registers a worker (again: the same id for the same worker key). A worker that plays
+    /// by other rules is refused here, so every batch it sends later is judged by its own rules.
     pub fn register(&self, info: &WorkerInfo) -> Result<WorkerId> {
+        if info.rules_version != engine::RULES_VERSION {
+            return Err(Error::RulesVersion { worker: info.rules_version, coordinator: engine::RULES_VERSION });
+        }
         let id = self.storage.register_worker(info, self.clock.now_ms())?;
         tracing::info!(worker = id, name = %info.name, cores = info.cores, bench = info.bench_signature, "worker registered");
         Ok(id)

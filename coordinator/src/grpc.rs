@@ -72,7 +72,9 @@ impl From<Error> for Status {
             | Error::WorkerNotFound(_) => Status::not_found(msg),
             Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
-            Error::LeaseClosed(_) | Error::InvalidStateChange { .. } => Status::failed_precondition(msg),
+            Error::LeaseClosed(_) | Error::InvalidStateChange { .. } | Error::RulesVersion { .. } => {
+                Status::failed_precondition(msg)
+            }
             _ => {
                 tracing::error!(error = %msg, "internal error");
                 Status::internal(msg)

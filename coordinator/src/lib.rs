@@ -34,6 +34,8 @@
 //!     cores: 2,
 //!     engine_version: "0.1".into(),
 //!     bench_signature: 1,
+//!     worker_key: String::new(),
+//!     rules_version: engine::RULES_VERSION,
 //! };
 //! let worker = storage.register_worker(&info, clock.now_ms())?;
 //! let lease = storage.lease_batch(worker, 2, clock.now_ms())?.expect("work to do");

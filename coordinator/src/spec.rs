@@ -16,6 +16,8 @@ use crate::error::{Error, Result};
 
 /// Longest name of a run, variant, suite or worker, in bytes.
 pub const MAX_NAME_BYTES: usize = 200;
+/// Longest worker key, in bytes.
+pub const MAX_WORKER_KEY_BYTES: usize = 128;
 /// Largest parameter file or command line accepted for a variant, in bytes.
 pub const MAX_VARIANT_TEXT_BYTES: usize = 1 << 20;
 /// Most variants in one run (a round robin of 32 has 496 pairings).
@@ -197,7 +199,22 @@ pub fn validate_worker_info(info: &WorkerInfo) -> Result<()> {
     if info.cores == 0 {
         return Err(Error::invalid_spec("worker cores", "must be at least 1"));
     }
+    if info.worker_key.len() > MAX_WORKER_KEY_BYTES || !info.worker_key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Error::invalid_spec(
+            "worker key",
+            format!("at most {MAX_WORKER_KEY_BYTES} printable ASCII characters without spaces"),
+        ));
+    }
     Ok(())
+}
+
+/// What the storage keeps of a worker key: its hex SHA-256 (so a copy of the database does not
+/// hand out the workers' identities); `None` for a worker without a key.
+pub fn worker_key_digest(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    Some(Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub fn validate_time_control(tc: TimeControl) -> Result<()> {
@@ -389,8 +406,17 @@ mod tests {
         assert!(validate_suite("s", &[]).is_err());
         assert!(validate_suite("s", &["startpos".into(), "  ".into()]).is_err());
         assert!(validate_suite("", &["startpos".into()]).is_err());
-        let info =
-            WorkerInfo { name: "w".into(), host: "h".into(), cores: 0, engine_version: "1".into(), bench_signature: 1 };
+        let info = WorkerInfo {
+            name: "w".into(),
+            host: "h".into(),
+            cores: 0,
+            engine_version: "1".into(),
+            bench_signature: 1,
+            worker_key: String::new(),
+            rules_version: engine::RULES_VERSION,
+        };
         assert!(validate_worker_info(&info).is_err());
+        let long_key = WorkerInfo { cores: 1, worker_key: "k".repeat(129), ..info };
+        assert!(validate_worker_info(&long_key).is_err());
     }
 }

@@ -62,6 +62,7 @@ conformance!(
     run_states_gate_leasing,
     runs_share_workers,
     export_bookkeeping,
+    a_worker_key_registers_the_same_worker_again,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -107,6 +108,21 @@ fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
         cores: 2,
         engine_version: "1.0".into(),
         bench_signature: signature,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+    };
+    s.register_worker(&info, now).expect("worker")
+}
+
+fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64) -> WorkerId {
+    let info = WorkerInfo {
+        name: name.into(),
+        host: "host".into(),
+        cores: 1,
+        engine_version: "1.0".into(),
+        bench_signature: signature,
+        worker_key: key.into(),
+        rules_version: engine::RULES_VERSION,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -249,6 +265,41 @@ fn leasing_respects_bench_signatures(s: &dyn Storage) {
     let lease = s.lease_batch(stranger, 1, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, open);
     assert!(matches!(s.lease_batch(999, 1, clock.now_ms()), Err(Error::WorkerNotFound(999))));
+}
+
+fn a_worker_key_registers_the_same_worker_again(s: &dyn Storage) {
+    let clock = ManualClock::new(5_000);
+    let run = games_run(s, 4, clock.now_ms());
+    let first = keyed_worker(s, "w", "key-one", 1, clock.now_ms());
+    let lease = s.lease_batch(first, 4, clock.now_ms()).expect("lease").expect("work");
+    let reports = play_all(&lease);
+    s.record_results(first, lease.id, 0, &reports[..1], false, clock.now_ms()).expect("record");
+
+    // Killed and started again on the same spool: same key, maybe a new name and engine.
+    clock.advance(1_000);
+    let again = keyed_worker(s, "w-restarted", "key-one", 2, clock.now_ms());
+    assert_eq!(again, first, "the same key is the same worker");
+    let other = keyed_worker(s, "other", "key-two", 1, clock.now_ms());
+    assert_ne!(other, first);
+    let (anon1, anon2) = (worker(s, "anon", 1, clock.now_ms()), worker(s, "anon", 1, clock.now_ms()));
+    assert_ne!(anon1, anon2, "a worker without a key is new every time");
+    assert!(![first, other].contains(&anon1) && ![first, other].contains(&anon2));
+
+    // Its results spooled before the restart still belong to its lease ...
+    let late = s.record_results(again, lease.id, 1, &reports[1..], true, clock.now_ms()).expect("owner accepted");
+    assert_eq!((late.accepted, late.duplicate), (3, false));
+    assert!(matches!(
+        s.record_results(other, lease.id, 2, &reports, true, clock.now_ms()),
+        Err(Error::LeaseNotOwned { worker, .. }) if worker == other
+    ));
+    let stats = s.get_run(run).expect("run").stats;
+    assert_eq!(total_pairs(&stats), 4);
+    // ... and its description is the new one: it registered with bench signature 2.
+    let mut spec = run_spec(RunKind::Games { pairs: 1 }, variants(s, 2), suite(s, 2), SLOW);
+    spec.bench_signature = Some(2);
+    let pinned = s.create_run(&spec, clock.now_ms()).expect("run").id;
+    assert_eq!(s.lease_batch(again, 1, clock.now_ms()).expect("lease").map(|l| l.run), Some(pinned));
+    assert_eq!(s.lease_batch(other, 1, clock.now_ms()).expect("lease"), None);
 }
 
 fn leasing_respects_free_slots(s: &dyn Storage) {
@@ -656,6 +707,29 @@ fn sqlite_reopen_keeps_everything() {
     let games = s.games_since(run, 0, 100).expect("games");
     assert_eq!(games.len(), 8);
     assert!(games.windows(2).all(|g| g[0].game_id < g[1].game_id));
+}
+
+#[test]
+fn sqlite_worker_keys_survive_reopening() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("farm.db");
+    let id = {
+        let s = SqliteStorage::open(&path).expect("open");
+        worker(&s, "anon", 1, 0);
+        keyed_worker(&s, "w", "the-key", 1, 0)
+    };
+    let s = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(keyed_worker(&s, "w", "the-key", 1, 1), id);
+    assert_ne!(keyed_worker(&s, "w", "another-key", 1, 1), id);
+    // Only a digest of the key is stored.
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    let stored: Vec<Option<String>> = conn
+        .prepare("SELECT key_digest FROM workers ORDER BY id")
+        .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+        .expect("digests");
+    assert_eq!(stored.len(), 3);
+    assert_eq!(stored[0], None);
+    assert!(stored.iter().flatten().all(|d| d.len() == 64 && !d.contains("key")), "{stored:?}");
 }
 
 #[test]

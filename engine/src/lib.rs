@@ -27,6 +27,11 @@ pub mod types;
 pub mod ucci;
 pub mod uci;
 
+/// The version of the game rules this crate implements: move legality, how a game ends,
+/// the repetition verdicts and the move limit. Bump it with any change that could judge one
+/// game differently; the farm refuses a worker whose rules version is not the coordinator's.
+pub const RULES_VERSION: u32 = 1;
+
 pub use engine::Engine;
 pub use error::{Error, IllegalMoveReason, Result};
 pub use position::{Position, START_FEN};

@@ -443,6 +443,11 @@ pub struct WorkerInfo {
     pub cores: u32,
     pub engine_version: String,
     pub bench_signature: u64,
+    /// The worker's persistent secret (empty: none); the same key registers as the same
+    /// worker.
+    pub worker_key: String,
+    /// The rules the worker plays by (`engine::RULES_VERSION`).
+    pub rules_version: u32,
 }
 
 #[cfg(test)]

@@ -1,28 +1,61 @@
-//! The worker's loop against a coordinator: register, resend what the spool holds, then
-//! lease, play, submit, forever (or until shutdown). Unreachable coordinator: retry with
-//! exponential backoff; results are spooled on disk before they are sent and deleted only
-//! once acknowledged.
+//! The worker against a coordinator. Three parts that never wait for one another:
+//!
+//! - the player (a thread per lease, [`crate::runner`]) writes every finished pair to the
+//!   spool the moment it finishes, before any network call;
+//! - the delivery task ([`crate::delivery`]) sends what the spool holds and deletes each file
+//!   only once the coordinator acknowledged it;
+//! - the lease loop here registers, asks for work and heartbeats the lease being played.
+//!
+//! Every call has a deadline ([`RPC_TIMEOUT`]), so a frozen or cut-off coordinator delays
+//! delivery and new leases, never play. The worker keeps its identity across restarts: the key
+//! in its spool registers as the same worker id, so results spooled before a `kill -9` still
+//! belong to their leases.
+//!
+//! Sequence numbers: pair `i` of a lease's task list is submitted alone as seq `i`, the lease's
+//! final batch (no pairs, `is_final`) as [`FINAL_SEQ`]. They depend on nothing but the lease,
+//! so a resend after any crash carries the same (lease, seq) and is acknowledged as a
+//! duplicate.
+//!
+//! Stopping (the `shutdown` future of [`run_worker_until`]: SIGTERM, SIGINT): no new game
+//! starts, games in progress are abandoned at their next move, the lease's final batch sends
+//! their pairs back to the pool, and the worker returns after delivering what it can within
+//! [`ABANDON_WAIT`] + [`DRAIN_WAIT`]. What is not delivered by then stays in the spool for the
+//! next start.
 
+use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use proto::auth::BearerToken;
-use proto::domain::{BatchResult, LeaseGrant, LeaseReply, LeaseRequest, PairReport, SubmitRequest, WorkerInfo};
+use proto::domain::{BatchResult, Lease, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest, WorkerId, WorkerInfo};
 use proto::pb;
 use proto::pb::farm_client::FarmClient;
+use tokio::sync::{Notify, oneshot, watch};
 use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
+use crate::delivery::Delivery;
 use crate::error::{Error, Result};
-use crate::runner::{default_player, play_lease};
+use crate::runner::{StopFlag, default_player, play_lease_until};
 use crate::spool::Spool;
 
-/// Submit finished pairs (or heartbeat) this often during a lease: well inside the
-/// coordinator's lease timeout.
-const SUBMIT_EVERY: Duration = Duration::from_secs(5);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// Every call's deadline.
+pub const RPC_TIMEOUT: Duration = Duration::from_secs(10);
+/// Heartbeat a lease this often while it is played: well inside the coordinator's lease
+/// timeout (30 s).
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+/// The sequence number of a lease's final batch: above every pair's (a lease has at most a
+/// few dozen pairs).
+pub const FINAL_SEQ: u32 = u32::MAX;
+/// After a stop: how long the games in progress get to notice it (they stop before their
+/// next move).
+pub const ABANDON_WAIT: Duration = Duration::from_secs(5);
+/// After a stop: how long delivery goes on before the worker returns anyway.
+pub const DRAIN_WAIT: Duration = Duration::from_secs(10);
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -39,12 +72,16 @@ pub struct WorkerConfig {
     pub bench_signature: u64,
     /// Stop after this many leases (tests and local runs); `None` = forever.
     pub max_leases: Option<usize>,
+    /// Return (after delivering everything) once there was no work for this long; `None` =
+    /// wait for work forever.
+    pub idle_exit: Option<Duration>,
 }
 
-type Client = FarmClient<InterceptedService<Channel, BearerToken>>;
+pub(crate) type Client = FarmClient<InterceptedService<Channel, BearerToken>>;
 
-struct Connection {
-    client: Client,
+#[derive(Clone)]
+pub(crate) struct Connection {
+    pub(crate) client: Client,
     url: String,
 }
 
@@ -52,7 +89,8 @@ impl Connection {
     async fn open(cfg: &WorkerConfig) -> Result<Connection> {
         let endpoint = Endpoint::from_shared(cfg.coordinator.clone())
             .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: format!("bad address: {e}") })?
-            .connect_timeout(Duration::from_secs(5));
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(RPC_TIMEOUT);
         let token = BearerToken::new(&cfg.token)
             .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
         let mut backoff = Duration::from_millis(200);
@@ -73,155 +111,364 @@ impl Connection {
         }
     }
 
-    fn fatal(&self, status: &tonic::Status) -> Error {
+    pub(crate) fn fatal(&self, status: &tonic::Status) -> Error {
         Error::Coordinator { url: self.url.clone(), reason: format!("{:?}: {}", status.code(), status.message()) }
     }
 }
 
-/// Whether a failed call may succeed later (network trouble, restarts).
-fn transient(status: &tonic::Status) -> bool {
+/// Whether a failed call may succeed later (network trouble, restarts, deadlines).
+pub(crate) fn transient(status: &tonic::Status) -> bool {
     matches!(
         status.code(),
-        Code::Unavailable | Code::DeadlineExceeded | Code::Unknown | Code::Cancelled | Code::Aborted
+        Code::Unavailable | Code::DeadlineExceeded | Code::Unknown | Code::Cancelled | Code::Aborted | Code::Internal
     )
 }
 
-/// Retries `call` with backoff while it fails transiently.
-macro_rules! with_retry {
-    ($conn:expr, $call:expr) => {{
-        let mut backoff = Duration::from_millis(200);
-        loop {
-            match $call.await {
-                Ok(r) => break Ok(r.into_inner()),
-                Err(status) if transient(&status) => {
-                    tracing::warn!(code = ?status.code(), message = status.message(), retry_in = ?backoff, "call failed; retrying");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                }
-                Err(status) => break Err($conn.fatal(&status)),
-            }
-        }
-    }};
+/// Awaits a call for at most [`RPC_TIMEOUT`] (the channel has the same timeout; this one also
+/// covers a response body that never comes).
+pub(crate) async fn deadline<T>(
+    call: impl Future<Output = std::result::Result<tonic::Response<T>, tonic::Status>>,
+) -> std::result::Result<T, tonic::Status> {
+    match tokio::time::timeout(RPC_TIMEOUT, call).await {
+        Ok(result) => result.map(tonic::Response::into_inner),
+        Err(_) => Err(tonic::Status::deadline_exceeded(format!("no answer within {RPC_TIMEOUT:?}"))),
+    }
 }
 
-/// Runs the worker until `max_leases` leases are done (or forever).
+/// Resolves once the stop flag's watch says so.
+async fn stopped(rx: &mut watch::Receiver<bool>) {
+    if rx.wait_for(|s| *s).await.is_err() {
+        // The sender is gone: nobody can ask for a stop any more.
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Runs the worker until `max_leases` leases are done, or it was idle for `idle_exit` (or
+/// forever).
 pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
-    let spool = Spool::open(&cfg.spool_dir)?;
-    let mut conn = Connection::open(&cfg).await?;
-    let reg = pb::RegisterRequest::from(info.clone());
-    let worker: u64 = {
-        let c = &mut conn.client;
-        let resp: pb::RegisterResponse = with_retry!(conn, c.register(reg.clone()))?;
-        resp.into()
+    run_worker_until(cfg, info, std::future::pending()).await
+}
+
+/// [`run_worker`] until `shutdown` resolves too; then it stops as the module docs say and
+/// returns `Ok`.
+pub async fn run_worker_until(
+    cfg: WorkerConfig,
+    mut info: WorkerInfo,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let spool = Arc::new(Spool::open(&cfg.spool_dir)?);
+    info.worker_key = spool.worker_key()?;
+    // Leases a killed run of this worker was playing: their final batches send the pairs it
+    // did not finish back to the pool now, rather than when the leases expire.
+    for lease in spool.open_leases()? {
+        spool.put(&final_batch(0, lease))?;
+        spool.close_lease(lease)?;
+        tracing::info!(lease, "closing a lease the previous run left open");
+    }
+
+    let stop = StopFlag::new();
+    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let _signal = AbortOnDrop(tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            tracing::info!("stopping: no new games; finished results are delivered or stay in the spool");
+            stop.stop();
+            let _ = stop_tx.send(true);
+        }
+    }));
+
+    let conn = tokio::select! {
+        conn = Connection::open(&cfg) => conn?,
+        () = stopped(&mut stop_rx) => return Ok(()),
+    };
+    let worker = tokio::select! {
+        worker = register(&conn, &info) => worker?,
+        () = stopped(&mut stop_rx) => return Ok(()),
     };
     tracing::info!(worker, name = %cfg.name, "registered");
 
-    // Results a previous run of this worker could not deliver.
-    for mut req in spool.pending()? {
-        req.worker_id = worker;
-        let (lease, seq) = req.batch.as_ref().map_or((0, 0), |b| (b.lease_id, b.seq));
-        let c = &mut conn.client;
-        match with_retry!(conn, c.submit(req.clone())) {
-            Ok(_) => spool.remove(lease, seq)?,
-            // The coordinator refuses it for good (e.g. it no longer knows the lease):
-            // keep the file for a human, go on.
-            Err(e) => tracing::error!(lease, seq, error = %e, "spooled submission refused"),
+    let wake = Arc::new(Notify::new());
+    let (finish_tx, finish_rx) = watch::channel(false);
+    let mut delivery = AbortOnDrop(tokio::spawn(
+        Delivery { conn: conn.clone(), spool: Arc::clone(&spool), worker, wake: Arc::clone(&wake) }.run(finish_rx),
+    ));
+
+    let leases = LeaseLoop { cfg: &cfg, conn: &conn, spool: &spool, worker, wake: &wake, stop: &stop };
+    let played = leases.run(&mut stop_rx).await;
+
+    // Everything finished is spooled; deliver it (within DRAIN_WAIT once stopping, or when
+    // the coordinator refused this worker: it may refuse the deliveries too).
+    let _ = finish_tx.send(true);
+    let delivered = if played.is_err() {
+        tokio::time::timeout(DRAIN_WAIT, &mut delivery.0).await.ok()
+    } else {
+        tokio::select! {
+            done = &mut delivery.0 => Some(done),
+            () = stopped(&mut stop_rx) => tokio::time::timeout(DRAIN_WAIT, &mut delivery.0).await.ok(),
+        }
+    };
+    match delivered {
+        Some(Ok(result)) => result?,
+        Some(Err(e)) => return Err(Error::Engine { engine: "delivery".into(), reason: e.to_string() }),
+        None => {
+            let left = spool.pending().map_or(0, |p| p.len());
+            tracing::warn!(left, spool = %spool.dir().display(), "stopping with undelivered results; the next start sends them");
         }
     }
+    played
+}
 
-    let mut leases_done = 0;
-    let info = Arc::new(cfg.name.clone());
+async fn register(conn: &Connection, info: &WorkerInfo) -> Result<WorkerId> {
+    let req = pb::RegisterRequest::from(info.clone());
+    let mut backoff = Duration::from_millis(200);
     loop {
-        if cfg.max_leases.is_some_and(|m| leases_done >= m) {
-            return Ok(());
-        }
-        let req = pb::LeaseRequest::from(LeaseRequest {
-            worker,
-            free_slots: cfg.concurrency as u32,
-            held: Vec::new(),
-            finished: Vec::new(),
-        });
-        let c = &mut conn.client;
-        let resp: pb::LeaseResponse = with_retry!(conn, c.lease(req.clone()))?;
-        let reply = LeaseReply::try_from(resp).map_err(|e| conn.fatal(&tonic::Status::from(e)))?;
-        let lease = match reply.grant {
-            LeaseGrant::NoWork { retry_after_ms } => {
-                tokio::time::sleep(Duration::from_millis(retry_after_ms.clamp(50, 30_000))).await;
-                continue;
+        let mut client = conn.client.clone();
+        match deadline(client.register(req.clone())).await {
+            Ok(resp) => return Ok(resp.into()),
+            Err(status) if transient(&status) => {
+                tracing::warn!(code = ?status.code(), message = status.message(), retry_in = ?backoff, "register failed; retrying");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
             }
-            LeaseGrant::Lease(lease) => lease,
-        };
-        tracing::info!(lease = lease.id, run = lease.run, pairs = lease.tasks.len(), "playing");
-        let lease_id = lease.id;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PairReport>();
-        let threads = cfg.concurrency.min(lease.tasks.len()).max(1);
-        let name = Arc::clone(&info);
-        let player = tokio::task::spawn_blocking(move || {
-            play_lease(&lease, threads, &default_player, &name, |pair| {
-                let _ = tx.send(pair);
-            })
-        });
-        let mut seq = 0u32;
-        let mut pending: Vec<PairReport> = Vec::new();
-        let mut tick = tokio::time::interval(SUBMIT_EVERY);
-        tick.tick().await;
+            Err(status) => return Err(conn.fatal(&status)),
+        }
+    }
+}
+
+/// The final batch of a lease: no pairs, `is_final`; its unreported pairs go back to the pool.
+fn final_batch(worker: WorkerId, lease: u64) -> pb::SubmitRequest {
+    pb::SubmitRequest::from(SubmitRequest {
+        worker,
+        batch: BatchResult { lease, seq: FINAL_SEQ, pairs: Vec::new(), is_final: true },
+    })
+}
+
+/// The lease loop's view of the worker.
+struct LeaseLoop<'a> {
+    cfg: &'a WorkerConfig,
+    conn: &'a Connection,
+    spool: &'a Arc<Spool>,
+    worker: WorkerId,
+    wake: &'a Arc<Notify>,
+    stop: &'a StopFlag,
+}
+
+impl LeaseLoop<'_> {
+    /// Leases and plays until stopped, `max_leases` or `idle_exit`.
+    async fn run(&self, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
+        let mut leases_done = 0;
+        let mut idle_since = Instant::now();
+        let mut backoff = Duration::from_millis(200);
         loop {
-            tokio::select! {
-                pair = rx.recv() => match pair {
-                    Some(p) => pending.push(p),
-                    None => break,
-                },
-                _ = tick.tick() => {
-                    if pending.is_empty() {
-                        heartbeat(&mut conn, worker, lease_id).await?;
-                    } else {
-                        seq += 1;
-                        send_batch(&mut conn, &spool, worker, lease_id, seq, std::mem::take(&mut pending), false).await?;
+            if self.stop.is_stopped() || self.cfg.max_leases.is_some_and(|m| leases_done >= m) {
+                return Ok(());
+            }
+            if let Some(idle) = self.cfg.idle_exit
+                && idle_since.elapsed() >= idle
+                && self.spool.is_empty()?
+            {
+                tracing::info!(idle = ?idle, "no work for the idle time: exiting");
+                return Ok(());
+            }
+            let req = pb::LeaseRequest::from(LeaseRequest {
+                worker: self.worker,
+                free_slots: self.cfg.concurrency as u32,
+                held: Vec::new(),
+                finished: Vec::new(),
+            });
+            let mut client = self.conn.client.clone();
+            let reply = tokio::select! {
+                reply = deadline(client.lease(req)) => reply,
+                () = stopped(stop_rx) => continue,
+            };
+            let wait = match reply {
+                Ok(resp) => {
+                    backoff = Duration::from_millis(200);
+                    let reply = LeaseReply::try_from(resp).map_err(|e| self.conn.fatal(&tonic::Status::from(e)))?;
+                    match reply.grant {
+                        LeaseGrant::Lease(lease) => {
+                            self.play(lease, stop_rx).await?;
+                            leases_done += 1;
+                            idle_since = Instant::now();
+                            continue;
+                        }
+                        LeaseGrant::NoWork { retry_after_ms } => {
+                            Duration::from_millis(retry_after_ms.clamp(50, 30_000))
+                        }
                     }
                 }
+                Err(status) if transient(&status) => {
+                    tracing::warn!(code = ?status.code(), message = status.message(), retry_in = ?backoff, "lease call failed; retrying");
+                    let wait = backoff;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    wait
+                }
+                Err(status) => return Err(self.conn.fatal(&status)),
+            };
+            // Wake up in time for the idle exit.
+            let wait = match self.cfg.idle_exit {
+                Some(idle) => wait.min(idle.saturating_sub(idle_since.elapsed()).max(Duration::from_millis(50))),
+                None => wait,
+            };
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = stopped(stop_rx) => {}
             }
         }
-        let played = player.await.map_err(|e| Error::Engine { engine: "runner".into(), reason: e.to_string() })?;
-        if let Err(e) = played {
-            tracing::warn!(lease = lease_id, error = %e, "some pairs were not played; they go back to the pool");
+    }
+
+    /// Plays one lease on a thread of its own, spooling each pair as it finishes, heartbeating
+    /// meanwhile; then spools the final batch.
+    async fn play(&self, lease: Lease, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
+        let lease_id = lease.id;
+        if lease.tasks.len() >= FINAL_SEQ as usize {
+            return Err(Error::Coordinator {
+                url: self.conn.url.clone(),
+                reason: format!("lease {lease_id} has {} pairs; sequence numbers run out", lease.tasks.len()),
+            });
         }
-        seq += 1;
-        send_batch(&mut conn, &spool, worker, lease_id, seq, pending, true).await?;
-        leases_done += 1;
+        tracing::info!(lease = lease_id, run = lease.run, pairs = lease.tasks.len(), "playing");
+        self.spool.open_lease(lease_id)?;
+        let _heartbeat = AbortOnDrop(tokio::spawn(heartbeat(self.conn.clone(), self.worker, lease_id)));
+
+        let (done_tx, mut done_rx) = oneshot::channel::<(Result<()>, Option<Error>)>();
+        let threads = self.cfg.concurrency.min(lease.tasks.len()).max(1);
+        let seq_of: HashMap<u64, u32> = lease.tasks.iter().enumerate().map(|(i, t)| (t.pair_index, i as u32)).collect();
+        let (spool, wake, stop, worker, name) =
+            (Arc::clone(self.spool), Arc::clone(self.wake), self.stop.clone(), self.worker, self.cfg.name.clone());
+        std::thread::Builder::new()
+            .name(format!("lease-{lease_id}"))
+            .spawn(move || {
+                let mut spool_error = None;
+                let played = play_lease_until(&lease, threads, &default_player, &name, &stop, |pair| {
+                    let Some(&seq) = seq_of.get(&pair.pair_index) else {
+                        tracing::error!(lease = lease_id, pair = pair.pair_index, "a pair the lease does not hold");
+                        return;
+                    };
+                    let req = pb::SubmitRequest::from(SubmitRequest {
+                        worker,
+                        batch: BatchResult { lease: lease_id, seq, pairs: vec![pair], is_final: false },
+                    });
+                    match spool.put(&req) {
+                        Ok(()) => wake.notify_one(),
+                        Err(e) => {
+                            // Nowhere to keep results: play no more.
+                            tracing::error!(lease = lease_id, seq, error = %e, "cannot spool a finished pair; stopping");
+                            stop.stop();
+                            spool_error.get_or_insert(e);
+                        }
+                    }
+                });
+                let _ = done_tx.send((played, spool_error));
+            })
+            .map_err(|e| Error::Engine { engine: "runner".into(), reason: format!("starting a thread: {e}") })?;
+
+        let outcome = tokio::select! {
+            done = &mut done_rx => done.ok(),
+            () = stopped(stop_rx) => tokio::time::timeout(ABANDON_WAIT, &mut done_rx).await.ok().and_then(Result::ok),
+        };
+        let spool_error = match outcome {
+            Some((played, spool_error)) => {
+                if let Err(e) = played {
+                    tracing::warn!(lease = lease_id, error = %e, "some pairs were not played; they go back to the pool");
+                }
+                spool_error
+            }
+            None => {
+                // A game that does not notice the stop (an external engine deep in a search):
+                // leave it; a pair it still finishes is spooled and sent by the next start.
+                tracing::warn!(lease = lease_id, "games still running after the stop; leaving them");
+                None
+            }
+        };
+        self.spool.put(&final_batch(self.worker, lease_id))?;
+        self.spool.close_lease(lease_id)?;
+        self.wake.notify_one();
+        spool_error.map_or(Ok(()), Err)
     }
 }
 
-/// Keeps a lease alive while no pair has finished (a Lease call that holds it, asking for
-/// no new work).
-async fn heartbeat(conn: &mut Connection, worker: u64, lease: u64) -> Result<()> {
-    let req = pb::LeaseRequest::from(LeaseRequest { worker, free_slots: 0, held: vec![lease], finished: Vec::new() });
-    let c = &mut conn.client;
-    let resp: pb::LeaseResponse = with_retry!(conn, c.lease(req.clone()))?;
-    if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
-        tracing::warn!(lease, "the coordinator closed this lease; results still count if nobody else reported them");
+/// Keeps a lease alive while it is played (a Lease call that holds it and asks for no work).
+/// Failures are logged and otherwise ignored: play goes on.
+async fn heartbeat(conn: Connection, worker: WorkerId, lease: u64) {
+    let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        let req =
+            pb::LeaseRequest::from(LeaseRequest { worker, free_slots: 0, held: vec![lease], finished: Vec::new() });
+        let mut client = conn.client.clone();
+        match deadline(client.lease(req)).await {
+            Ok(resp) => {
+                if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
+                    tracing::warn!(
+                        lease,
+                        "the coordinator closed this lease; its results still count if nobody else reports them"
+                    );
+                }
+            }
+            Err(status) => {
+                tracing::warn!(lease, code = ?status.code(), message = status.message(), "heartbeat failed; playing on")
+            }
+        }
     }
-    Ok(())
 }
 
-async fn send_batch(
-    conn: &mut Connection,
-    spool: &Spool,
-    worker: u64,
-    lease: u64,
-    seq: u32,
-    pairs: Vec<PairReport>,
-    is_final: bool,
-) -> Result<()> {
-    let req = pb::SubmitRequest::from(SubmitRequest { worker, batch: BatchResult { lease, seq, pairs, is_final } });
-    spool.put(&req)?;
-    let c = &mut conn.client;
-    match with_retry!(conn, c.submit(req.clone())) {
-        Ok(_) => spool.remove(lease, seq),
-        Err(e) => {
-            // Refused for good: the coordinator has moved on (e.g. the run was stopped);
-            // nothing a resend would fix.
-            tracing::warn!(lease, seq, error = %e, "submission refused");
-            spool.remove(lease, seq)
+/// Parses a duration given as a number and a unit: `500ms`, `30s`, `5m`, `1h` (a bare number
+/// is seconds).
+pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 =
+        number.parse().map_err(|_| format!("`{text}`: expected a number and a unit (ms, s, m, h), e.g. 30s or 5m"))?;
+    let scale = match unit.trim() {
+        "ms" => 0.001,
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3_600.0,
+        other => return Err(format!("`{text}`: unknown unit `{other}`; expected ms, s, m or h")),
+    };
+    let secs = value * scale;
+    if !(secs > 0.0 && secs <= 1e9) {
+        return Err(format!("`{text}`: must be positive and at most 10^9 seconds"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_their_units() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3_600)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1_500)));
+        assert_eq!(parse_duration("12"), Ok(Duration::from_secs(12)));
+        for bad in ["", "s", "0s", "-1s", "5 parsecs", "1d", "1e3s", "nan"] {
+            let error = parse_duration(bad).expect_err(bad);
+            assert!(error.contains(&format!("`{bad}`")), "{error}");
         }
+    }
+
+    #[test]
+    fn final_batches_come_after_every_pair() {
+        let req = final_batch(3, 77);
+        let batch = req.batch.expect("batch");
+        assert_eq!((batch.lease_id, batch.seq, batch.is_final, batch.pairs.len()), (77, FINAL_SEQ, true, 0));
     }
 }

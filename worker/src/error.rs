@@ -14,4 +14,7 @@ pub enum Error {
     Coordinator { url: String, reason: String },
     #[error("spool {path}: {reason}")]
     Spool { path: String, reason: String },
+    /// Another worker process holds the spool's lock file.
+    #[error("spool {path} is in use by another worker (pid {holder}); give each worker its own --spool")]
+    SpoolLocked { path: String, holder: String },
 }

@@ -15,6 +15,7 @@
 
 pub mod adjudication;
 pub mod client;
+mod delivery;
 pub mod error;
 pub mod external;
 pub mod game;

@@ -3,8 +3,8 @@
 //! client feeds leases in and ships reports out.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 
 use engine::Position;
 use engine::eval::{Params, evaluate};
@@ -42,6 +42,62 @@ pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
     }
 }
 
+/// Set once to stop playing early (the worker was told to stop): no pair starts after it, and
+/// games in progress end before their next move and are not reported.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    pub fn new() -> StopFlag {
+        StopFlag::default()
+    }
+
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A player that refuses to move once the worker stops, and notes that it did: the game it
+/// was playing is abandoned (its pair goes back to the pool), not reported as a forfeit.
+struct Stoppable {
+    inner: Box<dyn Player>,
+    stop: StopFlag,
+    abandoned: Arc<AtomicBool>,
+}
+
+impl Stoppable {
+    fn check(&self) -> Result<()> {
+        if self.stop.is_stopped() {
+            self.abandoned.store(true, Ordering::SeqCst);
+            return Err(Error::Engine {
+                engine: self.inner.name().to_owned(),
+                reason: "the worker is stopping".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Player for Stoppable {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn new_game(&mut self) -> Result<()> {
+        self.check()?;
+        self.inner.new_game()
+    }
+
+    fn play(&mut self, pos: &Position, limits: &engine::Limits) -> Result<crate::player::Reply> {
+        self.check()?;
+        self.inner.play(pos, limits)
+    }
+}
+
 /// Plays every task of `lease` with `threads` threads; `on_pair` receives each finished pair
 /// (in finishing order) as soon as it is done.
 pub fn play_lease(
@@ -49,6 +105,19 @@ pub fn play_lease(
     threads: usize,
     make_player: &PlayerFactory<'_>,
     worker_name: &str,
+    on_pair: impl FnMut(PairReport),
+) -> Result<()> {
+    play_lease_until(lease, threads, make_player, worker_name, &StopFlag::new(), on_pair)
+}
+
+/// [`play_lease`] until `stop` is set: then no new pair starts, games in progress are
+/// abandoned at their next move, and what was abandoned is not reported (nor an error).
+pub fn play_lease_until(
+    lease: &Lease,
+    threads: usize,
+    make_player: &PlayerFactory<'_>,
+    worker_name: &str,
+    stop: &StopFlag,
     mut on_pair: impl FnMut(PairReport),
 ) -> Result<()> {
     let variants: HashMap<&str, &Variant> = lease.variants.iter().map(|v| (v.id.as_str(), v)).collect();
@@ -72,12 +141,28 @@ pub fn play_lease(
             let (next, variants, settings) = (&next, &variants, &settings);
             scope.spawn(move || {
                 let mut players: HashMap<String, Box<dyn Player>> = HashMap::new();
+                let abandoned = Arc::new(AtomicBool::new(false));
+                let stoppable = |v: &Variant| -> Result<Box<dyn Player>> {
+                    let inner = make_player(v)?;
+                    Ok(Box::new(Stoppable { inner, stop: stop.clone(), abandoned: Arc::clone(&abandoned) }))
+                };
                 loop {
+                    if stop.is_stopped() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(task) = lease.tasks.get(i) else {
                         break;
                     };
-                    let report = play_task(task, variants, &mut players, make_player, settings, lease.sample_every);
+                    let report = play_task(task, variants, &mut players, &stoppable, settings, lease.sample_every);
+                    if abandoned.load(Ordering::SeqCst) {
+                        tracing::info!(
+                            worker = worker_name,
+                            pair = task.pair_index,
+                            "pair abandoned: the worker stops"
+                        );
+                        break;
+                    }
                     if tx.send(report).is_err() {
                         break;
                     }

@@ -108,6 +108,8 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 cores: 1,
                 engine_version: "bench".into(),
                 bench_signature: 0,
+                worker_key: String::new(),
+                rules_version: engine::RULES_VERSION,
             };
             let worker: u64 = c
                 .register(pb::RegisterRequest::from(info))

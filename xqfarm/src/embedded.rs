@@ -57,6 +57,9 @@ pub fn local_worker_info(name: &str, cores: usize, bench_signature: u64) -> Work
         cores: cores as u32,
         engine_version: engine::uci::ENGINE_NAME.to_owned(),
         bench_signature,
+        // The worker fills in the key it keeps beside its spool.
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
     }
 }
 
@@ -85,6 +88,7 @@ pub fn spawn_worker(
         spool_dir: spool,
         bench_signature: signature,
         max_leases: None,
+        idle_exit: None,
     };
     let info = local_worker_info(&cfg.name, concurrency, signature);
     tokio::spawn(run_worker(cfg, info))

@@ -13,7 +13,7 @@ use proto::domain::{
     TimeControl, VariantKind, VariantSpec,
 };
 use proto::pb;
-use worker::client::{WorkerConfig, run_worker};
+use worker::client::{WorkerConfig, run_worker_until};
 
 use crate::embedded;
 use crate::remote;
@@ -74,9 +74,14 @@ pub struct WorkerArgs {
     /// Stop after this many leases.
     #[arg(long)]
     max_leases: Option<usize>,
+    /// Exit (0) after delivering everything once there was no work for this long: 30s, 5m, 1h.
+    #[arg(long, value_parser = worker::client::parse_duration)]
+    idle_exit: Option<std::time::Duration>,
 }
 
 pub async fn worker(args: WorkerArgs) -> Result<()> {
+    // Before anything slow: a SIGTERM during start-up stops the worker cleanly too.
+    let shutdown = stop_signal()?;
     let token = remote::token(args.token)?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
@@ -90,10 +95,33 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         spool_dir: args.spool,
         bench_signature: signature,
         max_leases: args.max_leases,
+        idle_exit: args.idle_exit,
     };
     eprintln!("worker {name}: {concurrency} games at once, bench signature {signature}");
-    run_worker(cfg, embedded::local_worker_info(&name, concurrency, signature)).await?;
+    run_worker_until(cfg, embedded::local_worker_info(&name, concurrency, signature), shutdown).await?;
     Ok(())
+}
+
+/// Resolves on SIGTERM (a cluster preempting the job) or SIGINT.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 #[derive(Args, Debug)]

@@ -77,6 +77,7 @@ async fn two_workers_play_a_fixed_games_run() {
             spool_dir: dir.path().join(format!("spool{i}")),
             bench_signature: 1,
             max_leases: None,
+            idle_exit: None,
         };
         let info = WorkerInfo {
             name: cfg.name.clone(),
@@ -84,6 +85,8 @@ async fn two_workers_play_a_fixed_games_run() {
             cores: 1,
             engine_version: "test".into(),
             bench_signature: 1,
+            worker_key: String::new(),
+            rules_version: engine::RULES_VERSION,
         };
         workers.push(tokio::spawn(run_worker(cfg, info)));
     }

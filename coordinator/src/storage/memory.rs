@@ -35,6 +35,8 @@ struct State {
     suites: BTreeMap<SuiteId, OpeningSuite>,
     runs: BTreeMap<RunId, RunRecord>,
     workers: BTreeMap<WorkerId, WorkerRecord>,
+    /// Worker ids by the digest of their key (`spec::worker_key_digest`).
+    worker_keys: HashMap<String, WorkerId>,
     leases: BTreeMap<LeaseId, LeaseRecord>,
     /// Accepted pair count by (lease, sequence number).
     submissions: HashMap<(LeaseId, u64), usize>,
@@ -244,9 +246,14 @@ impl Storage for MemoryStorage {
     fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
         spec::validate_worker_info(info)?;
         let mut state = self.lock()?;
-        let id = next_id(&state.workers);
+        let key = spec::worker_key_digest(&info.worker_key);
+        let known = key.as_ref().and_then(|k| state.worker_keys.get(k).copied());
+        let id = known.unwrap_or_else(|| next_id(&state.workers));
         state.workers.insert(id, WorkerRecord { info: info.clone(), last_seen_ms: now_ms });
-        tracing::info!(worker = id, name = %info.name, "worker registered");
+        if let Some(k) = key {
+            state.worker_keys.insert(k, id);
+        }
+        tracing::info!(worker = id, name = %info.name, again = known.is_some(), "worker registered");
         Ok(id)
     }
 

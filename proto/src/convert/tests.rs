@@ -186,6 +186,8 @@ fn worker() -> WorkerInfo {
         cores: 64,
         engine_version: "xqengine 0.1.0 (abc123)".into(),
         bench_signature: 4_215_603,
+        worker_key: "9f3c1e0d5a7b2c4e6f8091a2b3c4d5e6".into(),
+        rules_version: 1,
     }
 }
 
@@ -322,6 +324,7 @@ fn work_round_trips() {
 #[test]
 fn worker_requests_and_replies_round_trip() {
     round_trip::<WorkerInfo, pb::RegisterRequest>(worker());
+    round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { worker_key: String::new(), ..worker() });
     assert_eq!(WorkerId::from(pb::RegisterResponse::from(9_007_199_254_740_993)), 9_007_199_254_740_993);
     round_trip::<LeaseRequest, pb::LeaseRequest>(LeaseRequest {
         worker: 5,
@@ -520,10 +523,12 @@ fn bad_results_name_the_field() {
 #[test]
 fn bad_workers_name_the_field() {
     type Mutation = fn(&mut pb::RegisterRequest);
-    let cases: [(&str, Mutation); 3] = [
+    let cases: [(&str, Mutation); 5] = [
         ("worker", |r| r.worker = None),
         ("worker.name", |r| r.worker.as_mut().expect("worker").name.clear()),
         ("worker.cores", |r| r.worker.as_mut().expect("worker").cores = 0),
+        ("worker.worker_key", |r| r.worker.as_mut().expect("worker").worker_key = "a key".into()),
+        ("worker.worker_key", |r| r.worker.as_mut().expect("worker").worker_key = "k".repeat(129)),
     ];
     for (field, mutate) in cases {
         let mut request = pb::RegisterRequest::from(worker());

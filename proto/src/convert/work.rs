@@ -269,6 +269,8 @@ impl From<WorkerInfo> for pb::WorkerInfo {
             cores: worker.cores,
             engine_version: worker.engine_version,
             bench_signature: worker.bench_signature,
+            worker_key: worker.worker_key,
+            rules_version: worker.rules_version,
         }
     }
 }
@@ -282,6 +284,23 @@ impl TryFrom<pb::WorkerInfo> for WorkerInfo {
             cores: positive(worker.cores, "cores")?,
             engine_version: worker.engine_version,
             bench_signature: worker.bench_signature,
+            worker_key: worker_key(worker.worker_key)?,
+            rules_version: worker.rules_version,
         })
     }
+}
+
+/// The longest worker key accepted.
+const MAX_WORKER_KEY_BYTES: usize = 128;
+
+/// A worker key is empty or printable ASCII without spaces, at most
+/// [`MAX_WORKER_KEY_BYTES`] long.
+fn worker_key(key: String) -> Result<String> {
+    if key.len() > MAX_WORKER_KEY_BYTES {
+        return Err(Error::invalid("worker_key", format!("{} bytes, at most {MAX_WORKER_KEY_BYTES}", key.len())));
+    }
+    if !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Error::invalid("worker_key", "only printable ASCII without spaces"));
+    }
+    Ok(key)
 }

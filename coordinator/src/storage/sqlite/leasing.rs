@@ -11,10 +11,42 @@ use crate::error::{Error, Result};
 use crate::scheduler::{self, RunLoad};
 use crate::storage::{make_task, task_variant_ids};
 
+/// Registers a worker; a worker whose key is known gets its id back, with its description
+/// brought up to date.
 pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
+    let digest = crate::spec::worker_key_digest(&info.worker_key);
+    if let Some(digest) = &digest {
+        let known: Option<i64> = conn
+            .prepare_cached(
+                "UPDATE workers SET name = ?2, host = ?3, cores = ?4, engine_version = ?5, bench_signature = ?6,
+                     rules_version = ?7, last_seen_ms = ?8
+                 WHERE key_digest = ?1 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        digest,
+                        info.name,
+                        info.host,
+                        info.cores,
+                        info.engine_version,
+                        bits(info.bench_signature),
+                        info.rules_version,
+                        int(now_ms)
+                    ],
+                    |r| r.get(0),
+                )
+                .optional()
+            })
+            .ctx("registering a known worker")?;
+        if let Some(id) = known {
+            return to_u64(id, "worker id");
+        }
+    }
     conn.prepare_cached(
-        "INSERT INTO workers (name, host, cores, engine_version, bench_signature, registered_ms, last_seen_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+        "INSERT INTO workers (name, host, cores, engine_version, bench_signature, key_digest, rules_version,
+                              registered_ms, last_seen_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -23,6 +55,8 @@ pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -
             info.cores,
             info.engine_version,
             bits(info.bench_signature),
+            digest,
+            info.rules_version,
             int(now_ms)
         ])
     })

@@ -1,5 +1,10 @@
-//! The SQLite schema and the connection settings. The schema is versioned in its own table;
-//! a database of another version is refused rather than misread.
+//! The SQLite schema and the connection settings. The schema is versioned in its own table.
+//! A database of an older version is migrated in place, one step per version and all steps
+//! in one transaction (a failed step changes nothing); a newer one is refused rather than
+//! misread.
+//!
+//! A new database is created as version 1 ([`SCHEMA_V1`]) and then migrated like an old one,
+//! so a new and an upgraded database are the same schema by construction.
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
@@ -7,7 +12,41 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use super::Ctx;
 use crate::error::{Error, Result};
 
-pub(super) const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build reads and writes.
+pub(super) const SCHEMA_VERSION: i64 = 2;
+
+/// A migration step turns a database of version `n` into version `n + 1`.
+type Migration = fn(&Connection) -> Result<()>;
+
+/// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2];
+
+/// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
+/// across restarts) and the rules version they registered with. Workers of a version 1
+/// database have neither: their key is NULL and their rules version 0 (unknown).
+fn v1_to_v2(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "ALTER TABLE workers ADD COLUMN key_digest TEXT;
+         ALTER TABLE workers ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 0;
+         CREATE UNIQUE INDEX workers_by_key ON workers(key_digest) WHERE key_digest IS NOT NULL;",
+    )
+    .ctx("migrating the schema from version 1 to 2 (worker keys)")
+}
+
+/// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
+fn migrate(conn: &Connection, from: i64) -> Result<()> {
+    for version in from..SCHEMA_VERSION {
+        let step = usize::try_from(version - 1)
+            .ok()
+            .and_then(|i| MIGRATIONS.get(i))
+            .ok_or_else(|| Error::Corrupt(format!("no migration from schema version {version}")))?;
+        step(conn)?;
+        conn.execute("INSERT INTO schema_version (version) VALUES (?1)", [version + 1])
+            .ctx("recording the schema version")?;
+        tracing::info!(from = version, to = version + 1, "database schema migrated");
+    }
+    Ok(())
+}
 
 /// Prepared statements kept per connection; above the number of distinct statements.
 const STATEMENT_CACHE: usize = 128;
@@ -19,7 +58,10 @@ const STATEMENT_CACHE: usize = 128;
 /// `x IN (a, b, c)` by building a temporary index on every statement that writes `x`, which
 /// cost a lease and a submission several percent. Databases created with the `IN` form (the
 /// same constraints) are read and written unchanged.
-const SCHEMA: &str = r"
+///
+/// This is version 1, as it was first released: never edit it; change the schema with a new
+/// step in [`MIGRATIONS`].
+const SCHEMA_V1: &str = r"
 CREATE TABLE variants (
     id   TEXT PRIMARY KEY,  -- hex SHA-256 of spec
     spec TEXT NOT NULL      -- canonical encoding, spec::encode_variant
@@ -226,15 +268,17 @@ pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
         .flatten();
     match version {
         None => {
-            tx.execute_batch(SCHEMA).ctx("creating the schema")?;
-            tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [SCHEMA_VERSION])
-                .ctx("recording the schema version")?;
+            tx.execute_batch(SCHEMA_V1).ctx("creating the schema")?;
+            tx.execute("INSERT INTO schema_version (version) VALUES (1)", []).ctx("recording the schema version")?;
+            migrate(&tx, 1)?;
             tracing::info!(version = SCHEMA_VERSION, "database schema created");
         }
         Some(SCHEMA_VERSION) => {}
+        Some(old) if (1..SCHEMA_VERSION).contains(&old) => migrate(&tx, old)?,
         Some(other) => {
             return Err(Error::Corrupt(format!(
-                "database schema version {other}; this build reads version {SCHEMA_VERSION}"
+                "database schema version {other}; this build reads versions 1 to {SCHEMA_VERSION} \
+                 (a newer xqfarm wrote this database)"
             )));
         }
     }
@@ -245,7 +289,74 @@ pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
 mod tests {
     use super::*;
 
-    /// Writing any checked column compiles to no temporary index (see [`SCHEMA`]).
+    fn columns(conn: &Connection, table: &str) -> Vec<String> {
+        conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("table info")
+    }
+
+    fn versions(conn: &Connection) -> Vec<i64> {
+        conn.prepare("SELECT version FROM schema_version ORDER BY version")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("versions")
+    }
+
+    #[test]
+    fn a_version_1_database_is_migrated_in_place() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        conn.execute_batch(SCHEMA_V1).expect("version 1");
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);
+             INSERT INTO workers (name, host, cores, engine_version, bench_signature, registered_ms, last_seen_ms)
+             VALUES ('old', 'h', 2, 'e', 7, 1, 2);",
+        )
+        .expect("an old worker");
+        prepare(&mut conn).expect("migrated");
+        assert_eq!(versions(&conn), [1, 2]);
+        let cols = columns(&conn, "workers");
+        assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
+        let old: (String, Option<String>, i64) = conn
+            .query_row("SELECT name, key_digest, rules_version FROM workers", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .expect("the old worker is still there");
+        assert_eq!(old, ("old".to_owned(), None, 0));
+        // Preparing again changes nothing.
+        prepare(&mut conn).expect("already current");
+        assert_eq!(versions(&conn), [1, 2]);
+    }
+
+    #[test]
+    fn a_new_database_equals_a_migrated_one() {
+        let schema = |conn: &Connection| -> Vec<(String, String)> {
+            conn.prepare("SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
+                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .expect("schema")
+        };
+        let mut new = Connection::open_in_memory().expect("open");
+        prepare(&mut new).expect("schema");
+        let mut old = Connection::open_in_memory().expect("open");
+        old.execute_batch(SCHEMA_V1).expect("version 1");
+        old.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);",
+        )
+        .expect("version table");
+        prepare(&mut old).expect("migrated");
+        assert_eq!(schema(&new), schema(&old));
+        assert_eq!(versions(&new), [1, 2]);
+    }
+
+    #[test]
+    fn a_newer_database_is_refused_unchanged() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        prepare(&mut conn).expect("schema");
+        conn.execute("INSERT INTO schema_version (version) VALUES (?1)", [SCHEMA_VERSION + 1]).expect("newer");
+        let error = prepare(&mut conn).expect_err("a newer schema");
+        assert!(error.to_string().contains(&format!("version {}", SCHEMA_VERSION + 1)), "{error}");
+        assert_eq!(versions(&conn).last(), Some(&(SCHEMA_VERSION + 1)));
+    }
+
+    /// Writing any checked column compiles to no temporary index (see [`SCHEMA_V1`]).
     #[test]
     fn checks_build_no_temporary_tables() {
         let mut conn = Connection::open_in_memory().expect("open");

@@ -1,0 +1,200 @@
+//! A database written by the previous schema opens with this build: migrated in place, with
+//! every run, variant, suite, lease, result and count still there, and the farm goes on.
+//!
+//! `tests/data/farm-v1.db` was written by xqfarm at commit 0bcb051 (schema version 1) with
+//! `tests/data/make-farm-v1.sh`: a completed run, a run whose worker was killed mid-lease
+//! (active lease, 1 of 6 pairs recorded), an SPRT pinned to a bench signature, a stopped round
+//! robin with an external engine, two workers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use coordinator::{SqliteStorage, Storage};
+use proto::domain::{GameOutcome, GameReport, PairReport, PairTask, RunKind, RunState, VariantKind, WorkerInfo};
+use rusqlite::Connection;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v1.db");
+
+/// A private copy of the fixture (opening migrates the file).
+fn copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("farm.db");
+    std::fs::copy(FIXTURE, &path).expect("copy the fixture");
+    (dir, path)
+}
+
+fn schema_versions(conn: &Connection) -> Vec<i64> {
+    conn.prepare("SELECT version FROM schema_version ORDER BY version")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("versions")
+}
+
+/// The columns of every table, as version 1 has them.
+fn v1_columns(conn: &Connection) -> BTreeMap<String, Vec<String>> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("tables");
+    tables
+        .into_iter()
+        .map(|t| {
+            let cols: Vec<String> = conn
+                .prepare(&format!("SELECT name FROM pragma_table_info('{t}') ORDER BY cid"))
+                .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+                .expect("columns");
+            (t, cols)
+        })
+        .collect()
+}
+
+/// Every row of every table, restricted to `columns`, quoted as SQL text, in a fixed order.
+fn rows(conn: &Connection, columns: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    columns
+        .iter()
+        .filter(|(t, _)| *t != "schema_version")
+        .map(|(t, cols)| {
+            let quoted: Vec<String> = cols.iter().map(|c| format!("quote({c})")).collect();
+            let sql = format!("SELECT {} FROM {t} ORDER BY 1", quoted.join(" || '|' || "));
+            let rows: Vec<String> = conn
+                .prepare(&sql)
+                .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            (t.clone(), rows)
+        })
+        .collect()
+}
+
+#[test]
+fn a_version_1_database_keeps_everything() {
+    let (_dir, path) = copy();
+    let raw = Connection::open(&path).expect("raw open");
+    assert_eq!(schema_versions(&raw), [1], "the fixture is a version 1 database");
+    let columns = v1_columns(&raw);
+    let before = rows(&raw, &columns);
+    drop(raw);
+    let count = |table: &str| before.get(table).map_or(0, Vec::len);
+    assert_eq!(
+        [count("runs"), count("variants"), count("suites"), count("leases"), count("workers"), count("games")],
+        [4, 3, 1, 2, 2, 6],
+        "the fixture is what its script made"
+    );
+    assert_eq!(count("positions"), 93);
+
+    let storage = SqliteStorage::open(&path).expect("open and migrate");
+    let raw = Connection::open(&path).expect("raw open");
+    assert_eq!(schema_versions(&raw), [1, 2]);
+    assert_eq!(rows(&raw, &columns), before, "every row of every table is unchanged");
+    let workers = v1_columns(&raw).remove("workers").expect("workers");
+    assert!(workers.iter().any(|c| c == "key_digest"), "{workers:?}");
+
+    // The same, read back through the storage.
+    let runs = storage.list_runs().expect("runs");
+    let summary: Vec<(&str, RunState)> = runs.iter().map(|r| (r.spec.name.as_str(), r.state.clone())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("done-run", RunState::Completed),
+            ("half-run", RunState::Active),
+            ("sprt-run", RunState::Active),
+            ("stopped-run", RunState::Stopped)
+        ]
+    );
+    assert_eq!(runs[0].stats[0].pentanomial, [0, 0, 2, 0, 0]);
+    assert_eq!((runs[0].stats[0].wins, runs[0].stats[0].draws, runs[0].stats[0].losses), (2, 0, 2));
+    assert_eq!(runs[1].stats[0].pentanomial, [0, 1, 0, 0, 0]);
+    assert!(matches!(runs[2].spec.kind, RunKind::Sprt(_)));
+    assert_eq!(runs[2].spec.bench_signature, Some(12_345));
+    assert_eq!(runs[3].stats.len(), 3, "a round robin of three");
+    let external = storage.get_variant(&runs[3].spec.variants[2]).expect("the external engine");
+    assert!(matches!(&external.spec.kind, VariantKind::External { command, .. } if command.contains("fairy")));
+    assert_eq!(storage.get_suite(runs[0].spec.openings).expect("suite").openings.len(), 3);
+
+    let games = |run| storage.games_since(run, 0, 100).expect("games");
+    let (done, half) = (games(1), games(2));
+    assert_eq!((done.len(), half.len()), (4, 2));
+    assert!(done.iter().all(|g| g.worker == "w-done") && half.iter().all(|g| g.worker == "w-killed"));
+    let positions: usize = done.iter().chain(&half).map(|g| g.report.positions.len()).sum();
+    assert_eq!(positions, 93);
+    assert_eq!((storage.exported_up_to(1).expect("mark"), storage.exported_up_to(2).expect("mark")), (4, 6));
+}
+
+fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
+    GameReport {
+        red: red.into(),
+        black: black.into(),
+        start_fen: "startpos".into(),
+        outcome,
+        reason: "checkmate".into(),
+        moves: vec!["h2e2".into(), "h9g7".into()],
+        duration_ms: 5,
+        nodes: 50,
+        positions: vec![],
+    }
+}
+
+fn play(task: &PairTask) -> PairReport {
+    let [a, b] = &task.variants;
+    PairReport { pair_index: task.pair_index, games: [game(a, b, GameOutcome::RedWins), game(b, a, GameOutcome::Draw)] }
+}
+
+#[test]
+fn the_farm_goes_on_after_migration() {
+    let (_dir, path) = copy();
+    let storage = SqliteStorage::open(&path).expect("open and migrate");
+    let leases: Vec<(i64, i64, String, i64)> = {
+        let raw = Connection::open(&path).expect("raw open");
+        raw.prepare("SELECT id, worker_id, state, deadline_ms FROM leases ORDER BY id")
+            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect())
+            .expect("leases")
+    };
+    let (lease, killed_worker, state, deadline) = leases[1].clone();
+    assert_eq!(state, "active", "the killed worker's lease");
+    let (lease, killed_worker, deadline) = (lease as u64, killed_worker as u64, deadline as u64);
+    let task = |pair_index: u64| {
+        let spec = storage.get_run(2).expect("run").spec;
+        PairTask {
+            pair_index,
+            pairing: 0,
+            opening_index: 0,
+            opening: String::new(),
+            variants: [spec.variants[0].clone(), spec.variants[1].clone()],
+        }
+    };
+
+    // The old worker's lease still takes its results (the owner check reads the old rows).
+    let late = storage.record_results(killed_worker, lease, 2, &[play(&task(1))], false, deadline - 1).expect("late");
+    assert_eq!((late.accepted, late.duplicate), (1, false));
+    // A resend of what the old worker sent before the upgrade is a duplicate.
+    let resent = storage.record_results(killed_worker, lease, 1, &[play(&task(0))], false, deadline - 1).expect("old");
+    assert!(resent.duplicate);
+
+    // Its lease expires; a new worker (with a key, a column the old schema lacked) takes the rest.
+    let now = deadline + 60_000;
+    assert_eq!(storage.expire_leases(now).expect("expire"), 1);
+    let info = WorkerInfo {
+        name: "after-upgrade".into(),
+        host: "h".into(),
+        cores: 4,
+        engine_version: "e".into(),
+        bench_signature: 1,
+        worker_key: "upgraded-worker".into(),
+        rules_version: engine::RULES_VERSION,
+    };
+    let worker = storage.register_worker(&info, now).expect("register");
+    assert_eq!(worker, 3, "ids continue after the old workers");
+    assert_eq!(storage.register_worker(&info, now).expect("again"), worker);
+    let next = storage.lease_batch(worker, 8, now).expect("lease").expect("work");
+    assert_eq!(next.run, 2);
+    assert_eq!(next.tasks.iter().map(|t| t.pair_index).collect::<Vec<_>>(), [2, 3, 4, 5]);
+    let reports: Vec<PairReport> = next.tasks.iter().map(play).collect();
+    assert_eq!(storage.record_results(worker, next.id, 0, &reports, true, now).expect("record").accepted, 4);
+
+    let run = storage.get_run(2).expect("run");
+    assert_eq!(run.state, RunState::Completed);
+    assert_eq!(run.stats[0].pentanomial.iter().sum::<u64>(), 6);
+    assert_eq!(storage.games_since(2, 0, 100).expect("games").len(), 12);
+    drop(storage);
+    // Reopening a migrated database migrates nothing again.
+    SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2]);
+}
