@@ -144,7 +144,9 @@ impl FarmEndpoint {
             Tls::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             ) => "the coordinator's certificate does not name this host: dial the name it was issued for".into(),
-            Tls::InvalidCertificate(other) => format!("the coordinator's certificate is refused: {other:?}"),
+            Tls::InvalidCertificate(other) => format!(
+                "the coordinator's certificate is refused ({other:?}): it must be a server certificate signed by the CA given with --ca-cert"
+            ),
             Tls::InvalidMessage(_) => format!(
                 "the coordinator does not speak TLS: use {} without --ca-cert",
                 self.url.replacen("https://", "http://", 1)
