@@ -65,9 +65,9 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     let listener =
         tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     eprintln!(
-        "xqfarm coordinator on {}://{} (db {}, data {}, {} token{})",
-        if security.tls.is_some() { "https" } else { "http" },
+        "xqfarm coordinator on {} ({}, db {}, data {}, {} token{})",
         listener.local_addr()?,
+        if security.tls.is_some() { "TLS: https://" } else { "plaintext: http://" },
         args.db.display(),
         args.data.display(),
         security.access.len(),

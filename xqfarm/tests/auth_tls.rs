@@ -334,9 +334,10 @@ impl ServeProcess {
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
         let mut line = String::new();
         stderr.read_line(&mut line).expect("serve says where it listens");
+        assert!(line.contains("TLS: https://"), "serve says it speaks TLS: {line}");
         let addr = line
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("https://").or_else(|| w.strip_prefix("http://")))
+            .strip_prefix("xqfarm coordinator on ")
+            .and_then(|rest| rest.split_whitespace().next())
             .unwrap_or_else(|| panic!("no address in `{line}`"))
             .to_owned();
         ServeProcess { child, addr, _stderr: stderr }
