@@ -18,11 +18,11 @@ use tonic::{Request, Response, Status};
 use crate::error::Error;
 use crate::farm::Farm;
 
-/// The service: a farm and the token every call must carry.
+/// The service: a farm. Who may call what is decided in front of it, by
+/// [`proto::auth::RoleGuard`] (see `server::serve`).
 #[derive(Clone)]
 pub struct FarmService {
     farm: Arc<Farm>,
-    token: Arc<str>,
 }
 
 impl std::fmt::Debug for FarmService {
@@ -32,16 +32,21 @@ impl std::fmt::Debug for FarmService {
 }
 
 impl FarmService {
-    pub fn new(farm: Arc<Farm>, token: &str) -> FarmService {
-        FarmService { farm, token: Arc::from(token) }
+    pub fn new(farm: Arc<Farm>) -> FarmService {
+        FarmService { farm }
     }
 
     pub fn into_server(self) -> pb::farm_server::FarmServer<FarmService> {
         pb::farm_server::FarmServer::new(self)
     }
 
+    /// The role guard decided already; this only refuses a call that did not pass through
+    /// it, so serving this service unguarded by mistake opens nothing.
     fn auth<T>(&self, req: &Request<T>) -> Result<(), Status> {
-        proto::auth::authorize(req.metadata(), &self.token)
+        match req.extensions().get::<proto::auth::Caller>() {
+            Some(_) => Ok(()),
+            None => Err(Status::unauthenticated("the call did not pass the coordinator's role guard")),
+        }
     }
 
     /// Runs a blocking farm call on the blocking pool.

@@ -4,21 +4,54 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use proto::auth::{Access, RoleGuard};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::ServerTlsConfig;
 
 use crate::farm::Farm;
 use crate::grpc::FarmService;
 
-/// Serves `farm` on `listener` until `shutdown` completes. Tests bind `127.0.0.1:0` first
-/// and pass the listener, so the port is never raced.
+/// Who may call, and over what: the tokens with their roles, and TLS (`None`: plaintext).
+#[derive(Debug)]
+pub struct Security {
+    pub access: Access,
+    pub tls: Option<ServerTlsConfig>,
+}
+
+impl Security {
+    /// One token holding every role, plaintext: today's `--token` and the embedded farm.
+    pub fn single_token(token: &str) -> Security {
+        Security { access: Access::single_token(token), tls: None }
+    }
+}
+
+/// Serves `farm` on `listener` until `shutdown` completes, admitting the one `token` with
+/// every role over plaintext (see [`serve_with`] for roles and TLS). Tests bind
+/// `127.0.0.1:0` first and pass the listener, so the port is never raced.
 pub async fn serve(
     listener: TcpListener,
     farm: Arc<Farm>,
     token: &str,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
+    serve_with(listener, farm, Security::single_token(token), shutdown).await
+}
+
+/// Serves `farm` on `listener` until `shutdown` completes. Every call passes the role guard
+/// first ([`proto::auth::RoleGuard`]: the one place roles are enforced); with `tls`, every
+/// connection is TLS.
+pub async fn serve_with(
+    listener: TcpListener,
+    farm: Arc<Farm>,
+    security: Security,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = security.tls {
+        builder = builder.tls_config(tls)?;
+    }
     let expiry_farm = Arc::clone(&farm);
     let expiry = tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(2));
@@ -47,8 +80,9 @@ pub async fn serve(
             }
         }
     });
-    let result = tonic::transport::Server::builder()
-        .add_service(FarmService::new(Arc::clone(&farm), token).into_server())
+    let service = RoleGuard::new(FarmService::new(Arc::clone(&farm)).into_server(), Arc::new(security.access));
+    let result = builder
+        .add_service(service)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener).map(no_delay), shutdown)
         .await;
     expiry.abort();

@@ -24,6 +24,34 @@ pub enum Error {
     /// A farm token must be non-empty visible ASCII to travel as gRPC metadata.
     #[error("the farm token must be non-empty visible ASCII (no spaces or control characters)")]
     InvalidToken,
+    /// A role name that is not `worker`, `user` or `read-only`.
+    #[error("unknown role `{0}` (expected worker, user or read-only)")]
+    UnknownRole(String),
+    /// A token file that cannot be read or has a malformed line (`line` 0: the file as a whole).
+    #[error("token file {path}{}: {reason}", line_suffix(*.line))]
+    TokenFile { path: String, line: usize, reason: String },
+    /// A token label with a line break or another control character.
+    #[error("token label `{}` has a control character (one line of text expected)", .0.escape_debug())]
+    InvalidLabel(String),
+    /// The operating system's random source failed.
+    #[error("no random bytes for a token: {0}")]
+    Random(String),
+    /// A certificate, key or CA file that cannot be used.
+    #[error("TLS file {path}: {reason}")]
+    TlsFile { path: String, reason: String },
+    /// A coordinator URL that cannot be dialled as given.
+    #[error("coordinator `{url}`: {reason}")]
+    Endpoint { url: String, reason: String },
+    /// The coordinator cannot be reached now; it may be later (worth retrying).
+    #[error("cannot reach the coordinator at {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    /// Client and coordinator disagree on TLS; no retry can help.
+    #[error("coordinator {url}: {reason}")]
+    TlsMismatch { url: String, reason: String },
+}
+
+fn line_suffix(line: usize) -> String {
+    if line == 0 { String::new() } else { format!(" line {line}") }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -41,8 +69,14 @@ impl Error {
     pub fn field(&self) -> Option<&str> {
         match self {
             Error::MissingField { field } | Error::InvalidField { field, .. } => Some(field),
-            Error::VersionMismatch { .. } | Error::InvalidToken | Error::UnknownName { .. } => None,
+            _ => None,
         }
+    }
+
+    /// Whether a connection failure may go away by itself (the coordinator is down or
+    /// restarting), as opposed to a configuration to fix.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Error::Unreachable { .. })
     }
 
     /// Puts `parent` (a field name, possibly indexed: `pairs[2]`) in front of the path.

@@ -21,12 +21,15 @@
 //!
 //! The gRPC client is [`pb::farm_client::FarmClient`], the server trait
 //! [`pb::farm_server::Farm`] wrapped by [`pb::farm_server::FarmServer`]; the farm token
-//! travels as metadata (see [`auth`]).
+//! travels as metadata (see [`auth`], which also holds the roles); clients dial through
+//! [`endpoint`], with TLS files loaded by [`tls`].
 
 pub mod auth;
 pub mod convert;
 pub mod domain;
+pub mod endpoint;
 mod error;
+pub mod tls;
 
 pub use convert::check_version;
 pub use error::{Error, Result};

@@ -35,7 +35,7 @@ use proto::pb::farm_client::FarmClient;
 use tokio::sync::{Notify, oneshot, watch};
 use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::delivery::Delivery;
 use crate::error::{Error, Result};
@@ -60,8 +60,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    /// `http://host:port`.
+    /// `http://host:port`, or `https://host:port` with `ca_cert`.
     pub coordinator: String,
+    /// The farm CA's certificate (PEM) that signed an `https://` coordinator's certificate.
+    pub ca_cert: Option<PathBuf>,
     pub token: String,
     pub name: String,
     /// Games played at once.
@@ -87,10 +89,8 @@ pub(crate) struct Connection {
 
 impl Connection {
     async fn open(cfg: &WorkerConfig) -> Result<Connection> {
-        let endpoint = Endpoint::from_shared(cfg.coordinator.clone())
-            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: format!("bad address: {e}") })?
-            .connect_timeout(Duration::from_secs(5))
-            .timeout(RPC_TIMEOUT);
+        let endpoint = proto::endpoint::endpoint(&cfg.coordinator, cfg.ca_cert.as_deref())
+            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
         let token = BearerToken::new(&cfg.token)
             .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
         let mut backoff = Duration::from_millis(200);
@@ -101,6 +101,10 @@ impl Connection {
                         client: FarmClient::with_interceptor(channel, token),
                         url: cfg.coordinator.clone(),
                     });
+                }
+                // A TLS mismatch or an unknown CA: no retry can fix it.
+                Err(e) if !e.is_transient() => {
+                    return Err(Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() });
                 }
                 Err(e) => {
                     tracing::warn!(url = %cfg.coordinator, error = %e, retry_in = ?backoff, "coordinator unreachable");

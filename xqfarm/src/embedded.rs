@@ -82,6 +82,7 @@ pub fn spawn_worker(
 ) -> JoinHandle<worker::Result<()>> {
     let cfg = WorkerConfig {
         coordinator: url.to_owned(),
+        ca_cert: None,
         token: token.to_owned(),
         name: format!("local-{}", std::process::id()),
         concurrency,

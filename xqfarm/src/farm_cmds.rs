@@ -30,38 +30,67 @@ pub struct ServeArgs {
     /// Directory of the Parquet data.
     #[arg(long, default_value = "xqfarm-data")]
     data: PathBuf,
-    /// Token every call must carry (or XQFARM_TOKEN).
-    #[arg(long)]
+    /// The one token every call must carry, holding every role (or XQFARM_TOKEN).
+    #[arg(long, conflicts_with = "token_file")]
     token: Option<String>,
+    /// Token file of `<role> sha256:<hash> [label]` lines (roles: worker, user, read-only);
+    /// replaces --token and XQFARM_TOKEN. Add tokens with `xqfarm token new`.
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Serve TLS with this certificate chain (PEM); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// Private key (PEM) of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+/// The tokens and TLS of `serve`, every file checked before the port is bound.
+fn security(args: &ServeArgs) -> Result<coordinator::server::Security> {
+    let access = match &args.token_file {
+        Some(path) => proto::auth::Access::from_token_file(path)?,
+        None => proto::auth::Access::single_token(&remote::token(args.token.clone())?),
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(proto::tls::server_config(cert, key)?),
+        _ => None,
+    };
+    Ok(coordinator::server::Security { access, tls })
 }
 
 pub async fn serve(args: ServeArgs) -> Result<()> {
-    let token = remote::token(args.token)?;
+    let security = security(&args)?;
     let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
     let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?);
     let listener =
         tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     eprintln!(
-        "xqfarm coordinator on {} (db {}, data {})",
+        "xqfarm coordinator on {} ({}, db {}, data {}, {} token{})",
         listener.local_addr()?,
+        if security.tls.is_some() { "TLS: https://" } else { "plaintext: http://" },
         args.db.display(),
-        args.data.display()
+        args.data.display(),
+        security.access.len(),
+        if security.access.len() == 1 { "" } else { "s" }
     );
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    coordinator::server::serve(listener, farm, &token, shutdown).await.context("serving")?;
+    coordinator::server::serve_with(listener, farm, security, shutdown).await.context("serving")?;
     Ok(())
 }
 
 #[derive(Args, Debug)]
 pub struct WorkerArgs {
-    /// Coordinator address, e.g. http://farm:7878.
+    /// Coordinator address, e.g. http://farm:7878 (https:// with --ca-cert).
     #[arg(long)]
     coordinator: String,
     /// Token (or XQFARM_TOKEN).
     #[arg(long)]
     token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// coordinator's certificate.
+    #[arg(long)]
+    ca_cert: Option<PathBuf>,
     /// Games played at once (default: all cores).
     #[arg(long)]
     concurrency: Option<usize>,
@@ -89,6 +118,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let signature = tokio::task::spawn_blocking(embedded::bench_signature).await?;
     let cfg = WorkerConfig {
         coordinator: args.coordinator,
+        ca_cert: args.ca_cert,
         token,
         name: name.clone(),
         concurrency,
@@ -126,18 +156,49 @@ fn stop_signal() -> Result<impl std::future::Future<Output = ()> + Send + 'stati
 
 #[derive(Args, Debug)]
 pub struct Remote {
-    /// Coordinator address.
+    /// Coordinator address (https:// with --ca-cert).
     #[arg(long, default_value = "http://127.0.0.1:7878")]
     coordinator: String,
     /// Token (or XQFARM_TOKEN).
     #[arg(long)]
     token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// coordinator's certificate.
+    #[arg(long)]
+    ca_cert: Option<PathBuf>,
 }
 
 impl Remote {
     async fn client(&self) -> Result<remote::Client> {
-        remote::connect(&self.coordinator, &remote::token(self.token.clone())?).await
+        remote::connect_with(&self.coordinator, &remote::token(self.token.clone())?, self.ca_cert.as_deref()).await
     }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Mint a token: appends its hash to the token file and prints the token, once.
+    New(TokenNewArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TokenNewArgs {
+    /// What the token may do: worker, user or read-only.
+    #[arg(long)]
+    role: proto::auth::Role,
+    /// Who holds it (shown in logs and refusals).
+    #[arg(long, default_value = "")]
+    label: String,
+    /// Token file to append to (created, private to its owner, when missing).
+    #[arg(long)]
+    file: PathBuf,
+}
+
+pub fn token_command(cmd: TokenCommand) -> Result<()> {
+    let TokenCommand::New(args) = cmd;
+    let minted = proto::auth::token_file::mint(args.role, &args.label)?;
+    proto::auth::token_file::append(&args.file, &minted.entry)?;
+    eprintln!("added a {} token to {}; it is shown only now:", args.role, args.file.display());
+    println!("{}", minted.token);
+    Ok(())
 }
 
 #[derive(Subcommand, Debug)]

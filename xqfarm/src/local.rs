@@ -56,6 +56,7 @@ pub async fn run(args: &LocalArgs) -> Result<()> {
         dir: Some(args.dir.clone()),
         coordinator: None,
         token: None,
+        ca_cert: None,
     };
     eprintln!("xqfarm local: SPRT[-10, 0] of weakened (no mobility) vs default at nodes={}", args.nodes);
     let (verdict, status) = sprt::run(&sprt_args).await?;

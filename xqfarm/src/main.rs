@@ -41,6 +41,9 @@ enum Command {
     Serve(farm_cmds::ServeArgs),
     /// Play games for a coordinator.
     Worker(farm_cmds::WorkerArgs),
+    /// Tokens of a coordinator's token file.
+    #[command(subcommand)]
+    Token(farm_cmds::TokenCommand),
     /// Runs on a coordinator.
     #[command(subcommand)]
     Run(farm_cmds::RunCommand),
@@ -157,6 +160,7 @@ fn run() -> Result<ExitCode> {
         }
         Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
         Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
+        Command::Token(cmd) => farm_cmds::token_command(cmd)?,
         Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
         Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
         Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,

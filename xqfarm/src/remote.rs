@@ -1,10 +1,12 @@
 //! A user-side connection to a coordinator (run, variant, openings commands and `sprt`).
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use proto::auth::BearerToken;
 use proto::pb::farm_client::FarmClient;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 pub type Client = FarmClient<InterceptedService<Channel, BearerToken>>;
 
@@ -15,13 +17,16 @@ pub fn token(flag: Option<String>) -> Result<String> {
         .context("no token: pass --token or set XQFARM_TOKEN")
 }
 
+/// A plaintext connection (the embedded coordinator on loopback).
 pub async fn connect(url: &str, token: &str) -> Result<Client> {
-    let channel = Endpoint::from_shared(url.to_owned())
-        .with_context(|| format!("bad coordinator address `{url}`"))?
-        .connect()
-        .await
-        .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+    connect_with(url, token, None).await
+}
+
+/// A connection to `url`: `https://` with the farm's CA certificate, or `http://` without.
+/// A TLS mismatch fails at once with what to fix (see `proto::endpoint`).
+pub async fn connect_with(url: &str, token: &str, ca_cert: Option<&Path>) -> Result<Client> {
     let token = BearerToken::new(token).context("the token cannot be sent as gRPC metadata")?;
+    let channel = proto::endpoint::endpoint(url, ca_cert)?.connect().await?;
     Ok(FarmClient::with_interceptor(channel, token))
 }
 

@@ -63,6 +63,9 @@ pub struct SprtArgs {
     /// Token for the remote coordinator (or XQFARM_TOKEN).
     #[arg(long)]
     pub token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// remote coordinator's certificate.
+    #[arg(long, conflicts_with = "local")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// The verdict of a finished SPRT.
@@ -103,7 +106,7 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     };
 
     let result = async {
-        let mut client = remote::connect(&url, &token).await?;
+        let mut client = remote::connect_with(&url, &token, args.ca_cert.as_deref()).await?;
         let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
         let cand_v = add_params_variant(&mut client, &name_of(&args.candidate), &candidate.to_toml()).await?;
         let suite = add_suite(&mut client, "sprt-openings", openings).await?;

@@ -74,6 +74,9 @@ pub struct TuneArgs {
     /// Token for --submit (or XQFARM_TOKEN).
     #[arg(long)]
     pub token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// --submit coordinator's certificate.
+    #[arg(long)]
+    pub ca_cert: Option<PathBuf>,
     /// Time control of the submitted SPRT.
     #[arg(long, default_value = "nodes=20000")]
     pub tc: String,
@@ -223,7 +226,7 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
 
     if let Some(url) = &args.submit {
         let token = remote::token(args.token.clone())?;
-        let mut client = remote::connect(url, &token).await?;
+        let mut client = remote::connect_with(url, &token, args.ca_cert.as_deref()).await?;
         let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
         let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
         let tuned_v =

@@ -71,6 +71,7 @@ async fn two_workers_play_a_fixed_games_run() {
     for i in 0..2 {
         let cfg = WorkerConfig {
             coordinator: url.clone(),
+            ca_cert: None,
             token: "secret".into(),
             name: format!("w{i}"),
             concurrency: 1,
