@@ -29,6 +29,6 @@ pub mod uci;
 
 pub use engine::Engine;
 pub use error::{Error, IllegalMoveReason, Result};
-pub use position::{Position, START_FEN};
+pub use position::{OpeningLine, Position, START_FEN};
 pub use search::{Limits, SearchResult};
 pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};
