@@ -29,9 +29,11 @@ pub enum Error {
     /// A run, variant, suite or worker description that makes no sense.
     #[error("invalid {field}: {reason}")]
     InvalidSpec { field: String, reason: String },
-    /// A submitted result that does not fit its lease; nothing of the submission was stored.
-    #[error("invalid report for lease {lease}, pair {pair}: {reason}")]
-    InvalidReport { lease: LeaseId, pair: u64, reason: String },
+    /// A submitted result that does not fit its lease, or that the referee found to be a lie
+    /// (`game`: 0 or 1 within the pair; `ply`: where in that game); nothing of the submission
+    /// was stored.
+    #[error("invalid report for lease {lease}, pair {pair}{}: {reason}", place(*.game, *.ply))]
+    InvalidReport { lease: LeaseId, pair: u64, game: Option<u8>, ply: Option<usize>, reason: String },
     /// A worker that plays by other rules than the coordinator referees.
     #[error(
         "the worker plays by rules version {worker}, this coordinator by rules version {coordinator}: upgrade the older one"
@@ -59,10 +61,20 @@ impl Error {
     }
 
     pub(crate) fn invalid_report(lease: LeaseId, pair: u64, reason: impl Into<String>) -> Error {
-        Error::InvalidReport { lease, pair, reason: reason.into() }
+        Error::InvalidReport { lease, pair, game: None, ply: None, reason: reason.into() }
     }
 
     pub(crate) fn storage(context: impl Into<String>, source: impl Into<BoxedSource>) -> Error {
         Error::Storage { context: context.into(), source: source.into() }
+    }
+}
+
+/// `, game 1, ply 14` (what of it is known) for [`Error::InvalidReport`].
+fn place(game: Option<u8>, ply: Option<usize>) -> String {
+    match (game, ply) {
+        (Some(g), Some(p)) => format!(", game {g}, ply {p}"),
+        (Some(g), None) => format!(", game {g}"),
+        (None, Some(p)) => format!(", ply {p}"),
+        (None, None) => String::new(),
     }
 }

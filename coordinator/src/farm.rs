@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::parquet::{self as pq, CompactionPolicy};
+use crate::referee;
 use crate::storage::Storage;
 
 /// How long a worker with no work waits before asking again.
@@ -136,7 +137,14 @@ impl Farm {
         self.record(req.worker, &req.batch)
     }
 
+    /// The one way results are counted: the referee replays every game against the lease's
+    /// terms first, and a lie refuses the whole batch before anything is stored.
     fn record(&self, worker: WorkerId, batch: &BatchResult) -> Result<BatchAck> {
+        let terms = self.storage.lease_terms(batch.lease)?;
+        if let Err(e) = referee::check_batch(&terms, &batch.pairs) {
+            tracing::warn!(worker, lease = batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
+            return Err(e);
+        }
         let outcome = self.storage.record_results(
             worker,
             batch.lease,
@@ -328,27 +336,10 @@ impl Farm {
     }
 }
 
-/// Checks an opening line with the engine: a valid FEN or `startpos`, legal moves, a
-/// position with a legal move.
+/// Checks an opening line with the engine's parser: a valid FEN or `startpos`, legal moves,
+/// a position with a legal move.
 pub fn check_opening(line: &str) -> std::result::Result<(), String> {
-    let text = line.trim();
-    let (setup, moves) = match text.split_once("moves") {
-        Some((s, m)) => (s.trim(), m.split_whitespace().collect::<Vec<_>>()),
-        None => (text, Vec::new()),
-    };
-    let mut pos = if setup.is_empty() || setup == "startpos" {
-        engine::Position::startpos()
-    } else {
-        engine::Position::from_fen(setup).map_err(|e| format!("`{text}`: {e}"))?
-    };
-    for (i, m) in moves.iter().enumerate() {
-        let mv = engine::notation::parse_uci(m).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
-        pos.try_play(mv).map_err(|e| format!("`{text}`: move {i} `{m}`: {e}"))?;
-    }
-    if !pos.has_legal_move() {
-        return Err(format!("`{text}`: the side to move has no legal move"));
-    }
-    Ok(())
+    engine::OpeningLine::parse(line).map(drop).map_err(|e| e.to_string())
 }
 
 fn sprt_progress(

@@ -41,15 +41,21 @@
 //! let lease = storage.lease_batch(worker, 2, clock.now_ms())?.expect("work to do");
 //! assert_eq!(lease.tasks.len(), 2);
 //!
-//! // The worker plays each pair (here: both games drawn) and reports, with a sequence number.
-//! let game = |red: &str, black: &str| GameReport {
-//!     red: red.into(), black: black.into(), start_fen: "startpos".into(), outcome: GameOutcome::Draw,
-//!     reason: "move_limit".into(), moves: vec![], duration_ms: 1, nodes: 1, positions: vec![],
+//! // The worker plays each pair and reports, with a sequence number. Here Black's engine fails
+//! // to start in both games: an engine error before the first move, which Red wins.
+//! let game = |red: &str, black: &str, start: &str| GameReport {
+//!     red: red.into(), black: black.into(), start_fen: start.into(), outcome: GameOutcome::RedWins,
+//!     reason: Termination::EngineError, moves: vec![], move_stats: vec![], forfeit: None,
+//!     duration_ms: 1, nodes: 0, positions: vec![],
 //! };
-//! let reports: Vec<PairReport> = lease.tasks.iter().map(|t| {
+//! let mut reports = Vec::new();
+//! for t in &lease.tasks {
+//!     let start = engine::OpeningLine::parse(&t.opening)?.position.fen();
 //!     let [a, b] = &t.variants;
-//!     PairReport { pair_index: t.pair_index, games: [game(a, b), game(b, a)] }
-//! }).collect();
+//!     reports.push(PairReport { pair_index: t.pair_index, games: [game(a, b, &start), game(b, a, &start)] });
+//! }
+//! // The farm has the referee replay every game against the lease before storing anything.
+//! coordinator::referee::check_batch(&storage.lease_terms(lease.id)?, &reports)?;
 //! let outcome = storage.record_results(worker, lease.id, 1, &reports, true, clock.now_ms())?;
 //! assert_eq!(outcome.accepted, 2);
 //! // A resent submission is acknowledged and changes nothing.
@@ -64,6 +70,7 @@ pub mod clock;
 pub mod error;
 pub mod farm;
 pub mod grpc;
+pub mod referee;
 pub mod report;
 pub mod scheduler;
 pub mod server;
@@ -72,5 +79,5 @@ pub mod storage;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
-pub use storage::{MemoryStorage, RecordOutcome, SqliteStorage, Storage, StoredGame};
+pub use storage::{LeaseTerms, MemoryStorage, RecordOutcome, SqliteStorage, Storage, StoredGame};
 pub mod parquet;

@@ -1,4 +1,5 @@
-//! Checking a reported pair against the task it answers, and adding it to the statistics.
+//! The shape of a reported pair (its players and bounded texts, the referee's first step) and
+//! adding it to the statistics.
 
 use proto::domain::{GameOutcome, GameReport, LeaseId, PairReport, PairingStats, VariantId};
 
@@ -8,8 +9,6 @@ use crate::error::{Error, Result};
 pub const MAX_GAME_PLIES: usize = 4_096;
 /// Longest FEN accepted.
 pub const MAX_FEN_BYTES: usize = 256;
-/// Longest termination reason accepted.
-pub const MAX_REASON_BYTES: usize = 64;
 /// Longest move text accepted (`h2e2` is 4).
 pub const MAX_MOVE_BYTES: usize = 8;
 /// Longest game duration accepted: thirty days.
@@ -30,9 +29,6 @@ fn check_game(lease: LeaseId, pair: u64, which: usize, game: &GameReport, red: &
     }
     if game.start_fen.trim().is_empty() || game.start_fen.len() > MAX_FEN_BYTES {
         return bad(format!("start FEN must be 1..={MAX_FEN_BYTES} bytes"));
-    }
-    if game.reason.len() > MAX_REASON_BYTES || game.reason.chars().any(char::is_control) {
-        return bad(format!("reason must be at most {MAX_REASON_BYTES} printable bytes"));
     }
     if game.moves.len() > MAX_GAME_PLIES {
         return bad(format!("{} plies, at most {MAX_GAME_PLIES}", game.moves.len()));
@@ -94,8 +90,10 @@ mod tests {
             black: black.into(),
             start_fen: "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w".into(),
             outcome,
-            reason: "checkmate".into(),
+            reason: proto::domain::Termination::Rules(engine::rules::Reason::Checkmate),
             moves: vec!["h2e2".into(), "h9g7".into()],
+            move_stats: vec![Default::default(); 2],
+            forfeit: None,
             duration_ms: 10,
             nodes: 100,
             positions: vec![],

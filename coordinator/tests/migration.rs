@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use coordinator::{SqliteStorage, Storage};
-use proto::domain::{GameOutcome, GameReport, PairReport, PairTask, RunKind, RunState, VariantKind, WorkerInfo};
+use proto::domain::{
+    GameOutcome, GameReport, MoveStat, PairReport, PairTask, RunKind, RunState, Termination, VariantKind, WorkerInfo,
+};
 use rusqlite::Connection;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v1.db");
@@ -124,8 +126,10 @@ fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
         black: black.into(),
         start_fen: "startpos".into(),
         outcome,
-        reason: "checkmate".into(),
+        reason: Termination::Rules(engine::rules::Reason::Checkmate),
         moves: vec!["h2e2".into(), "h9g7".into()],
+        move_stats: vec![MoveStat { score: None, time_ms: 1 }; 2],
+        forfeit: None,
         duration_ms: 5,
         nodes: 50,
         positions: vec![],

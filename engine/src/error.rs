@@ -31,6 +31,12 @@ pub enum Error {
     IllegalMove { mv: String, fen: String, reason: IllegalMoveReason },
     #[error("cannot read move `{text}`: {reason}")]
     ParseMove { text: String, reason: String },
+    /// An opening line whose setup is unreadable or leaves no move.
+    #[error("opening `{text}`: {reason}")]
+    Opening { text: String, reason: String },
+    /// An opening line with a move that cannot be read or played (`index` counts from 0).
+    #[error("opening `{text}`: move {index} `{mv}`: {reason}")]
+    OpeningMove { text: String, index: usize, mv: String, reason: String },
     #[error("evaluation parameter `{key}`: {reason}")]
     Params { key: String, reason: String },
 }

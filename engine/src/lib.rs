@@ -34,6 +34,6 @@ pub const RULES_VERSION: u32 = 1;
 
 pub use engine::Engine;
 pub use error::{Error, IllegalMoveReason, Result};
-pub use position::{Position, START_FEN};
+pub use position::{OpeningLine, Position, START_FEN};
 pub use search::{Limits, SearchResult};
 pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};

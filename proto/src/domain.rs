@@ -4,12 +4,18 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod adjudication;
+mod clock;
 mod live;
 mod names;
+mod termination;
 mod work;
 
+pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
+pub use clock::{GameClock, Overrun};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
+pub use termination::{Termination, UnknownTermination};
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 
 pub type RunId = u64;
@@ -97,22 +103,6 @@ impl FromStr for TimeControl {
             return Err(bad());
         }
         Ok(TimeControl::Clock { base_ms, inc_ms: ms(inc)? })
-    }
-}
-
-/// Resign and draw adjudication (cutechess-cli's, as Fishtest sets it by default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Adjudication {
-    pub resign_score: i32,
-    pub resign_moves: u32,
-    pub draw_score: i32,
-    pub draw_moves: u32,
-    pub draw_after_move: u32,
-}
-
-impl Default for Adjudication {
-    fn default() -> Adjudication {
-        Adjudication { resign_score: 600, resign_moves: 3, draw_score: 20, draw_moves: 8, draw_after_move: 34 }
     }
 }
 
@@ -401,6 +391,25 @@ pub struct PositionSample {
     pub quiet: bool,
 }
 
+/// What the mover said and used for one move of a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveStat {
+    /// The mover's score in centipawns, its own view (`None`: it gave none). The referee
+    /// replays adjudication over these; it cannot know whether they are what the engine said.
+    pub score: Option<i32>,
+    /// Thinking time the mover used, as the worker's clock charged it.
+    pub time_ms: u64,
+}
+
+/// The attempt that forfeited a game: it is not among the game's moves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ForfeitAttempt {
+    /// The move the side to move answered with (UCI), if any: required for `illegal_move`.
+    pub mv: Option<String>,
+    /// The time the attempt took: for `time_forfeit`, more than the clock had left.
+    pub time_ms: u64,
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameReport {
@@ -408,9 +417,13 @@ pub struct GameReport {
     pub black: VariantId,
     pub start_fen: String,
     pub outcome: GameOutcome,
-    /// The rules' or the arbiter's reason (`checkmate`, `adjudication_resign`, ...).
-    pub reason: String,
+    /// The rules', the arbiter's or the forfeit's reason.
+    pub reason: Termination,
     pub moves: Vec<String>,
+    /// One per move, in order.
+    pub move_stats: Vec<MoveStat>,
+    /// For `illegal_move`, `no_move` and `time_forfeit`: the attempt that lost.
+    pub forfeit: Option<ForfeitAttempt>,
     pub duration_ms: u64,
     pub nodes: u64,
     pub positions: Vec<PositionSample>,

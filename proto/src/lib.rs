@@ -35,8 +35,9 @@ pub use convert::check_version;
 pub use error::{Error, Result};
 
 /// The protocol version this build speaks; every request carries it in `protocol_version`.
-/// Bump it on any change an older peer would misread.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Bump it on any change an older peer would misread. Version 2: game reports carry per-move
+/// scores and times and the forfeiting attempt, which the coordinator's referee requires.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The generated protobuf messages and the tonic client and server of `xqfarm.v1`.
 #[allow(clippy::all, clippy::pedantic, missing_docs, missing_debug_implementations)]

@@ -6,36 +6,19 @@ use std::time::{Duration, Instant};
 
 use engine::rules::{GameResult, Reason, judge};
 use engine::{Color, Limits, Move, Position};
+use proto::domain::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, GameClock};
 
-use crate::adjudication::{Adjudicated, Adjudication, Adjudicator};
 use crate::player::Player;
 
-pub use proto::domain::TimeControl;
+pub use proto::domain::{Termination, TimeControl};
 
-/// Why a game ended, beyond the rules' own reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Termination {
-    Rules(Reason),
-    AdjudicatedResign,
-    AdjudicatedDraw,
-    IllegalMove,
-    NoMove,
-    TimeForfeit,
-    EngineError,
-}
-
-impl Termination {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Termination::Rules(r) => r.as_str(),
-            Termination::AdjudicatedResign => "adjudication_resign",
-            Termination::AdjudicatedDraw => "adjudication_draw",
-            Termination::IllegalMove => "illegal_move",
-            Termination::NoMove => "no_move",
-            Termination::TimeForfeit => "time_forfeit",
-            Termination::EngineError => "engine_error",
-        }
-    }
+/// The attempt that forfeited a game (not among its moves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// What the engine answered, if it answered a move.
+    pub mv: Option<Move>,
+    /// The time it took, in the clock's whole milliseconds.
+    pub time_ms: u64,
 }
 
 /// What happened in one game.
@@ -45,8 +28,12 @@ pub struct GameRecord {
     pub moves: Vec<Move>,
     /// The movers' own scores, one per move.
     pub scores: Vec<Option<i32>>,
+    /// The time each move took, in the clock's whole milliseconds, one per move.
+    pub times_ms: Vec<u64>,
     pub result: GameResult,
     pub termination: Termination,
+    /// For an illegal move, no move or a time forfeit: the attempt that lost.
+    pub attempt: Option<Attempt>,
     /// Details of a forfeit (the illegal move and why, the engine's error).
     pub detail: Option<String>,
     pub nodes: u64,
@@ -58,17 +45,20 @@ pub struct GameRecord {
 pub struct GameSettings {
     pub tc: TimeControl,
     pub adjudication: Adjudication,
-    /// A hard cap for runaway games (draw), far beyond the 120-ply rule's reach.
+    /// A hard cap for runaway games (an adjudicated draw); the farm always plays
+    /// [`GAME_PLY_CAP`], which its referee checks.
     pub max_plies: usize,
 }
 
 impl GameSettings {
     pub fn new(tc: TimeControl) -> GameSettings {
-        GameSettings { tc, adjudication: Adjudication::default(), max_plies: 1000 }
+        GameSettings { tc, adjudication: Adjudication::default(), max_plies: GAME_PLY_CAP }
     }
 }
 
-/// Plays `start` to the end. `players[0]` plays Red.
+/// Plays `start` to the end. `players[0]` plays Red. The rules come first, then the shared
+/// [`Adjudicator`], then the shared [`GameClock`]: exactly what the coordinator's referee
+/// replays.
 pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &GameSettings) -> GameRecord {
     let began = Instant::now();
     let [red, black] = players;
@@ -78,17 +68,16 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         start_fen: start.fen(),
         moves: Vec::new(),
         scores: Vec::new(),
+        times_ms: Vec::new(),
         result: GameResult::Ongoing,
         termination: Termination::Rules(Reason::Ongoing),
+        attempt: None,
         detail: None,
         nodes: 0,
         duration: Duration::ZERO,
     };
-    let mut clocks = match settings.tc {
-        TimeControl::Clock { base_ms, .. } => [Some(Duration::from_millis(base_ms)); 2],
-        _ => [None, None],
-    };
-    let mut adjudicator = Adjudicator::default();
+    let mut clock = GameClock::new(settings.tc);
+    let mut adjudicator = Adjudicator::new(settings.adjudication).with_ply_cap(settings.max_plies);
     let forfeit = |record: &mut GameRecord, loser: Color, why: Termination, detail: String| {
         record.result = GameResult::loss_for(loser);
         record.termination = why;
@@ -102,24 +91,17 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         }
     }
 
-    loop {
-        let outcome = judge(&pos);
-        if outcome.result != GameResult::Ongoing {
-            record.result = outcome.result;
-            record.termination = Termination::Rules(outcome.reason);
-            break;
-        }
-        if record.moves.len() >= settings.max_plies {
-            record.result = GameResult::Draw;
-            record.termination = Termination::AdjudicatedDraw;
-            record.detail = Some(format!("{} plies", settings.max_plies));
-            break;
-        }
+    let outcome = judge(&pos);
+    if outcome.is_over() {
+        record.result = outcome.result;
+        record.termination = Termination::Rules(outcome.reason);
+    }
+    while !record.result_is_final() {
         let side = pos.side_to_move();
-        let limits = limits_for(settings.tc, &clocks);
+        let limits = limits_for(settings.tc, clock.as_ref());
         let started = Instant::now();
         let reply = players[side.index()].play(&pos, &limits);
-        let used = started.elapsed();
+        let used_ms = started.elapsed().as_millis() as u64;
         let reply = match reply {
             Ok(r) => r,
             Err(e) => {
@@ -127,60 +109,70 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
                 break;
             }
         };
-        if let (TimeControl::Clock { inc_ms, .. }, Some(left)) = (settings.tc, clocks[side.index()]) {
-            if used > left {
-                forfeit(&mut record, side, Termination::TimeForfeit, format!("used {used:?} with {left:?} left"));
-                break;
-            }
-            clocks[side.index()] = Some(left - used + Duration::from_millis(inc_ms));
-        }
         record.nodes += reply.nodes;
+        if let Some(clock) = clock.as_mut()
+            && let Err(over) = clock.spend(side, used_ms)
+        {
+            record.attempt = Some(Attempt { mv: reply.mv, time_ms: used_ms });
+            let detail = format!("used {} ms with {} ms left", over.used_ms, over.left_ms);
+            forfeit(&mut record, side, Termination::TimeForfeit, detail);
+            break;
+        }
         let Some(mv) = reply.mv else {
+            record.attempt = Some(Attempt { mv: None, time_ms: used_ms });
             forfeit(&mut record, side, Termination::NoMove, "the engine returned no move".to_owned());
             break;
         };
         if let Some(why) = pos.illegal_reason(mv) {
+            record.attempt = Some(Attempt { mv: Some(mv), time_ms: used_ms });
             forfeit(&mut record, side, Termination::IllegalMove, format!("illegal move {mv}: {why}"));
             break;
         }
         pos.play_unchecked(mv);
         record.moves.push(mv);
         record.scores.push(reply.score);
-        if let Some(verdict) =
-            adjudicator.record(&settings.adjudication, side == Color::Red, reply.score, pos.fullmove())
-        {
-            // The rules come first: a move that ends the game is judged by them.
-            let outcome = judge(&pos);
-            if outcome.result != GameResult::Ongoing {
-                record.result = outcome.result;
-                record.termination = Termination::Rules(outcome.reason);
-            } else {
-                match verdict {
-                    Adjudicated::Resign { loser } => {
-                        record.result = GameResult::loss_for(if loser == 0 { Color::Red } else { Color::Black });
-                        record.termination = Termination::AdjudicatedResign;
-                    }
-                    Adjudicated::Draw => {
-                        record.result = GameResult::Draw;
-                        record.termination = Termination::AdjudicatedDraw;
+        record.times_ms.push(used_ms);
+        // The adjudicator follows every move; the rules come first when both would end it.
+        let verdict = adjudicator.record(side, reply.score, pos.fullmove());
+        let outcome = judge(&pos);
+        if outcome.is_over() {
+            record.result = outcome.result;
+            record.termination = Termination::Rules(outcome.reason);
+        } else if let Some(verdict) = verdict {
+            match verdict {
+                Adjudicated::Resign { loser } => {
+                    record.result = GameResult::loss_for(loser);
+                    record.termination = Termination::AdjudicatedResign;
+                }
+                Adjudicated::Draw => {
+                    record.result = GameResult::Draw;
+                    record.termination = Termination::AdjudicatedDraw;
+                    if record.moves.len() >= settings.max_plies {
+                        record.detail = Some(format!("{} plies", settings.max_plies));
                     }
                 }
             }
-            break;
         }
     }
     record.duration = began.elapsed();
     record
 }
 
-fn limits_for(tc: TimeControl, clocks: &[Option<Duration>; 2]) -> Limits {
+impl GameRecord {
+    fn result_is_final(&self) -> bool {
+        self.result != GameResult::Ongoing
+    }
+}
+
+fn limits_for(tc: TimeControl, clock: Option<&GameClock>) -> Limits {
     match tc {
         TimeControl::Nodes(n) => Limits::nodes(n),
         TimeControl::Depth(d) => Limits::depth(d),
         TimeControl::MoveTimeMs(t) => Limits { movetime: Some(Duration::from_millis(t)), ..Limits::default() },
         TimeControl::Clock { inc_ms, .. } => {
             let inc = Duration::from_millis(inc_ms);
-            Limits { time: *clocks, inc: [inc, inc], ..Limits::default() }
+            let left = |side| clock.map(|c| Duration::from_millis(c.left_ms(side)));
+            Limits { time: [left(Color::Red), left(Color::Black)], inc: [inc, inc], ..Limits::default() }
         }
     }
 }
@@ -211,7 +203,7 @@ mod tests {
         let mut b = InProcess::new("b", Params::default());
         let tc = TimeControl::Clock { base_ms: 800, inc_ms: 20 };
         let settings =
-            GameSettings { max_plies: 60, adjudication: crate::adjudication::NO_ADJUDICATION, ..GameSettings::new(tc) };
+            GameSettings { max_plies: 60, adjudication: proto::domain::NO_ADJUDICATION, ..GameSettings::new(tc) };
         let g = play_game([&mut a, &mut b], &Position::startpos(), &settings);
         assert_ne!(g.termination, Termination::TimeForfeit, "{:?}", g.detail);
         assert!(g.moves.len() >= 20, "{} plies", g.moves.len());
@@ -239,5 +231,8 @@ mod tests {
         assert_eq!(g.result, GameResult::RedWins);
         assert_eq!(g.termination, Termination::IllegalMove);
         assert!(g.detail.as_deref().is_some_and(|d| d.contains("a0a9")), "{:?}", g.detail);
+        let attempt = g.attempt.expect("the illegal move is kept");
+        assert_eq!(attempt.mv.map(|m| m.to_string()).as_deref(), Some("a0a9"));
+        assert_eq!((g.moves.len(), g.times_ms.len(), g.scores.len()), (1, 1, 1));
     }
 }

@@ -7,7 +7,7 @@
 //! legal plies, each kept only if a shallow search scores it within a margin for both sides.
 
 use engine::notation::parse_uci;
-use engine::{Engine, Limits, Position};
+use engine::{Engine, Limits, OpeningLine, Position};
 
 use crate::error::{Error, Result};
 
@@ -19,27 +19,20 @@ pub struct Opening {
     pub position: Position,
 }
 
-/// Parses one opening line.
+/// Parses one opening line with the engine's parser ([`engine::OpeningLine`]); `index` is the
+/// line's number in its suite, for the error.
 pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
-    let err = |reason: String| Error::Opening { index, text: line.to_owned(), reason };
     let text = line.trim();
-    let (setup, moves) = match text.split_once("moves") {
-        Some((s, m)) => (s.trim(), m.split_whitespace().collect::<Vec<_>>()),
-        None => (text, Vec::new()),
-    };
-    let mut pos = if setup == "startpos" || setup.is_empty() {
-        Position::startpos()
-    } else {
-        Position::from_fen(setup.trim_end_matches(';').trim()).map_err(|e| err(e.to_string()))?
-    };
-    for (i, m) in moves.iter().enumerate() {
-        let mv = parse_uci(m).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
-        pos.try_play(mv).map_err(|e| err(format!("move {i} `{m}`: {e}")))?;
-    }
-    if !pos.has_legal_move() {
-        return Err(err("the side to move has no legal move".to_owned()));
-    }
-    Ok(Opening { text: text.to_owned(), position: pos })
+    let parsed = OpeningLine::parse(text).map_err(|e| Error::Opening {
+        index,
+        text: text.to_owned(),
+        reason: match e {
+            engine::Error::Opening { reason, .. } => reason,
+            engine::Error::OpeningMove { index, mv, reason, .. } => format!("move {index} `{mv}`: {reason}"),
+            other => other.to_string(),
+        },
+    })?;
+    Ok(Opening { text: text.to_owned(), position: parsed.position })
 }
 
 /// Parses a suite; blank lines and `#` comments are skipped. Errors name the line.

@@ -7,6 +7,10 @@ use engine::{Engine, Limits, Move, Position};
 
 use crate::error::Result;
 
+pub mod random;
+
+pub use random::RandomMover;
+
 /// What a player answers to a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reply {

@@ -10,7 +10,10 @@ use engine::Position;
 use engine::eval::{Params, evaluate};
 use engine::rules::GameResult;
 use engine::search::quiescence;
-use proto::domain::{GameOutcome, GameReport, Lease, PairReport, PairTask, PositionSample, Variant, VariantKind};
+use proto::domain::{
+    ForfeitAttempt, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PositionSample, Variant,
+    VariantKind,
+};
 
 use crate::error::{Error, Result};
 use crate::external::{EngineCommand, ExternalConfig, ExternalEngine};
@@ -235,8 +238,8 @@ fn play_task(
     Ok(PairReport { pair_index: task.pair_index, games: [g0, g1] })
 }
 
-/// The protocol's view of a finished game, with every `sample_every`-th position (from
-/// ply 1) sampled: static eval and quiescence with the default parameters, the mover's
+/// The protocol's view of a finished game (with each move's score and time, and the attempt
+/// that forfeited it), with every `sample_every`-th position (from ply 1) sampled: static eval and quiescence with the default parameters, the mover's
 /// reported search score, the move played.
 pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32) -> GameReport {
     let outcome = match record.result {
@@ -250,7 +253,7 @@ pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32)
     {
         let params = Params::default();
         for (ply, &mv) in record.moves.iter().enumerate() {
-            if ply > 0 && ply as u32 % sample_every == 0 {
+            if ply > 0 && (ply as u32).is_multiple_of(sample_every) {
                 let static_eval = evaluate(&pos, &params);
                 positions.push(PositionSample {
                     ply: ply as u32,
@@ -271,8 +274,15 @@ pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32)
         black: black.to_owned(),
         start_fen: record.start_fen.clone(),
         outcome,
-        reason: record.termination.as_str().to_owned(),
+        reason: record.termination,
         moves: record.moves.iter().map(ToString::to_string).collect(),
+        move_stats: record
+            .scores
+            .iter()
+            .zip(&record.times_ms)
+            .map(|(&score, &time_ms)| MoveStat { score, time_ms })
+            .collect(),
+        forfeit: record.attempt.map(|a| ForfeitAttempt { mv: a.mv.map(|m| m.to_string()), time_ms: a.time_ms }),
         duration_ms: record.duration.as_millis() as u64,
         nodes: record.nodes,
         positions,

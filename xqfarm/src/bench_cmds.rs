@@ -1,6 +1,7 @@
 //! `xqfarm bench rpc` and `xqfarm bench worker`: the farm's own speed figures.
 //! - rpc: lease + submit round trips per second that one embedded coordinator (SQLite)
-//!   sustains with many simulated workers on loopback;
+//!   sustains with many simulated workers on loopback, each submitting legal 120-ply games
+//!   that the coordinator's referee replays; and the referee's own cost per game;
 //! - worker: games per minute per core at a node limit, and the share of the worker's
 //!   CPU spent outside engine search (the arbiter, sampling, bookkeeping).
 
@@ -10,14 +11,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use coordinator::{LeaseTerms, referee};
 use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
-    Adjudication, BatchResult, GameOutcome, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec,
-    PairReport, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
+    Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
+    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
 };
 use proto::pb;
-use worker::player::{InProcess, Player, Reply};
+use worker::game::GameSettings;
+use worker::player::{InProcess, Player, RandomMover, Reply};
 
 use crate::embedded::Embedded;
 use crate::remote;
@@ -84,9 +87,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         name: "rpc-bench".into(),
         kind: RunKind::Games { pairs: 100_000_000 },
         variants: ids.clone(),
-        // A clock long enough that the scheduler leases one pair per free slot, as a real
-        // farm's workers see it: every RPC then carries one pair.
-        tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
+        tc: spec_tc(),
         openings: suite.id,
         adjudication: Adjudication::default(),
         bench_signature: None,
@@ -94,12 +95,17 @@ async fn rpc(a: RpcArgs) -> Result<()> {
     };
     client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("run"))?;
 
+    let payload = Arc::new(legal_pair(spec_tc(), &engine::Position::startpos()));
+    let plies = payload[0].moves.len();
     let rpcs = Arc::new(AtomicU64::new(0));
     let pairs_done = Arc::new(AtomicU64::new(0));
     let stop_at = Instant::now() + Duration::from_secs(a.seconds);
     let mut tasks = Vec::new();
+    let (first_lease_tx, first_lease_rx) = tokio::sync::oneshot::channel::<proto::domain::Lease>();
+    let first_lease_tx = Arc::new(std::sync::Mutex::new(Some(first_lease_tx)));
     for i in 0..a.workers {
         let (url, rpcs, pairs_done) = (emb.url.clone(), Arc::clone(&rpcs), Arc::clone(&pairs_done));
+        let (payload, first_lease_tx) = (Arc::clone(&payload), Arc::clone(&first_lease_tx));
         tasks.push(tokio::spawn(async move {
             let mut c = remote::connect(&url, token).await?;
             let info = WorkerInfo {
@@ -125,25 +131,10 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 let LeaseGrant::Lease(lease) = grant else {
                     continue;
                 };
-                let pairs: Vec<PairReport> = lease
-                    .tasks
-                    .iter()
-                    .map(|t| {
-                        let game = |red: &str, black: &str| GameReport {
-                            red: red.into(),
-                            black: black.into(),
-                            start_fen: engine::START_FEN.into(),
-                            outcome: GameOutcome::Draw,
-                            reason: "repetition".into(),
-                            moves: vec!["h2e2".into(), "h7e7".into()],
-                            duration_ms: 1,
-                            nodes: 1,
-                            positions: Vec::new(),
-                        };
-                        let [x, y] = &t.variants;
-                        PairReport { pair_index: t.pair_index, games: [game(x, y), game(y, x)] }
-                    })
-                    .collect();
+                if let Some(tx) = first_lease_tx.lock().ok().and_then(|mut t| t.take()) {
+                    let _ = tx.send(lease.clone());
+                }
+                let pairs: Vec<PairReport> = lease.tasks.iter().map(|t| pair_for(&payload, t)).collect();
                 let n = pairs.len() as u64;
                 let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
                 c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch }))
@@ -161,16 +152,63 @@ async fn rpc(a: RpcArgs) -> Result<()> {
     }
     let secs = started.elapsed().as_secs_f64();
     let n = rpcs.load(Ordering::Relaxed);
+    let pairs = pairs_done.load(Ordering::Relaxed);
+    let games_per_s = 2.0 * pairs as f64 / secs;
     println!(
-        "{} simulated workers, {:.1} s: {n} lease+submit RPCs = {:.0} RPCs/s, {} pairs recorded ({:.0} pairs/s)",
+        "{} simulated workers, {secs:.1} s, legal {plies}-ply games, referee on: {n} lease+submit RPCs = {:.0} RPCs/s, \
+         {pairs} pairs recorded = {games_per_s:.0} games/s",
         a.workers,
-        secs,
         n as f64 / secs,
-        pairs_done.load(Ordering::Relaxed),
-        pairs_done.load(Ordering::Relaxed) as f64 / secs
     );
     emb.stop().await;
+
+    // The referee alone, on one thread, over the same payload and terms.
+    let lease = first_lease_rx.await.context("no lease was granted during the bench")?;
+    let terms = LeaseTerms::from(&lease);
+    let batch: Vec<PairReport> = lease.tasks.iter().map(|t| pair_for(&payload, t)).collect();
+    let rounds = 2_000usize.div_ceil(batch.len());
+    let timed = Instant::now();
+    for _ in 0..rounds {
+        referee::check_batch(&terms, &batch).context("the bench's own games must pass the referee")?;
+    }
+    let per_game = timed.elapsed().as_secs_f64() / (rounds * batch.len() * 2) as f64;
+    // Off: the same wall time per game, less the referee's share of it.
+    let games_off = 1.0 / (1.0 / games_per_s - per_game).max(f64::MIN_POSITIVE);
+    println!(
+        "referee alone: {:.1} us per {plies}-ply game ({:.0} games/s on one core); without it the same payload \
+         would run at about {games_off:.0} games/s: the referee costs {:.1}% of throughput (goal: at most 20%)",
+        per_game * 1e6,
+        1.0 / per_game,
+        100.0 * (1.0 - games_per_s / games_off),
+    );
     Ok(())
+}
+
+/// The bench run's time control: long enough that the scheduler leases one pair per free
+/// slot, as a real farm's workers see it, so every RPC carries one pair.
+fn spec_tc() -> TimeControl {
+    TimeControl::Clock { base_ms: 60_000, inc_ms: 600 }
+}
+
+/// One pair really played from `start` by random quiet movers (120 plies to the move limit
+/// from the start position), as the worker reports it; players named later by `pair_for`.
+fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
+    let settings = GameSettings::new(tc);
+    let play = |seed: u64| {
+        let mut red = RandomMover::new("red", seed).with_score(Some(150));
+        let mut black = RandomMover::new("black", seed + 1).with_score(Some(150));
+        let record = worker::game::play_game([&mut red, &mut black], start, &settings);
+        worker::runner::to_report(&record, "", "", 0)
+    };
+    [play(1), play(3)]
+}
+
+/// The payload's games as the report of `task`'s pair.
+fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport {
+    let [x, y] = &task.variants;
+    let game =
+        |g: &GameReport, red: &str, black: &str| GameReport { red: red.into(), black: black.into(), ..g.clone() };
+    PairReport { pair_index: task.pair_index, games: [game(&payload[0], x, y), game(&payload[1], y, x)] }
 }
 
 /// A player that adds the time it spends thinking to a shared counter.

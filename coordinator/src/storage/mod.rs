@@ -8,8 +8,8 @@
 //! whichever lease reports it first.
 
 use proto::domain::{
-    GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec, RunState, SuiteId,
-    Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    Adjudication, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec,
+    RunState, SuiteId, TimeControl, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
@@ -32,7 +32,35 @@ pub struct RecordOutcome {
     pub duplicate: bool,
 }
 
-/// A recorded game, as the Parquet exporter reads it.
+/// What a lease was given to play, and by which rules: what the referee replays a submission
+/// against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseTerms {
+    pub lease: LeaseId,
+    pub run: RunId,
+    pub tc: TimeControl,
+    pub adjudication: Adjudication,
+    pub sample_every: u32,
+    /// Every pair the lease was given (whatever became of it since), with its opening line.
+    pub tasks: Vec<PairTask>,
+}
+
+impl From<&Lease> for LeaseTerms {
+    /// The terms a lease was granted with (all its tasks).
+    fn from(lease: &Lease) -> LeaseTerms {
+        LeaseTerms {
+            lease: lease.id,
+            run: lease.run,
+            tc: lease.tc,
+            adjudication: lease.adjudication,
+            sample_every: lease.sample_every,
+            tasks: lease.tasks.clone(),
+        }
+    }
+}
+
+/// A recorded game, as the Parquet exporter reads it. Per-move scores and times and the
+/// forfeit attempt are checked by the referee, not kept: `move_stats` is empty, `forfeit` none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredGame {
     /// Unique over the whole store and increasing in recording order; never reused.
@@ -79,9 +107,14 @@ pub trait Storage: Send + Sync {
     /// signature), pooled pairs first. `None` when there is no work or no free slot.
     fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>>;
 
+    /// The lease's run rules and every task it was given, whatever the lease's state (a late
+    /// submission is refereed like any other). Reads only.
+    fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms>;
+
     /// Records finished pairs of a lease. Idempotent by `(lease, seq)`; a pair already
-    /// recorded is never counted again. A pair that was never part of this lease, or a report
-    /// whose players do not match its task, rejects the whole submission. Results arriving
+    /// recorded is never counted again. A pair that was never part of this lease rejects the
+    /// whole submission. The reports' content is the referee's business
+    /// ([`crate::referee`]), checked before this is called. Results arriving
     /// after the lease expired are still recorded if nobody recorded the pair meanwhile.
     /// `final_batch` closes the lease: its unreported pairs go back to the pool. A lease whose
     /// pairs are all recorded closes by itself. Extends an active lease like a heartbeat.

@@ -25,7 +25,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use self::checkpoint::Checkpointer;
 use self::db::Db;
 use self::writer::Writer;
-use super::{RecordOutcome, Storage, StoredGame};
+use super::{LeaseTerms, RecordOutcome, Storage, StoredGame};
 use crate::error::{Error, Result};
 use crate::spec;
 
@@ -210,6 +210,10 @@ impl Storage for SqliteStorage {
 
     fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
         self.write("leasing a batch", move |db| leasing::lease_batch(db, worker, free_slots, now_ms))
+    }
+
+    fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms> {
+        self.read("reading a lease's terms", move |db| results::lease_terms(db, lease))
     }
 
     fn record_results(

@@ -2,11 +2,13 @@
 //! undo moves and judge repetitions.
 
 mod fen;
+pub mod opening;
 mod play;
 pub(crate) mod validate;
 pub mod zobrist;
 
 pub use fen::{FenError, Setup};
+pub use opening::OpeningLine;
 
 use crate::movegen::attacks;
 use crate::types::{Bitboard, Color, Move, Piece, PieceKind, Square};

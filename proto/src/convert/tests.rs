@@ -128,17 +128,23 @@ fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
         black: black.into(),
         start_fen: "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b".into(),
         outcome,
-        reason: "adjudication_resign".into(),
+        reason: Termination::AdjudicatedResign,
         moves: vec!["h7e7".into(), "h0g2".into(), "i9h9".into()],
+        move_stats: vec![
+            MoveStat { score: Some(-12), time_ms: 40 },
+            MoveStat { score: None, time_ms: 0 },
+            MoveStat { score: Some(31), time_ms: 1_200 },
+        ],
+        forfeit: None,
         duration_ms: 3_456,
         nodes: 123_456_789,
         positions: vec![PositionSample {
             ply: 2,
-            fen: "rnbakabnr/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w".into(),
-            red_to_move: true,
+            fen: "rnbakabnr/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b".into(),
+            red_to_move: false,
             static_eval: -35,
             search_score: 12,
-            best_move: "b0c2".into(),
+            best_move: "i9h9".into(),
             in_check: false,
             quiet: true,
         }],
@@ -494,8 +500,10 @@ fn bad_leases_name_the_field() {
 #[test]
 fn bad_results_name_the_field() {
     type Mutation = fn(&mut pb::SubmitRequest);
-    let cases: [(&str, Mutation); 8] = [
+    let cases: [(&str, Mutation); 10] = [
         ("batch", |r| r.batch = None),
+        ("batch.pairs[0].first_game.reason", |r| first_game_of(r).reason = "resigned".into()),
+        ("batch.pairs[0].first_game.reason", |r| first_game_of(r).reason = "ongoing".into()),
         ("batch.pairs[1].second_game", |r| r.batch.as_mut().expect("batch").pairs[1].second_game = None),
         ("batch.pairs[0].first_game", |r| r.batch.as_mut().expect("batch").pairs[0].first_game = None),
         ("batch.pairs[0].first_game.outcome", |r| first_game_of(r).outcome = 0),
@@ -594,14 +602,14 @@ fn bad_opening_suites_name_the_field() {
 
 #[test]
 fn check_version_accepts_only_ours() {
-    assert_eq!(PROTOCOL_VERSION, 1);
+    assert_eq!(PROTOCOL_VERSION, 2, "game reports with move stats are version 2");
     assert!(check_version(PROTOCOL_VERSION).is_ok());
     let unset = check_version(0).expect_err("0 is unset");
     assert_eq!(unset.code(), tonic::Code::FailedPrecondition);
-    assert!(unset.message().contains("unset") && unset.message().contains("protocol 1"), "{}", unset.message());
-    let newer = check_version(2).expect_err("another version");
-    assert_eq!(newer.code(), tonic::Code::FailedPrecondition);
-    assert!(newer.message().contains("protocol 2") && newer.message().contains("protocol 1"), "{}", newer.message());
+    assert!(unset.message().contains("unset") && unset.message().contains("protocol 2"), "{}", unset.message());
+    let older = check_version(1).expect_err("version 1 has no move stats");
+    assert_eq!(older.code(), tonic::Code::FailedPrecondition);
+    assert!(older.message().contains("protocol 1") && older.message().contains("protocol 2"), "{}", older.message());
 }
 
 /// Converting a request with a foreign version fails before any field is looked at, and the

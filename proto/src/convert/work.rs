@@ -2,8 +2,8 @@
 
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
-    BatchAck, BatchResult, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, PairReport, PairTask,
-    PositionSample, WorkerInfo,
+    BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, MoveStat,
+    PairReport, PairTask, PositionSample, UnknownTermination, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -136,6 +136,30 @@ impl TryFrom<pb::PositionSample> for PositionSample {
     }
 }
 
+impl From<MoveStat> for pb::MoveStat {
+    fn from(m: MoveStat) -> pb::MoveStat {
+        pb::MoveStat { score_cp: m.score, time_ms: m.time_ms }
+    }
+}
+
+impl From<pb::MoveStat> for MoveStat {
+    fn from(m: pb::MoveStat) -> MoveStat {
+        MoveStat { score: m.score_cp, time_ms: m.time_ms }
+    }
+}
+
+impl From<ForfeitAttempt> for pb::ForfeitAttempt {
+    fn from(f: ForfeitAttempt) -> pb::ForfeitAttempt {
+        pb::ForfeitAttempt { uci_move: f.mv, time_ms: f.time_ms }
+    }
+}
+
+impl From<pb::ForfeitAttempt> for ForfeitAttempt {
+    fn from(f: pb::ForfeitAttempt) -> ForfeitAttempt {
+        ForfeitAttempt { mv: f.uci_move, time_ms: f.time_ms }
+    }
+}
+
 impl From<GameReport> for pb::GameReport {
     fn from(game: GameReport) -> pb::GameReport {
         pb::GameReport {
@@ -143,11 +167,13 @@ impl From<GameReport> for pb::GameReport {
             black_variant: game.black,
             start_fen: game.start_fen,
             outcome: pb::GameOutcome::from(game.outcome).into(),
-            reason: game.reason,
+            reason: game.reason.as_str().to_owned(),
             moves: game.moves,
             duration_ms: game.duration_ms,
             nodes: game.nodes,
             positions: game.positions.into_iter().map(Into::into).collect(),
+            move_stats: game.move_stats.into_iter().map(Into::into).collect(),
+            forfeit: game.forfeit.map(Into::into),
         }
     }
 }
@@ -160,8 +186,10 @@ impl TryFrom<pb::GameReport> for GameReport {
             black: non_empty(game.black_variant, "black_variant")?,
             start_fen: non_empty(game.start_fen, "start_fen")?,
             outcome: enumeration::<pb::GameOutcome, _>(game.outcome, "outcome")?,
-            reason: game.reason,
+            reason: game.reason.parse().map_err(|e: UnknownTermination| Error::invalid("reason", e.to_string()))?,
             moves: game.moves,
+            move_stats: game.move_stats.into_iter().map(MoveStat::from).collect(),
+            forfeit: game.forfeit.map(ForfeitAttempt::from),
             duration_ms: game.duration_ms,
             nodes: game.nodes,
             positions: each(game.positions, "positions")?,

@@ -1,15 +1,17 @@
 //! Recording reported pairs, idempotently, and reading recorded games back.
 
-use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId};
+use proto::domain::{
+    GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, UnknownTermination, WorkerId,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::catalog::{run_exists, run_spec, run_state, run_stats};
+use super::catalog::{opening_line, run_exists, run_spec, run_state, run_stats};
 use super::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
 use super::db::Db;
 use super::leasing::{end_lease, extend_lease, owned_lease, touch_worker};
 use crate::error::{Error, Result};
-use crate::storage::{RecordOutcome, StoredGame, make_task};
+use crate::storage::{LeaseTerms, RecordOutcome, StoredGame, make_task};
 use crate::{report, scheduler};
 
 fn leased_pair(conn: &Connection, lease: LeaseId, pair_index: u64) -> Result<Option<(u32, u32)>> {
@@ -49,7 +51,7 @@ fn insert_game(
             game.black,
             game.start_fen,
             codec::outcome_text(game.outcome),
-            game.reason,
+            game.reason.as_str(),
             game.moves.join(" "),
             int(game.duration_ms),
             int(game.nodes),
@@ -127,6 +129,33 @@ fn record_pair(
     Ok(true)
 }
 
+/// A lease's run rules and every pair it was given, with the pair's opening line.
+pub(super) fn lease_terms(conn: &Db, lease: LeaseId) -> Result<LeaseTerms> {
+    let run: i64 = conn
+        .prepare_cached("SELECT run_id FROM leases WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(lease)], |r| r.get(0)).optional())
+        .ctx("reading a lease")?
+        .ok_or(Error::LeaseNotFound(lease))?;
+    let run = to_u64(run, "lease run")?;
+    let spec = run_spec(conn, run)?;
+    let pairings = scheduler::pairings(&spec);
+    let rows: Vec<(i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT lp.pair_index, p.pairing, p.opening_index FROM lease_pairs lp
+             JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
+             WHERE lp.lease_id = ?1 ORDER BY lp.pair_index",
+        )
+        .and_then(|mut s| s.query_map([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+        .ctx("reading a lease's pairs")?;
+    let mut tasks = Vec::with_capacity(rows.len());
+    for (index, pairing, opening) in rows {
+        let (index, opening) = (to_u64(index, "pair index")?, to_u32(opening, "opening index")?);
+        let line = opening_line(conn, spec.openings, opening)?;
+        tasks.push(make_task(&spec, &pairings, index, to_u32(pairing, "pairing")?, opening, line)?);
+    }
+    Ok(LeaseTerms { lease, run, tc: spec.tc, adjudication: spec.adjudication, sample_every: spec.sample_every, tasks })
+}
+
 pub(super) fn record_results(
     tx: &Db,
     worker: WorkerId,
@@ -146,13 +175,10 @@ pub(super) fn record_results(
     }
     // Check everything before changing anything: a bad pair rejects the whole submission.
     let spec = run_spec(tx, run_id)?;
-    let pairings = scheduler::pairings(&spec);
     let mut checked = Vec::with_capacity(pairs.len());
     for report in pairs {
         let (pairing, opening_index) = leased_pair(tx, lease, report.pair_index)?
             .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
-        let task = make_task(&spec, &pairings, report.pair_index, pairing, opening_index, String::new())?;
-        report::check_pair(lease, report, &task.variants)?;
         checked.push((report, pairing, opening_index));
     }
     touch_worker(tx, worker, now_ms)?;
@@ -286,8 +312,10 @@ pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usiz
                         black,
                         start_fen,
                         outcome: codec::outcome_from(&outcome)?,
-                        reason,
+                        reason: reason.parse().map_err(|e: UnknownTermination| corrupt(format!("game {id}: {e}")))?,
                         moves,
+                        move_stats: Vec::new(),
+                        forfeit: None,
                         duration_ms: to_u64(duration, "game duration")?,
                         nodes: to_u64(nodes, "game nodes")?,
                         positions: positions_of(conn, id)?,

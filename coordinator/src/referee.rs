@@ -1,0 +1,74 @@
+//! The referee of record: before anything of a submission is stored, every reported game is
+//! replayed with the engine's rules against the lease it answers. Pure: no storage, no clock.
+//!
+//! Checked for each game (`proto/README.md`, "The referee", says the same to workers):
+//! - the players are the task's, in its colours, and the texts are bounded ([`crate::report`]);
+//! - it starts from the leased opening's position (after the opening's moves);
+//! - every move is legal, and no move follows a position where the rules, the adjudication
+//!   rules or the clock had already ended the game;
+//! - the reason is one the final position allows, and the outcome is the one that reason
+//!   gives: the rules' verdict; an adjudication exactly where the shared
+//!   [`proto::domain::Adjudicator`] triggers over the reported scores; `time_forfeit` only
+//!   when the shared [`proto::domain::GameClock`], replayed from the reported times, runs out
+//!   on the attempt; `illegal_move` only with the offending move, which must be illegal there;
+//! - every sampled position is the game's position at its ply, at exactly the run's plies.
+//!
+//! Not checkable, and taken on trust: the scores themselves (what the engines said), the
+//! times themselves, a crash (`engine_error`, `no_move`), nodes, durations, and the sampled
+//! positions' evaluations.
+
+mod ending;
+mod replay;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use engine::OpeningLine;
+use proto::domain::{PairReport, PairTask};
+
+use crate::error::{Error, Result};
+use crate::report;
+use crate::storage::LeaseTerms;
+
+pub use replay::Lie;
+
+/// Referees every pair of a submission; the first lie found is the error (INVALID_ARGUMENT
+/// naming the lease, pair, game and ply), and then nothing of the submission may be stored.
+pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport]) -> Result<()> {
+    let tasks: HashMap<u64, &PairTask> = terms.tasks.iter().map(|t| (t.pair_index, t)).collect();
+    let mut openings: HashMap<u32, OpeningLine> = HashMap::new();
+    for pair in pairs {
+        let task = tasks
+            .get(&pair.pair_index)
+            .ok_or_else(|| Error::invalid_report(terms.lease, pair.pair_index, "the pair is not part of this lease"))?;
+        let opening = match openings.entry(task.opening_index) {
+            Entry::Occupied(known) => known.into_mut(),
+            // The suite was checked when it was added: a line that no longer parses is the
+            // coordinator's fault, not the worker's.
+            Entry::Vacant(slot) => slot.insert(
+                OpeningLine::parse(&task.opening)
+                    .map_err(|e| Error::Corrupt(format!("opening {} of the run: {e}", task.opening_index)))?,
+            ),
+        };
+        check_pair(terms, task, opening, pair)?;
+    }
+    Ok(())
+}
+
+/// Referees one pair against its task: players and bounds first, then each game's replay.
+pub fn check_pair(terms: &LeaseTerms, task: &PairTask, opening: &OpeningLine, pair: &PairReport) -> Result<()> {
+    report::check_pair(terms.lease, pair, &task.variants)?;
+    for (which, game) in (0u8..).zip(&pair.games) {
+        replay::check_game(terms, opening, &task.opening, game).map_err(|lie| Error::InvalidReport {
+            lease: terms.lease,
+            pair: pair.pair_index,
+            game: Some(which),
+            ply: lie.ply,
+            reason: lie.what,
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! The referee through the farm, on both backends with the Parquet export: games really played
+//! (random legal moves through `worker::runner`) are counted; each lie is refused with
+//! INVALID_ARGUMENT's error naming the place and the reason, and leaves no game, no statistic
+//! and no Parquet row behind, even when the same batch holds an honest pair.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use coordinator::farm::Farm;
+use coordinator::{Error, ManualClock, MemoryStorage, SqliteStorage, Storage};
+use engine::eval::Params;
+use engine::rules::Reason;
+use proto::domain::{
+    Adjudication, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseRequest,
+    OpeningSuiteSpec, PairReport, RunId, RunKind, RunSpec, SubmitRequest, Termination, TimeControl, Variant,
+    VariantKind, VariantSpec, WorkerId, WorkerInfo,
+};
+use worker::player::{Player, RandomMover};
+
+struct Farmed {
+    farm: Farm,
+    worker: WorkerId,
+    run: RunId,
+    data: tempfile::TempDir,
+    _db: Option<tempfile::TempDir>,
+}
+
+fn farm(storage: Arc<dyn Storage>, tc: TimeControl) -> Farmed {
+    let data = tempfile::tempdir().expect("temp dir");
+    let farm = Farm::new(storage, Arc::new(ManualClock::new(1_000)), Some(data.path().to_owned())).expect("farm");
+    let variant = |name: &str, params: Params| VariantSpec {
+        name: name.into(),
+        kind: VariantKind::Params { toml: params.to_toml() },
+    };
+    let a = farm.add_variant(&variant("a", Params::default())).expect("variant a");
+    let b = farm.add_variant(&variant("b", Params::material_only())).expect("variant b");
+    let openings = vec!["startpos".to_owned(), "startpos moves h2e2 h9g7".to_owned()];
+    let suite = farm.add_openings(&OpeningSuiteSpec { name: "two".into(), openings }).expect("suite");
+    let run = farm
+        .create_run(&RunSpec {
+            name: "refereed".into(),
+            kind: RunKind::Games { pairs: 50 },
+            variants: vec![a.id, b.id],
+            tc,
+            openings: suite.id,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 8,
+        })
+        .expect("run")
+        .id;
+    let info = WorkerInfo {
+        name: "w".into(),
+        host: "h".into(),
+        cores: 1,
+        engine_version: "t".into(),
+        bench_signature: 0,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+    };
+    let worker = farm.register(&info).expect("worker");
+    Farmed { farm, worker, run, data, _db: None }
+}
+
+fn backends(tc: TimeControl) -> Vec<(&'static str, Farmed)> {
+    let sqlite_dir = tempfile::tempdir().expect("temp dir");
+    let sqlite = SqliteStorage::open(sqlite_dir.path().join("farm.db")).expect("database");
+    let on_disk = Farmed { _db: Some(sqlite_dir), ..farm(Arc::new(sqlite), tc) };
+    vec![("memory", farm(Arc::new(MemoryStorage::new()), tc)), ("sqlite", on_disk)]
+}
+
+fn random_player(v: &Variant) -> worker::Result<Box<dyn Player>> {
+    let seed = v.id.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    Ok(Box::new(RandomMover::new(v.spec.name.clone(), seed).with_score(Some(150))))
+}
+
+impl Farmed {
+    fn lease(&self, pairs: u32) -> Lease {
+        let req = LeaseRequest { worker: self.worker, free_slots: pairs, held: vec![], finished: vec![] };
+        match self.farm.lease(&req).expect("lease").grant {
+            LeaseGrant::Lease(lease) => lease,
+            other => panic!("expected work, got {other:?}"),
+        }
+    }
+
+    /// Plays every pair of the lease for real.
+    fn play(&self, lease: &Lease) -> Vec<PairReport> {
+        let mut out = Vec::new();
+        worker::runner::play_lease(lease, 1, &random_player, "w", |p| out.push(p)).expect("played");
+        out.sort_by_key(|p| p.pair_index);
+        out
+    }
+
+    fn submit(&self, lease: &Lease, pairs: Vec<PairReport>) -> coordinator::Result<u32> {
+        let batch = BatchResult { lease: lease.id, seq: 0, pairs, is_final: true };
+        self.farm.submit(&SubmitRequest { worker: self.worker, batch }).map(|ack| ack.recorded_pairs)
+    }
+
+    /// Nothing stored: no statistic, no game, no Parquet row.
+    fn assert_empty(&self, name: &str) {
+        let run = self.farm.get_run(self.run).expect("run").run;
+        assert_eq!(run.stats[0].games(), 0, "{name}: statistics");
+        assert!(self.farm.storage().games_since(self.run, 0, 10).expect("games").is_empty(), "{name}: games");
+        self.farm.export_all().expect("export");
+        assert!(parquet_games(self.data.path(), self.run).is_empty(), "{name}: Parquet");
+    }
+}
+
+fn parquet_games(dir: &Path, run: RunId) -> Vec<coordinator::parquet::GameRow> {
+    coordinator::parquet::read_games(dir, run).expect("readable Parquet")
+}
+
+type Lie = (&'static str, fn(&mut PairReport), &'static str);
+
+/// The game's first `plies` plies, as the worker would report a game that ended there.
+fn cut(g: &mut GameReport, plies: usize) {
+    g.moves.truncate(plies);
+    g.move_stats.truncate(plies);
+    g.positions.retain(|s| (s.ply as usize) < plies);
+}
+
+/// Each lie, made in the second game of a really played pair, and what the refusal says.
+const LIES: [Lie; 9] = [
+    ("illegal move", |p| p.games[1].moves[10] = "a0a9".into(), "game 1, ply 10: illegal move `a0a9`"),
+    (
+        "wrong start",
+        |p| {
+            // Both games (the pair's games must agree on their start).
+            for g in &mut p.games {
+                g.start_fen = engine::START_FEN.replace(" w ", " b ");
+            }
+        },
+        "game 0: starts from `rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1`, but the leased opening",
+    ),
+    (
+        "checkmate where there is none",
+        |p| {
+            let g = &mut p.games[1];
+            cut(g, 51);
+            g.reason = Termination::Rules(Reason::Checkmate);
+            g.outcome = GameOutcome::RedWins;
+        },
+        "game 1, ply 51: checkmate claimed, but the rules do not end the game here",
+    ),
+    (
+        "another reason than the rules'",
+        |p| p.games[1].reason = Termination::Rules(Reason::Checkmate),
+        "the rules end the game here (1/2-1/2 (move_limit)), not checkmate",
+    ),
+    (
+        "winner contradicting the rules",
+        |p| p.games[1].outcome = GameOutcome::RedWins,
+        "the rules give 1/2-1/2 by move_limit, the report 1-0",
+    ),
+    (
+        "rules reason before the end",
+        |p| cut(&mut p.games[1], 60),
+        "game 1, ply 60: move_limit claimed, but the rules do not end the game here",
+    ),
+    (
+        "adjudication at the wrong ply",
+        |p| {
+            let g = &mut p.games[1];
+            cut(g, 70);
+            g.reason = Termination::AdjudicatedDraw;
+        },
+        "game 1, ply 70: adjudication_draw, but the adjudication rules do not trigger at this ply",
+    ),
+    (
+        "time forfeit without a clock",
+        |p| {
+            let g = &mut p.games[1];
+            cut(g, 50);
+            g.reason = Termination::TimeForfeit;
+            g.outcome = GameOutcome::BlackWins;
+            g.forfeit = Some(ForfeitAttempt { mv: None, time_ms: 1 });
+        },
+        "game 1, ply 50: time_forfeit in a game without a clock",
+    ),
+    (
+        "wrong sampled position",
+        |p| p.games[1].positions[2].fen = engine::START_FEN.into(),
+        "game 1, ply 24: sampled position",
+    ),
+];
+
+#[test]
+fn honest_games_count_and_every_lie_is_refused_with_nothing_stored() {
+    // A slow time control: one pair per free slot (the random movers ignore it).
+    for (backend, f) in backends(TimeControl::MoveTimeMs(60_000)) {
+        for (name, lie, expected) in LIES {
+            let lease = f.lease(2);
+            let mut pairs = f.play(&lease);
+            assert_eq!(pairs.len(), 2);
+            // Random quiet moves run to the move limit (after `startpos moves h2e2 h9g7` the
+            // counter runs on from the opening's two quiet plies).
+            assert!(pairs.iter().all(|p| p.games.iter().all(|g| g.reason == Termination::Rules(Reason::MoveLimit))));
+            lie(&mut pairs[1]);
+            let pair = pairs[1].pair_index;
+            match f.submit(&lease, pairs) {
+                Err(e @ Error::InvalidReport { .. }) => {
+                    let text = e.to_string();
+                    let place = format!("invalid report for lease {}, pair {pair}, game ", lease.id);
+                    assert!(text.starts_with(&place), "{backend}, {name}: {text}");
+                    assert!(text.contains(expected), "{backend}, {name}: {text}");
+                }
+                other => panic!("{backend}, {name}: expected a refusal, got {other:?}"),
+            }
+            // The honest first pair of the batch was refused with it.
+            f.assert_empty(&format!("{backend}, {name}"));
+        }
+        // The same games, told honestly, count, and reach Parquet.
+        let lease = f.lease(2);
+        let pairs = f.play(&lease);
+        let n = pairs.len() as u64;
+        assert_eq!(u64::from(f.submit(&lease, pairs).expect("honest games")), n, "{backend}");
+        assert_eq!(f.farm.get_run(f.run).expect("run").run.stats[0].games(), 2 * n, "{backend}");
+        f.farm.export_all().expect("export");
+        let rows = parquet_games(f.data.path(), f.run);
+        assert_eq!(rows.len() as u64, 2 * n, "{backend}");
+        let ends: Vec<(&str, u32)> = rows.iter().map(|r| (r.reason.as_str(), r.plies)).collect();
+        // (A random mover in check may have to capture: the limit then comes later.)
+        assert!(ends.iter().all(|&(reason, plies)| reason == "move_limit" && plies >= 118), "{backend}: {ends:?}");
+    }
+}
+
+#[test]
+fn clock_forfeits_are_checked_against_the_replayed_clock() {
+    for (backend, f) in backends(TimeControl::Clock { base_ms: 600_000, inc_ms: 0 }) {
+        let lease = f.lease(1);
+        let mut pairs = f.play(&lease);
+        let g = &mut pairs[0].games[0];
+        // A time forfeit claimed with nearly all the time left.
+        cut(g, 40);
+        g.reason = Termination::TimeForfeit;
+        g.outcome = GameOutcome::BlackWins;
+        g.forfeit = Some(ForfeitAttempt { mv: None, time_ms: 5 });
+        match f.submit(&lease, pairs.clone()) {
+            Err(e) => {
+                assert!(e.to_string().contains("ply 40: time_forfeit, but the attempt took 5 ms"), "{backend}: {e}")
+            }
+            Ok(n) => panic!("{backend}: a time forfeit with time left was counted ({n})"),
+        }
+        f.assert_empty(backend);
+        // The clock really ran out: accepted.
+        let left = 600_000 - pairs[0].games[0].move_stats.iter().step_by(2).map(|m| m.time_ms).sum::<u64>();
+        pairs[0].games[0].forfeit = Some(ForfeitAttempt { mv: None, time_ms: left + 1 });
+        assert_eq!(f.submit(&lease, pairs).expect("a real time forfeit"), 1, "{backend}");
+    }
+}
