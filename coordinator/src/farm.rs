@@ -100,7 +100,7 @@ impl Farm {
             return Err(Error::RulesVersion { worker: info.rules_version, coordinator: engine::RULES_VERSION });
         }
         let id = self.storage.register_worker(info, self.clock.now_ms())?;
-        tracing::info!(worker = id, name = %info.name, cores = info.cores, bench = info.bench_signature, "worker registered");
+        tracing::info!(worker = %id, name = %info.name, cores = info.cores, bench = info.bench_signature, "worker registered");
         Ok(id)
     }
 
@@ -120,9 +120,9 @@ impl Farm {
         let grant = match self.storage.lease_batch(req.worker, req.free_slots, now)? {
             Some(lease) => {
                 tracing::debug!(
-                    worker = req.worker,
-                    lease = lease.id,
-                    run = lease.run,
+                    worker = %req.worker,
+                    lease = %lease.id,
+                    run = %lease.run,
                     pairs = lease.tasks.len(),
                     "leased"
                 );
@@ -142,7 +142,7 @@ impl Farm {
     fn record(&self, worker: WorkerId, batch: &BatchResult) -> Result<BatchAck> {
         let terms = self.storage.lease_terms(batch.lease)?;
         if let Err(e) = referee::check_batch(&terms, &batch.pairs) {
-            tracing::warn!(worker, lease = batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
+            tracing::warn!(worker = %worker, lease = %batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
             return Err(e);
         }
         let outcome = self.storage.record_results(
@@ -203,7 +203,7 @@ impl Farm {
             {
                 let h1 = h == Hypothesis::H1;
                 self.storage.set_run_state(run.id, RunState::SprtDone { h1 })?;
-                tracing::info!(run = run.id, h1, llr = progress.0.llr, "SPRT finished");
+                tracing::info!(run = %run.id, h1, llr = progress.0.llr, "SPRT finished");
             }
         }
         Ok(())
@@ -307,7 +307,7 @@ impl Farm {
 
     pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
         let run = self.storage.create_run(spec, self.clock.now_ms())?;
-        tracing::info!(run = run.id, name = %run.spec.name, "run created");
+        tracing::info!(run = %run.id, name = %run.spec.name, "run created");
         self.notify();
         Ok(run)
     }

@@ -119,18 +119,18 @@ mod tests {
     fn reports_must_match_their_task() {
         let variants = ["a".to_string(), "b".to_string()];
         let good = pair(GameOutcome::Draw, GameOutcome::Draw);
-        assert!(check_pair(1, &good, &variants).is_ok());
+        assert!(check_pair(LeaseId::new(1), &good, &variants).is_ok());
         let mut swapped = good.clone();
         swapped.games.swap(0, 1);
-        assert!(check_pair(1, &swapped, &variants).is_err());
+        assert!(check_pair(LeaseId::new(1), &swapped, &variants).is_err());
         let mut bad_move = good.clone();
         bad_move.games[1].moves.push("h2 e2".into());
-        assert!(check_pair(1, &bad_move, &variants).is_err());
+        assert!(check_pair(LeaseId::new(1), &bad_move, &variants).is_err());
         let mut other_start = good.clone();
         other_start.games[1].start_fen = "9/9/9/9/9/9/9/9/9/4K4 w".into();
-        assert!(check_pair(1, &other_start, &variants).is_err());
+        assert!(check_pair(LeaseId::new(1), &other_start, &variants).is_err());
         let mut too_long = good;
         too_long.games[0].moves = vec!["a0a1".into(); MAX_GAME_PLIES + 1];
-        assert!(matches!(check_pair(1, &too_long, &variants), Err(Error::InvalidReport { lease: 1, pair: 3, .. })));
+        assert!(matches!(check_pair(LeaseId::new(1), &too_long, &variants), Err(Error::InvalidReport { pair: 3, .. })));
     }
 }

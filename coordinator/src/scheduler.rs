@@ -110,7 +110,7 @@ pub fn opening_for_pair(run: RunId, pair_index: u64, suite_len: usize) -> u32 {
         return 0;
     }
     let cycle = pair_index / n;
-    let key = splitmix64(splitmix64(run) ^ cycle.rotate_left(32));
+    let key = splitmix64(splitmix64(run.get()) ^ cycle.rotate_left(32));
     // Suites hold at most `spec::MAX_SUITE_OPENINGS` lines, far below `u32::MAX`.
     u32::try_from(permute(pair_index % n, n, key)).unwrap_or(u32::MAX)
 }
@@ -260,7 +260,7 @@ pub fn is_expired(deadline_ms: u64, now_ms: u64) -> bool {
 mod tests {
     use std::collections::BTreeSet;
 
-    use proto::domain::{Adjudication, SprtSettings};
+    use proto::domain::{Adjudication, SprtSettings, SuiteId};
 
     use super::*;
     use crate::clock::{Clock, ManualClock};
@@ -271,7 +271,7 @@ mod tests {
             kind,
             variants: (0..n).map(|i| format!("v{i}")).collect(),
             tc: TimeControl::Nodes(5_000),
-            openings: 1,
+            openings: SuiteId::new(1),
             adjudication: Adjudication::default(),
             bench_signature: None,
             sample_every: 0,
@@ -304,7 +304,7 @@ mod tests {
     #[test]
     fn openings_do_not_repeat_before_the_suite_is_used_up() {
         for n in [1usize, 2, 3, 5, 64, 200, 1_000] {
-            for run in [1u64, 2, 99] {
+            for run in [1u64, 2, 99].map(RunId::new) {
                 for cycle in 0..3u64 {
                     let seen: BTreeSet<u32> =
                         (0..n as u64).map(|i| opening_for_pair(run, cycle * n as u64 + i, n)).collect();
@@ -317,7 +317,9 @@ mod tests {
 
     #[test]
     fn opening_orders_depend_on_run_and_cycle() {
-        let order = |run, cycle: u64| (0..200).map(|i| opening_for_pair(run, cycle * 200 + i, 200)).collect::<Vec<_>>();
+        let order = |run, cycle: u64| {
+            (0..200).map(|i| opening_for_pair(RunId::new(run), cycle * 200 + i, 200)).collect::<Vec<_>>()
+        };
         assert_eq!(order(7, 0), order(7, 0), "deterministic");
         assert_ne!(order(7, 0), order(8, 0));
         assert_ne!(order(7, 0), order(7, 1));
@@ -345,12 +347,13 @@ mod tests {
 
     #[test]
     fn run_choice_prefers_pooled_pairs_then_idle_then_old_runs() {
-        let load = |run, requeued, in_flight, unallocated| RunLoad { run, requeued, in_flight, unallocated };
+        let load =
+            |run, requeued, in_flight, unallocated| RunLoad { run: RunId::new(run), requeued, in_flight, unallocated };
         assert_eq!(choose_run(&[]), None);
         assert_eq!(choose_run(&[load(1, 0, 5, Some(0))]), None, "nothing left to hand out");
-        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]), Some(2));
-        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]), Some(2));
-        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]), Some(2));
+        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]), Some(RunId::new(2)));
+        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]), Some(RunId::new(2)));
+        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]), Some(RunId::new(2)));
     }
 
     #[test]

@@ -308,6 +308,7 @@ pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proto::domain::SuiteId;
 
     fn external() -> VariantSpec {
         VariantSpec {
@@ -360,7 +361,7 @@ mod tests {
             kind,
             variants: (0..n).map(|i| format!("v{i}")).collect(),
             tc: TimeControl::Nodes(1000),
-            openings: 1,
+            openings: SuiteId::new(1),
             adjudication: Adjudication::default(),
             bench_signature: None,
             sample_every: 0,

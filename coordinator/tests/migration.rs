@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use coordinator::{SqliteStorage, Storage};
 use proto::domain::{
-    GameOutcome, GameReport, MoveStat, PairReport, PairTask, RunKind, RunState, Termination, VariantKind, WorkerInfo,
+    GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState, Termination,
+    VariantKind, WorkerId, WorkerInfo,
 };
 use rusqlite::Connection;
 
@@ -111,13 +112,16 @@ fn a_version_1_database_keeps_everything() {
     assert!(matches!(&external.spec.kind, VariantKind::External { command, .. } if command.contains("fairy")));
     assert_eq!(storage.get_suite(runs[0].spec.openings).expect("suite").openings.len(), 3);
 
-    let games = |run| storage.games_since(run, 0, 100).expect("games");
+    let games = |run| storage.games_since(RunId::new(run), 0, 100).expect("games");
     let (done, half) = (games(1), games(2));
     assert_eq!((done.len(), half.len()), (4, 2));
     assert!(done.iter().all(|g| g.worker == "w-done") && half.iter().all(|g| g.worker == "w-killed"));
     let positions: usize = done.iter().chain(&half).map(|g| g.report.positions.len()).sum();
     assert_eq!(positions, 93);
-    assert_eq!((storage.exported_up_to(1).expect("mark"), storage.exported_up_to(2).expect("mark")), (4, 6));
+    assert_eq!(
+        (storage.exported_up_to(RunId::new(1)).expect("mark"), storage.exported_up_to(RunId::new(2)).expect("mark")),
+        (4, 6)
+    );
 }
 
 fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
@@ -153,9 +157,10 @@ fn the_farm_goes_on_after_migration() {
     };
     let (lease, killed_worker, state, deadline) = leases[1].clone();
     assert_eq!(state, "active", "the killed worker's lease");
-    let (lease, killed_worker, deadline) = (lease as u64, killed_worker as u64, deadline as u64);
+    let (lease, killed_worker, deadline) =
+        (LeaseId::new(lease as u64), WorkerId::new(killed_worker as u64), deadline as u64);
     let task = |pair_index: u64| {
-        let spec = storage.get_run(2).expect("run").spec;
+        let spec = storage.get_run(RunId::new(2)).expect("run").spec;
         PairTask {
             pair_index,
             pairing: 0,
@@ -185,18 +190,18 @@ fn the_farm_goes_on_after_migration() {
         rules_version: engine::RULES_VERSION,
     };
     let worker = storage.register_worker(&info, now).expect("register");
-    assert_eq!(worker, 3, "ids continue after the old workers");
+    assert_eq!(worker.get(), 3, "ids continue after the old workers");
     assert_eq!(storage.register_worker(&info, now).expect("again"), worker);
     let next = storage.lease_batch(worker, 8, now).expect("lease").expect("work");
-    assert_eq!(next.run, 2);
+    assert_eq!(next.run, RunId::new(2));
     assert_eq!(next.tasks.iter().map(|t| t.pair_index).collect::<Vec<_>>(), [2, 3, 4, 5]);
     let reports: Vec<PairReport> = next.tasks.iter().map(play).collect();
     assert_eq!(storage.record_results(worker, next.id, 0, &reports, true, now).expect("record").accepted, 4);
 
-    let run = storage.get_run(2).expect("run");
+    let run = storage.get_run(RunId::new(2)).expect("run");
     assert_eq!(run.state, RunState::Completed);
     assert_eq!(run.stats[0].pentanomial.iter().sum::<u64>(), 6);
-    assert_eq!(storage.games_since(2, 0, 100).expect("games").len(), 12);
+    assert_eq!(storage.games_since(RunId::new(2), 0, 100).expect("games").len(), 12);
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");

@@ -9,10 +9,12 @@ use coordinator::parquet::{
     CompactionPolicy, Error, GameRow, PartRange, PositionRow, Table, compact, export_segment, part_files, part_path,
     partition_dir, read_games, read_positions, recover, temp_dir,
 };
+use proto::domain::RunId;
 
 type Game = (GameRow, Vec<PositionRow>);
 
 fn game(run: u64, game_id: u64) -> Game {
+    let run = RunId::new(run);
     // Lengths vary from 0 moves (a game lost on time before its first move) upwards.
     let plies = (game_id * 7 % 23) as usize;
     let moves: Vec<String> =
@@ -58,7 +60,8 @@ fn game(run: u64, game_id: u64) -> Game {
 }
 
 fn games(run: u64, ids: std::ops::RangeInclusive<u64>) -> Vec<Game> {
-    ids.map(|id| game(run, id)).collect()
+    let run = RunId::new(run);
+    ids.map(|id| game(run.get(), id)).collect()
 }
 
 fn game_rows(games: &[Game]) -> Vec<GameRow> {
@@ -70,6 +73,7 @@ fn position_rows(games: &[Game]) -> Vec<PositionRow> {
 }
 
 fn names(data: &Path, table: Table, run: u64) -> Vec<String> {
+    let run = RunId::new(run);
     let mut names: Vec<String> = std::fs::read_dir(partition_dir(data, table, run))
         .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
@@ -78,21 +82,25 @@ fn names(data: &Path, table: Table, run: u64) -> Vec<String> {
 }
 
 fn ranges(data: &Path, table: Table, run: u64) -> Vec<PartRange> {
+    let run = RunId::new(run);
     part_files(data, table, run).expect("listable").into_iter().map(|(r, _)| r).collect()
 }
 
 /// Every game id of the run, read back, exactly once and in order, with its positions.
 fn assert_exactly_once(data: &Path, run: u64, expected: &[Game]) {
+    let run = RunId::new(run);
     assert_eq!(read_games(data, run).expect("readable"), game_rows(expected));
     assert_eq!(read_positions(data, run).expect("readable"), position_rows(expected));
-    assert_eq!(ranges(data, Table::Games, run), ranges(data, Table::Positions, run), "segments pair up");
+    assert_eq!(ranges(data, Table::Games, run.get()), ranges(data, Table::Positions, run.get()), "segments pair up");
     for table in Table::ALL {
-        let strays: Vec<String> = names(data, table, run).into_iter().filter(|n| !n.starts_with("part-")).collect();
+        let strays: Vec<String> =
+            names(data, table, run.get()).into_iter().filter(|n| !n.starts_with("part-")).collect();
         assert!(strays.is_empty(), "only part files in the partition: {strays:?}");
     }
 }
 
 fn export_in_segments(data: &Path, run: u64, all: &[Game], size: usize) {
+    let run = RunId::new(run);
     for chunk in all.chunks(size) {
         export_segment(data, run, chunk).expect("exported");
     }
@@ -100,6 +108,7 @@ fn export_in_segments(data: &Path, run: u64, all: &[Game], size: usize) {
 
 /// Copies every part file of the run aside, to put some back later and so fake a crash.
 fn snapshot(data: &Path, run: u64) -> Vec<(PathBuf, Vec<u8>)> {
+    let run = RunId::new(run);
     Table::ALL
         .into_iter()
         .flat_map(|t| part_files(data, t, run).expect("listable"))
@@ -128,10 +137,10 @@ fn segments_read_back_exactly() {
     assert!(data.path().join("positions/run=1/part-000000000021-000000000025.parquet").is_file());
     assert_exactly_once(data.path(), 1, &run1);
     assert_exactly_once(data.path(), 2, &run2);
-    let read = read_games(data.path(), 1).expect("readable");
+    let read = read_games(data.path(), RunId::new(1)).expect("readable");
     assert!(read.iter().any(|g| g.moves.is_empty()), "an empty move list survives");
     assert_eq!(read[5].moves, run1[5].0.moves);
-    assert!(read_games(data.path(), 3).expect("an absent run is empty").is_empty());
+    assert!(read_games(data.path(), RunId::new(3)).expect("an absent run is empty").is_empty());
 }
 
 #[test]
@@ -139,7 +148,7 @@ fn a_segment_without_positions_still_gets_its_positions_file() {
     let data = tempfile::tempdir().expect("temp dir");
     let segment = vec![game(1, 4)]; // 4 % 4 == 0 positions
     assert!(segment[0].1.is_empty());
-    export_segment(data.path(), 1, &segment).expect("exported");
+    export_segment(data.path(), RunId::new(1), &segment).expect("exported");
     assert_eq!(ranges(data.path(), Table::Positions, 1), [PartRange { first: 4, last: 4 }]);
     assert_exactly_once(data.path(), 1, &segment);
 }
@@ -149,10 +158,10 @@ fn rewriting_a_segment_is_idempotent() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
     export_in_segments(data.path(), 1, &all, 10);
-    let path = part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 });
+    let path = part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 });
     let before = std::fs::read(&path).expect("readable");
-    export_segment(data.path(), 1, &all[10..]).expect("retried");
-    export_segment(data.path(), 1, &all[10..]).expect("retried again");
+    export_segment(data.path(), RunId::new(1), &all[10..]).expect("retried");
+    export_segment(data.path(), RunId::new(1), &all[10..]).expect("retried again");
     assert_eq!(std::fs::read(&path).expect("readable"), before, "a retry writes the same bytes");
     assert_exactly_once(data.path(), 1, &all);
 }
@@ -161,16 +170,16 @@ fn rewriting_a_segment_is_idempotent() {
 fn overlapping_and_malformed_segments_are_refused() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
-    export_segment(data.path(), 1, &all[..10]).expect("exported");
-    assert!(matches!(export_segment(data.path(), 1, &all[5..15]), Err(Error::Overlap { .. })));
-    assert!(matches!(export_segment(data.path(), 1, &[]), Err(Error::BadSegment { .. })));
+    export_segment(data.path(), RunId::new(1), &all[..10]).expect("exported");
+    assert!(matches!(export_segment(data.path(), RunId::new(1), &all[5..15]), Err(Error::Overlap { .. })));
+    assert!(matches!(export_segment(data.path(), RunId::new(1), &[]), Err(Error::BadSegment { .. })));
     let mut reversed = all[10..12].to_vec();
     reversed.reverse();
-    assert!(matches!(export_segment(data.path(), 1, &reversed), Err(Error::BadSegment { .. })));
-    assert!(matches!(export_segment(data.path(), 2, &all[10..12]), Err(Error::BadSegment { .. })));
+    assert!(matches!(export_segment(data.path(), RunId::new(1), &reversed), Err(Error::BadSegment { .. })));
+    assert!(matches!(export_segment(data.path(), RunId::new(2), &all[10..12]), Err(Error::BadSegment { .. })));
     let mut stray = all[10..12].to_vec();
     stray[0].1.push(game(1, 3).1[0].clone());
-    assert!(matches!(export_segment(data.path(), 1, &stray), Err(Error::BadSegment { .. })));
+    assert!(matches!(export_segment(data.path(), RunId::new(1), &stray), Err(Error::BadSegment { .. })));
     assert_exactly_once(data.path(), 1, &all[..10]);
 }
 
@@ -178,9 +187,9 @@ fn overlapping_and_malformed_segments_are_refused() {
 fn recover_deletes_temp_files() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=10);
-    export_segment(data.path(), 1, &all).expect("exported");
+    export_segment(data.path(), RunId::new(1), &all).expect("exported");
     // A write killed before its rename: half a Parquet file under a temp name, in both tables.
-    let games_file = part_path(data.path(), Table::Games, 1, PartRange { first: 1, last: 10 });
+    let games_file = part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 1, last: 10 });
     let bytes = std::fs::read(&games_file).expect("readable");
     let temps = temp_dir(data.path());
     for table in ["games", "positions"] {
@@ -190,7 +199,7 @@ fn recover_deletes_temp_files() {
     // A write of run 12 in flight is not run 1's business.
     let other = temps.join("games-run=12-4242-8-part-000000000001-000000000009.parquet");
     std::fs::write(&other, b"PAR1").expect("writable");
-    assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all);
     let left: Vec<_> = std::fs::read_dir(&temps).expect("listable").filter_map(|e| e.ok()).map(|e| e.path()).collect();
     assert_eq!(left, [other]);
@@ -202,12 +211,12 @@ fn recover_adopts_a_segment_the_bookkeeping_missed() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 10);
     // The coordinator died after the renames of 21..=30 but before recording them.
-    assert_eq!(recover(data.path(), 1, 20).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 20).expect("recovered"), 30);
     // And after the renames of both 11..=20 and 21..=30 (an exporter that pipelines).
-    assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 30);
     assert_exactly_once(data.path(), 1, &all);
     // Recovering again changes nothing.
-    assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -216,11 +225,12 @@ fn recover_drops_an_export_cut_between_its_two_renames() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all[..20], 10);
-    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 })).expect("removed");
-    assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
+    std::fs::remove_file(part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 }))
+        .expect("removed");
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
     // The caller re-exports from the mark, with other bounds this time.
-    export_segment(data.path(), 1, &all[10..]).expect("exported");
+    export_segment(data.path(), RunId::new(1), &all[10..]).expect("exported");
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -231,16 +241,16 @@ fn recover_drops_torn_and_foreign_part_files_beyond_the_mark() {
     export_in_segments(data.path(), 1, &all, 10);
     // A games file cut short (a file system that lost the tail), and then one holding the
     // positions table's columns under a games name.
-    let games_file = part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 });
+    let games_file = part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 });
     let bytes = std::fs::read(&games_file).expect("readable");
     std::fs::write(&games_file, &bytes[..bytes.len() - 100]).expect("writable");
-    assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
 
-    export_segment(data.path(), 1, &all[10..]).expect("exported");
-    let positions_file = part_path(data.path(), Table::Positions, 1, PartRange { first: 11, last: 20 });
+    export_segment(data.path(), RunId::new(1), &all[10..]).expect("exported");
+    let positions_file = part_path(data.path(), Table::Positions, RunId::new(1), PartRange { first: 11, last: 20 });
     std::fs::copy(&positions_file, &games_file).expect("copied");
-    assert_eq!(recover(data.path(), 1, 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
     assert_exactly_once(data.path(), 1, &all[..10]);
 }
 
@@ -249,8 +259,9 @@ fn recover_refuses_to_delete_the_only_copy_of_committed_games() {
     let data = tempfile::tempdir().expect("temp dir");
     let all = games(1, 1..=20);
     export_in_segments(data.path(), 1, &all, 10);
-    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 11, last: 20 })).expect("removed");
-    assert!(matches!(recover(data.path(), 1, 20), Err(Error::Inconsistent { .. })));
+    std::fs::remove_file(part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 }))
+        .expect("removed");
+    assert!(matches!(recover(data.path(), RunId::new(1), 20), Err(Error::Inconsistent { .. })));
     assert_eq!(ranges(data.path(), Table::Positions, 1).len(), 2, "nothing deleted");
 }
 
@@ -264,10 +275,10 @@ fn compaction_merges_consecutive_small_segments() {
     let all = games(1, 1..=130);
     // Ten small segments, one large one (61..=90), then four small ones.
     export_in_segments(data.path(), 1, &all[..50], 5);
-    export_segment(data.path(), 1, &all[50..90]).expect("exported");
+    export_segment(data.path(), RunId::new(1), &all[50..90]).expect("exported");
     export_in_segments(data.path(), 1, &all[90..110], 5);
     export_in_segments(data.path(), 1, &all[110..], 5); // 111..=130, not yet recorded
-    let merged = compact(data.path(), 1, 110, &small_policy()).expect("compacted");
+    let merged = compact(data.path(), RunId::new(1), 110, &small_policy()).expect("compacted");
     let r = |first, last| PartRange { first, last };
     assert_eq!(merged, [r(1, 40), r(41, 50), r(91, 110)]);
     assert_eq!(
@@ -276,7 +287,7 @@ fn compaction_merges_consecutive_small_segments() {
     );
     assert_exactly_once(data.path(), 1, &all);
     // Below the threshold nothing happens.
-    assert!(compact(data.path(), 1, 110, &small_policy()).expect("compacted").is_empty());
+    assert!(compact(data.path(), RunId::new(1), 110, &small_policy()).expect("compacted").is_empty());
 }
 
 #[test]
@@ -285,12 +296,12 @@ fn compaction_cut_after_its_renames_is_repaired() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 5);
     let inputs = snapshot(data.path(), 1);
-    assert_eq!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").len(), 1);
+    assert_eq!(compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted").len(), 1);
     // Put the inputs back: the crash came after both renames, before any deletion.
     for (path, bytes) in &inputs {
         std::fs::write(path, bytes).expect("restored");
     }
-    assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
     assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
@@ -301,7 +312,7 @@ fn compaction_cut_during_its_deletions_is_repaired() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 5);
     let inputs = snapshot(data.path(), 1);
-    compact(data.path(), 1, 30, &small_policy()).expect("compacted");
+    compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted");
     // Some inputs deleted, some half deleted (positions file only), some not at all.
     for (path, bytes) in inputs.iter().filter(|(p, _)| p.to_string_lossy().contains("positions")).step_by(2) {
         std::fs::write(path, bytes).expect("restored");
@@ -311,13 +322,13 @@ fn compaction_cut_during_its_deletions_is_repaired() {
     }
     // A compaction that finds covered leftovers deletes them itself ...
     let before = snapshot(data.path(), 1);
-    assert!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").is_empty());
+    assert!(compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted").is_empty());
     assert_exactly_once(data.path(), 1, &all);
     // ... and so does recover.
     for (path, bytes) in &before {
         std::fs::write(path, bytes).expect("restored");
     }
-    assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
     assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
@@ -328,19 +339,20 @@ fn compaction_cut_between_its_renames_is_repaired() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 5);
     let inputs = snapshot(data.path(), 1);
-    compact(data.path(), 1, 30, &small_policy()).expect("compacted");
+    compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted");
     for (path, bytes) in &inputs {
         std::fs::write(path, bytes).expect("restored");
     }
     // The merged positions file was renamed, the merged games file was not.
-    std::fs::remove_file(part_path(data.path(), Table::Games, 1, PartRange { first: 1, last: 30 })).expect("removed");
+    std::fs::remove_file(part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 1, last: 30 }))
+        .expect("removed");
     // Compaction leaves such a state to recover.
-    assert!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").is_empty());
-    assert_eq!(recover(data.path(), 1, 30).expect("recovered"), 30);
+    assert!(compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted").is_empty());
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
     assert_eq!(ranges(data.path(), Table::Positions, 1).len(), 6, "the inputs stay, the orphan goes");
     assert_exactly_once(data.path(), 1, &all);
     // And the next compaction goes through.
-    assert_eq!(compact(data.path(), 1, 30, &small_policy()).expect("compacted").len(), 1);
+    assert_eq!(compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted").len(), 1);
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -358,8 +370,13 @@ fn python_reads_the_dataset() {
     let run2 = games(2, 1..=7);
     export_in_segments(data.path(), 1, &run1, 10);
     export_in_segments(data.path(), 2, &run2, 3);
-    compact(data.path(), 1, 40, &CompactionPolicy { small_part_games: 100, max_small_parts: 2, max_merged_games: 25 })
-        .expect("compacted");
+    compact(
+        data.path(),
+        RunId::new(1),
+        40,
+        &CompactionPolicy { small_part_games: 100, max_small_parts: 2, max_merged_games: 25 },
+    )
+    .expect("compacted");
     // A write in flight (under <data>/.tmp) must not disturb readers of the tables.
     std::fs::write(temp_dir(data.path()).join("games-run=1-1-1-part-000000000041-000000000050.parquet"), b"PAR1")
         .expect("writable");
@@ -445,7 +462,7 @@ fn export_throughput() {
             g.plies = 120;
             let p = (0..12)
                 .map(|k| PositionRow {
-                    run: 1,
+                    run: RunId::new(1),
                     game_id: id,
                     ply: 10 + 9 * k,
                     fen: format!(
@@ -471,11 +488,12 @@ fn export_throughput() {
     export_in_segments(data.path(), 1, &all, per_segment as usize);
     let export = start.elapsed();
     let start = Instant::now();
-    let merged = compact(data.path(), 1, segments * per_segment, &CompactionPolicy::default()).expect("compacted");
+    let merged =
+        compact(data.path(), RunId::new(1), segments * per_segment, &CompactionPolicy::default()).expect("compacted");
     let compaction = start.elapsed();
     let bytes: u64 = Table::ALL
         .into_iter()
-        .flat_map(|t| part_files(data.path(), t, 1).expect("listable"))
+        .flat_map(|t| part_files(data.path(), t, RunId::new(1)).expect("listable"))
         .map(|(_, p)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
         .sum();
     println!(

@@ -10,9 +10,9 @@ use coordinator::scheduler;
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
 use proto::domain::{
-    Adjudication, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PairingStats, PositionSample,
-    RunKind, RunSpec, RunState, SprtSettings, SuiteId, Termination, TimeControl, VariantId, VariantKind, VariantSpec,
-    WorkerId, WorkerInfo,
+    Adjudication, GameOutcome, GameReport, Lease, LeaseId, MoveStat, PairReport, PairTask, PairingStats,
+    PositionSample, RunId, RunKind, RunSpec, RunState, SprtSettings, SuiteId, Termination, TimeControl, VariantId,
+    VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tempfile::TempDir;
 
@@ -99,7 +99,7 @@ fn run_spec(kind: RunKind, variants: Vec<VariantId>, openings: SuiteId, tc: Time
 }
 
 /// A fixed-games run of `pairs` pairs between two fresh variants, at a slow time control.
-fn games_run(s: &dyn Storage, pairs: u64, now: u64) -> u64 {
+fn games_run(s: &dyn Storage, pairs: u64, now: u64) -> RunId {
     let v = variants(s, 2);
     let suite = suite(s, 10);
     s.create_run(&run_spec(RunKind::Games { pairs }, v, suite, SLOW), now).expect("run").id
@@ -213,7 +213,7 @@ fn suites_round_trip(s: &dyn Storage) {
     assert_eq!(s.get_suite(suite.id).expect("get"), suite);
     assert_eq!(suite.openings, lines);
     assert!(matches!(s.add_openings("empty", &[]), Err(Error::InvalidSpec { .. })));
-    assert!(matches!(s.get_suite(suite.id + 100), Err(Error::SuiteNotFound(_))));
+    assert!(matches!(s.get_suite(SuiteId::new(suite.id.get() + 100)), Err(Error::SuiteNotFound(_))));
 }
 
 fn run_creation_checks_spec_and_references(s: &dyn Storage) {
@@ -224,7 +224,7 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     let missing = vec![v[0].clone(), "00".repeat(32)];
     assert!(matches!(s.create_run(&run_spec(sprt.clone(), missing, suite, SLOW), now), Err(Error::VariantNotFound(_))));
     assert!(matches!(
-        s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), suite + 7, SLOW), now),
+        s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), SuiteId::new(suite.get() + 7), SLOW), now),
         Err(Error::SuiteNotFound(_))
     ));
     let field = |r: coordinator::Result<proto::domain::Run>| match r {
@@ -250,8 +250,8 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     assert_eq!(s.get_run(run.id).expect("get"), run);
     let sprt_run = s.create_run(&run_spec(sprt, v[..2].to_vec(), suite, SLOW), now + 1).expect("sprt");
     assert_eq!(s.list_runs().expect("list"), vec![run, sprt_run]);
-    assert!(matches!(s.get_run(999), Err(Error::RunNotFound(999))));
-    assert!(matches!(s.get_run(u64::MAX), Err(Error::RunNotFound(u64::MAX))));
+    assert!(matches!(s.get_run(RunId::new(999)), Err(Error::RunNotFound(r)) if r == RunId::new(999)));
+    assert!(matches!(s.get_run(RunId::new(u64::MAX)), Err(Error::RunNotFound(r)) if r == RunId::new(u64::MAX)));
 }
 
 fn leasing_respects_bench_signatures(s: &dyn Storage) {
@@ -270,7 +270,9 @@ fn leasing_respects_bench_signatures(s: &dyn Storage) {
     let open = games_run(s, 3, clock.now_ms());
     let lease = s.lease_batch(stranger, 1, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, open);
-    assert!(matches!(s.lease_batch(999, 1, clock.now_ms()), Err(Error::WorkerNotFound(999))));
+    assert!(
+        matches!(s.lease_batch(WorkerId::new(999), 1, clock.now_ms()), Err(Error::WorkerNotFound(w)) if w == WorkerId::new(999))
+    );
 }
 
 fn a_worker_key_registers_the_same_worker_again(s: &dyn Storage) {
@@ -327,7 +329,7 @@ fn leasing_respects_free_slots(s: &dyn Storage) {
     let fast =
         s.create_run(&run_spec(RunKind::Games { pairs: 1_000 }, v, suite, TimeControl::Nodes(5_000)), 0).expect("run");
     let w2 = worker(s, "w2", 1, clock.now_ms());
-    s.set_run_state(1, RunState::Stopped).expect("stop the SPRT");
+    s.set_run_state(RunId::new(1), RunState::Stopped).expect("stop the SPRT");
     let lease = s.lease_batch(w2, 1, clock.now_ms()).expect("lease").expect("work");
     assert_eq!(lease.run, fast.id);
     assert_eq!(lease.tasks.len(), scheduler::batch_pairs(TimeControl::Nodes(5_000), 1));
@@ -354,7 +356,7 @@ fn leases_never_overlap_and_openings_do_not_repeat(s: &dyn Storage) {
     for task in &tasks {
         assert_eq!(task.variants, [v[0].clone(), v[1].clone()]);
         assert_eq!(task.opening, suite.openings[task.opening_index as usize]);
-        assert_eq!(task.opening_index, scheduler::opening_for_pair(1, task.pair_index, 10));
+        assert_eq!(task.opening_index, scheduler::opening_for_pair(RunId::new(1), task.pair_index, 10));
     }
     for chunk in tasks.chunks(10) {
         let distinct: BTreeSet<u32> = chunk.iter().map(|t| t.opening_index).collect();
@@ -388,7 +390,7 @@ fn concurrent_leases_never_overlap(s: &dyn Storage) {
     let distinct: BTreeSet<u64> = all.iter().copied().collect();
     assert_eq!(distinct.len(), all.len());
     assert_eq!(all.len(), 80);
-    assert_eq!(total_pairs(&s.get_run(1).expect("run").stats), 80);
+    assert_eq!(total_pairs(&s.get_run(RunId::new(1)).expect("run").stats), 80);
 }
 
 fn expiry_returns_only_unfinished_pairs_to_another_worker(s: &dyn Storage) {
@@ -501,7 +503,9 @@ fn bad_submissions_change_nothing(s: &dyn Storage) {
         s.record_results(other, lease.id, 1, &play_all(&lease), false, 0),
         Err(Error::LeaseNotOwned { .. })
     ));
-    assert!(matches!(s.record_results(w, 999, 1, &[], false, 0), Err(Error::LeaseNotFound(999))));
+    assert!(
+        matches!(s.record_results(w, LeaseId::new(999), 1, &[], false, 0), Err(Error::LeaseNotFound(l)) if l == LeaseId::new(999))
+    );
     assert!(matches!(s.heartbeat(other, lease.id, 0), Err(Error::LeaseNotOwned { .. })));
 
     assert_eq!(total_pairs(&s.get_run(run).expect("run").stats), 0);
@@ -615,7 +619,7 @@ fn heartbeats_extend_deadlines(s: &dyn Storage) {
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 0);
     clock.set(extended + duration + 1);
     assert_eq!(s.expire_leases(clock.now_ms()).expect("expire"), 1);
-    assert!(matches!(s.heartbeat(w, 999, 0), Err(Error::LeaseNotFound(999))));
+    assert!(matches!(s.heartbeat(w, LeaseId::new(999), 0), Err(Error::LeaseNotFound(l)) if l == LeaseId::new(999)));
 }
 
 fn run_states_gate_leasing(s: &dyn Storage) {
@@ -640,7 +644,9 @@ fn run_states_gate_leasing(s: &dyn Storage) {
     assert_eq!(s.get_run(sprt.id).expect("run").state, RunState::SprtDone { h1: false });
     assert!(matches!(s.set_run_state(sprt.id, RunState::Active), Err(Error::InvalidStateChange { .. })));
     assert!(matches!(s.set_run_state(sprt.id, RunState::Completed), Err(Error::InvalidStateChange { .. })));
-    assert!(matches!(s.set_run_state(77, RunState::Stopped), Err(Error::RunNotFound(77))));
+    assert!(
+        matches!(s.set_run_state(RunId::new(77), RunState::Stopped), Err(Error::RunNotFound(r)) if r == RunId::new(77))
+    );
     // Results of games already under way are still recorded after the verdict.
     let late = s.record_results(w, lease.id, 0, &play_all(&lease), false, 1).expect("record");
     assert_eq!(late.accepted, 1);
@@ -653,7 +659,7 @@ fn runs_share_workers(s: &dyn Storage) {
     let one = s.create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), 0).expect("run");
     let two = s.create_run(&run_spec(sprt, v, suite, SLOW), 0).expect("run");
     let w = worker(s, "w", 1, 0);
-    let runs: Vec<u64> = (0..4).map(|_| s.lease_batch(w, 1, 0).expect("lease").expect("work").run).collect();
+    let runs: Vec<RunId> = (0..4).map(|_| s.lease_batch(w, 1, 0).expect("lease").expect("work").run).collect();
     assert_eq!(runs, vec![one.id, two.id, one.id, two.id], "the run with fewer pairs in flight goes first");
 }
 
@@ -680,7 +686,7 @@ fn lease_terms_are_what_the_lease_was_given(s: &dyn Storage) {
     second.tasks.sort_by_key(|t| t.pair_index);
     s.expire_leases(second.deadline_unix_ms + 1).expect("expire");
     assert_eq!(s.lease_terms(second.id).expect("terms of an expired lease").tasks, second.tasks);
-    assert!(matches!(s.lease_terms(999), Err(Error::LeaseNotFound(999))));
+    assert!(matches!(s.lease_terms(LeaseId::new(999)), Err(Error::LeaseNotFound(l)) if l == LeaseId::new(999)));
 }
 
 fn export_bookkeeping(s: &dyn Storage) {
@@ -699,9 +705,9 @@ fn export_bookkeeping(s: &dyn Storage) {
     assert_eq!(s.exported_up_to(run).expect("mark"), page[3].game_id);
     s.mark_exported(run, 1).expect("mark");
     assert_eq!(s.exported_up_to(run).expect("mark"), page[3].game_id, "the mark never moves back");
-    assert!(matches!(s.mark_exported(42, 1), Err(Error::RunNotFound(42))));
-    assert!(matches!(s.exported_up_to(42), Err(Error::RunNotFound(42))));
-    assert!(matches!(s.games_since(42, 0, 1), Err(Error::RunNotFound(42))));
+    assert!(matches!(s.mark_exported(RunId::new(42), 1), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
+    assert!(matches!(s.exported_up_to(RunId::new(42)), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
+    assert!(matches!(s.games_since(RunId::new(42), 0, 1), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -781,7 +787,7 @@ fn sqlite_reports_malformed_content_as_errors() {
         (run, s.get_run(run).expect("run").spec.variants[0].clone())
     };
     let conn = rusqlite::Connection::open(&path).expect("raw open");
-    conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run as i64]).expect("damage run");
+    conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run.get() as i64]).expect("damage run");
     conn.execute("UPDATE variants SET spec = '3:abc,' WHERE id = ?1", [&variant]).expect("damage variant");
     drop(conn);
     let s = SqliteStorage::open(&path).expect("open");

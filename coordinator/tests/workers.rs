@@ -49,7 +49,7 @@ fn other_rules_are_refused_at_register_naming_both_versions() {
             );
         }
         // Nothing was registered: the first worker that plays by these rules is worker 1.
-        assert_eq!(farm.register(&info("", engine::RULES_VERSION)).expect("same rules"), 1);
+        assert_eq!(farm.register(&info("", engine::RULES_VERSION)).expect("same rules").get(), 1);
     }
 }
 

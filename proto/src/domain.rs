@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 mod adjudication;
 mod clock;
+mod ids;
 mod live;
 mod names;
 mod termination;
@@ -13,15 +14,12 @@ mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
+pub use ids::{LeaseId, RunId, SuiteId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
 pub use termination::{Termination, UnknownTermination};
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 
-pub type RunId = u64;
-pub type WorkerId = u64;
-pub type LeaseId = u64;
-pub type SuiteId = u64;
 /// A variant is named by the hex content hash of its canonical description.
 pub type VariantId = String;
 
@@ -486,7 +484,7 @@ mod tests {
             kind,
             variants: (0..n).map(|i| i.to_string()).collect(),
             tc: TimeControl::Nodes(1),
-            openings: 0,
+            openings: SuiteId::new(0),
             adjudication: Adjudication::default(),
             bench_signature: None,
             sample_every: 0,

@@ -21,6 +21,9 @@ pub enum Error {
     /// A text that names no value of a closed set (run state, Elo model, ...).
     #[error("unknown {what} `{given}` (expected {expected})")]
     UnknownName { what: &'static str, given: String, expected: String },
+    /// A text that is not an id (`run id`, `lease id`, ...).
+    #[error("invalid {what} `{given}` (expected a non-negative whole number)")]
+    InvalidId { what: &'static str, given: String },
     /// A farm token must be non-empty visible ASCII to travel as gRPC metadata.
     #[error("the farm token must be non-empty visible ASCII (no spaces or control characters)")]
     InvalidToken,

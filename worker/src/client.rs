@@ -29,7 +29,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proto::auth::BearerToken;
-use proto::domain::{BatchResult, Lease, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest, WorkerId, WorkerInfo};
+use proto::domain::{
+    BatchResult, Lease, LeaseGrant, LeaseId, LeaseReply, LeaseRequest, SubmitRequest, WorkerId, WorkerInfo,
+};
 use proto::pb;
 use proto::pb::farm_client::FarmClient;
 use tokio::sync::{Notify, oneshot, watch};
@@ -174,9 +176,9 @@ pub async fn run_worker_until(
     // Leases a killed run of this worker was playing: their final batches send the pairs it
     // did not finish back to the pool now, rather than when the leases expire.
     for lease in spool.open_leases()? {
-        spool.put(&final_batch(0, lease))?;
+        spool.put(&final_batch(WorkerId::new(0), LeaseId::new(lease)))?;
         spool.close_lease(lease)?;
-        tracing::info!(lease, "closing a lease the previous run left open");
+        tracing::info!(lease = %lease, "closing a lease the previous run left open");
     }
 
     let stop = StopFlag::new();
@@ -199,7 +201,7 @@ pub async fn run_worker_until(
         worker = register(&conn, &info) => worker?,
         () = stopped(&mut stop_rx) => return Ok(()),
     };
-    tracing::info!(worker, name = %cfg.name, "registered");
+    tracing::info!(worker = %worker, name = %cfg.name, "registered");
 
     let wake = Arc::new(Notify::new());
     let (finish_tx, finish_rx) = watch::channel(false);
@@ -250,7 +252,7 @@ async fn register(conn: &Connection, info: &WorkerInfo) -> Result<WorkerId> {
 }
 
 /// The final batch of a lease: no pairs, `is_final`; its unreported pairs go back to the pool.
-fn final_batch(worker: WorkerId, lease: u64) -> pb::SubmitRequest {
+fn final_batch(worker: WorkerId, lease: LeaseId) -> pb::SubmitRequest {
     pb::SubmitRequest::from(SubmitRequest {
         worker,
         batch: BatchResult { lease, seq: FINAL_SEQ, pairs: Vec::new(), is_final: true },
@@ -341,8 +343,8 @@ impl LeaseLoop<'_> {
                 reason: format!("lease {lease_id} has {} pairs; sequence numbers run out", lease.tasks.len()),
             });
         }
-        tracing::info!(lease = lease_id, run = lease.run, pairs = lease.tasks.len(), "playing");
-        self.spool.open_lease(lease_id)?;
+        tracing::info!(lease = %lease_id, run = %lease.run, pairs = lease.tasks.len(), "playing");
+        self.spool.open_lease(lease_id.get())?;
         let _heartbeat = AbortOnDrop(tokio::spawn(heartbeat(self.conn.clone(), self.worker, lease_id)));
 
         let (done_tx, mut done_rx) = oneshot::channel::<(Result<()>, Option<Error>)>();
@@ -356,7 +358,7 @@ impl LeaseLoop<'_> {
                 let mut spool_error = None;
                 let played = play_lease_until(&lease, threads, &default_player, &name, &stop, |pair| {
                     let Some(&seq) = seq_of.get(&pair.pair_index) else {
-                        tracing::error!(lease = lease_id, pair = pair.pair_index, "a pair the lease does not hold");
+                        tracing::error!(lease = %lease_id, pair = pair.pair_index, "a pair the lease does not hold");
                         return;
                     };
                     let req = pb::SubmitRequest::from(SubmitRequest {
@@ -367,7 +369,7 @@ impl LeaseLoop<'_> {
                         Ok(()) => wake.notify_one(),
                         Err(e) => {
                             // Nowhere to keep results: play no more.
-                            tracing::error!(lease = lease_id, seq, error = %e, "cannot spool a finished pair; stopping");
+                            tracing::error!(lease = %lease_id, seq, error = %e, "cannot spool a finished pair; stopping");
                             stop.stop();
                             spool_error.get_or_insert(e);
                         }
@@ -384,19 +386,19 @@ impl LeaseLoop<'_> {
         let spool_error = match outcome {
             Some((played, spool_error)) => {
                 if let Err(e) = played {
-                    tracing::warn!(lease = lease_id, error = %e, "some pairs were not played; they go back to the pool");
+                    tracing::warn!(lease = %lease_id, error = %e, "some pairs were not played; they go back to the pool");
                 }
                 spool_error
             }
             None => {
                 // A game that does not notice the stop (an external engine deep in a search):
                 // leave it; a pair it still finishes is spooled and sent by the next start.
-                tracing::warn!(lease = lease_id, "games still running after the stop; leaving them");
+                tracing::warn!(lease = %lease_id, "games still running after the stop; leaving them");
                 None
             }
         };
         self.spool.put(&final_batch(self.worker, lease_id))?;
-        self.spool.close_lease(lease_id)?;
+        self.spool.close_lease(lease_id.get())?;
         self.wake.notify_one();
         spool_error.map_or(Ok(()), Err)
     }
@@ -404,7 +406,7 @@ impl LeaseLoop<'_> {
 
 /// Keeps a lease alive while it is played (a Lease call that holds it and asks for no work).
 /// Failures are logged and otherwise ignored: play goes on.
-async fn heartbeat(conn: Connection, worker: WorkerId, lease: u64) {
+async fn heartbeat(conn: Connection, worker: WorkerId, lease: LeaseId) {
     let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.tick().await;
@@ -417,13 +419,13 @@ async fn heartbeat(conn: Connection, worker: WorkerId, lease: u64) {
             Ok(resp) => {
                 if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
                     tracing::warn!(
-                        lease,
+                        lease = %lease,
                         "the coordinator closed this lease; its results still count if nobody else reports them"
                     );
                 }
             }
             Err(status) => {
-                tracing::warn!(lease, code = ?status.code(), message = status.message(), "heartbeat failed; playing on")
+                tracing::warn!(lease = %lease, code = ?status.code(), message = status.message(), "heartbeat failed; playing on")
             }
         }
     }
@@ -471,7 +473,7 @@ mod tests {
 
     #[test]
     fn final_batches_come_after_every_pair() {
-        let req = final_batch(3, 77);
+        let req = final_batch(WorkerId::new(3), LeaseId::new(77));
         let batch = req.batch.expect("batch");
         assert_eq!((batch.lease_id, batch.seq, batch.is_final, batch.pairs.len()), (77, FINAL_SEQ, true, 0));
     }

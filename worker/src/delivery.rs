@@ -80,7 +80,7 @@ impl Delivery {
             let (lease, seq) = req.batch.as_ref().map_or((0, 0), |b| (b.lease_id, b.seq));
             // Spooled by an earlier run of this worker, maybe before its id was known; the key
             // makes it the same worker.
-            req.worker_id = self.worker;
+            req.worker_id = self.worker.get();
             let mut client = self.conn.client.clone();
             match deadline(client.submit(req)).await {
                 Ok(resp) => {
@@ -93,7 +93,9 @@ impl Delivery {
                             duplicate = ack.duplicate,
                             "delivered"
                         ),
-                        Err(e) => tracing::warn!(lease, seq, error = %e, "delivered; the acknowledgement is malformed"),
+                        Err(e) => {
+                            tracing::warn!(lease = %lease, seq, error = %e, "delivered; the acknowledgement is malformed")
+                        }
                     }
                 }
                 Err(status) if retry_later(&status) => {
@@ -108,7 +110,7 @@ impl Delivery {
                 }
                 Err(status) => {
                     let reason = self.conn.fatal(&status).to_string();
-                    tracing::error!(lease, seq, %reason, "submission refused by the coordinator; set aside in the spool's refused/");
+                    tracing::error!(lease = %lease, seq, %reason, "submission refused by the coordinator; set aside in the spool's refused/");
                     self.spool.set_aside(lease, seq, &reason)?;
                 }
             }

@@ -177,7 +177,7 @@ pub fn play_lease_until(
             match report {
                 Ok(r) => on_pair(r),
                 Err(e) => {
-                    tracing::warn!(worker = worker_name, error = %e, "pair not played");
+                    tracing::warn!(worker = %worker_name, error = %e, "pair not played");
                     first_error.get_or_insert(e);
                 }
             }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use engine::eval::Params;
 use engine::{Limits, Position};
-use proto::domain::{Adjudication, Lease, PairTask, TimeControl, Variant, VariantKind, VariantSpec};
+use proto::domain::{Adjudication, Lease, LeaseId, PairTask, RunId, TimeControl, Variant, VariantKind, VariantSpec};
 use worker::player::{Player, Reply};
 use worker::runner::{StopFlag, default_player, play_lease_until};
 
@@ -18,8 +18,8 @@ fn variant(id: &str, params: &Params) -> Variant {
 
 fn lease(pairs: u64) -> Lease {
     Lease {
-        id: 1,
-        run: 1,
+        id: LeaseId::new(1),
+        run: RunId::new(1),
         tasks: (0..pairs)
             .map(|i| PairTask {
                 pair_index: i,

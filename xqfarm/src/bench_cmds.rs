@@ -16,7 +16,7 @@ use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
     Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
-    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerInfo,
+    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use proto::pb;
 use worker::game::GameSettings;
@@ -117,7 +117,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 worker_key: String::new(),
                 rules_version: engine::RULES_VERSION,
             };
-            let worker: u64 = c
+            let worker: WorkerId = c
                 .register(pb::RegisterRequest::from(info))
                 .await
                 .map_err(remote::status("register"))?

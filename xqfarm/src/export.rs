@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use engine::Position;
 use engine::notation::{Notation, parse_uci, write_move};
+use proto::domain::RunId;
 
 #[derive(Args, Debug)]
 pub struct PgnArgs {
@@ -15,7 +16,7 @@ pub struct PgnArgs {
     data: PathBuf,
     /// Run id.
     #[arg(long)]
-    run: u64,
+    run: RunId,
     /// Move notation: wxf, chinese or iccs.
     #[arg(long, default_value = "wxf")]
     notation: String,
@@ -41,7 +42,7 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_game(out: &mut String, run: u64, g: &coordinator::parquet::GameRow, notation: Notation) -> Result<()> {
+fn write_game(out: &mut String, run: RunId, g: &coordinator::parquet::GameRow, notation: Notation) -> Result<()> {
     let format = match notation {
         Notation::Wxf => "WXF",
         Notation::Chinese => "Chinese",

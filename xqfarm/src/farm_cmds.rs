@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::domain::{
-    Adjudication, EloModel, EngineProtocol, RunFilter, RunKind, RunKindName, RunSpec, RunStatus, SprtSettings,
-    TimeControl, VariantKind, VariantSpec,
+    Adjudication, EloModel, EngineProtocol, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunStatus, SprtSettings,
+    SuiteId, TimeControl, VariantKind, VariantSpec,
 };
 use proto::pb;
 use worker::client::{WorkerConfig, run_worker_until};
@@ -217,7 +217,7 @@ pub enum RunCommand {
     Show {
         #[command(flatten)]
         remote: Remote,
-        id: u64,
+        id: RunId,
         /// Follow the run until it ends.
         #[arg(long)]
         watch: bool,
@@ -226,7 +226,7 @@ pub enum RunCommand {
     Stop {
         #[command(flatten)]
         remote: Remote,
-        id: u64,
+        id: RunId,
     },
 }
 
@@ -245,7 +245,7 @@ pub struct CreateArgs {
     variants: Vec<String>,
     /// Opening suite id (from `openings add`).
     #[arg(long)]
-    suite: u64,
+    suite: SuiteId,
     /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
     #[arg(long, default_value = "nodes=20000")]
     tc: String,

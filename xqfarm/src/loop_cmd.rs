@@ -157,7 +157,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
             let iter_dir = args.dir.join(format!("iteration-{index}"));
             let out = iter_dir.join("tuned.toml");
             let config = TexelConfig {
-                filter: PositionFilter { runs: selfplay_runs.clone(), min_ply: 10 },
+                filter: PositionFilter { runs: selfplay_runs.iter().map(|r: &RunId| r.get()).collect(), min_ply: 10 },
                 lambda: args.lambda,
                 min_positions: args.min_positions,
                 adam: AdamConfig {
@@ -270,7 +270,7 @@ async fn generated_suite(dir: &Path, count: usize) -> Result<Vec<String>> {
 async fn wait_for_export(data: &Path, run: RunId, games: u64) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let have = data::game_totals(data, Some(run))?.games;
+        let have = data::game_totals(data, Some(run.get()))?.games;
         if have >= games {
             return Ok(());
         }

@@ -170,7 +170,7 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().contains("spec"), "{}", err.message());
     // Unknown run; a run naming unknown variants; an illegal opening.
-    let err = c.get_run(pb::GetRunRequest::from(42u64)).await.expect_err("unknown run");
+    let err = c.get_run(pb::GetRunRequest::from(proto::domain::RunId::new(42))).await.expect_err("unknown run");
     assert_eq!(err.code(), Code::NotFound);
     let bad_suite = OpeningSuiteSpec { name: "bad".into(), openings: vec!["startpos moves h2h9 h9h0".into()] };
     let err = c.add_openings(pb::AddOpeningsRequest::from(bad_suite)).await.expect_err("illegal opening");

@@ -9,6 +9,7 @@
 //! Games are short (`nodes=3000` a move, a few pairs) so that each test takes seconds, but long
 //! enough (a second or more a pair) that a kill lands mid-lease.
 
+use proto::domain::RunId;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -204,7 +205,7 @@ fn run_ok(args: &[&str]) -> String {
 }
 
 /// `run show`, or `None` when the coordinator cannot be reached.
-fn show(url: &str, run: u64) -> Option<String> {
+fn show(url: &str, run: RunId) -> Option<String> {
     let out = xqfarm().args(["run", "show", "--coordinator", url, &run.to_string()]).output().expect("xqfarm runs");
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -219,7 +220,7 @@ fn games_of(summary: &str) -> u64 {
         .unwrap_or_else(|| panic!("no game count in the summary:\n{summary}"))
 }
 
-fn games_now(url: &str, run: u64) -> u64 {
+fn games_now(url: &str, run: RunId) -> u64 {
     games_of(&show(url, run).expect("the coordinator answers"))
 }
 
@@ -231,12 +232,12 @@ fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn completed(url: &str, run: u64) -> bool {
+fn completed(url: &str, run: RunId) -> bool {
     show(url, run).is_some_and(|s| s.contains("state: Completed"))
 }
 
 /// Variants, a suite and a fixed-games run of `pairs` pairs; returns the run id.
-fn create_run(url: &str, dir: &Path, pairs: u64) -> u64 {
+fn create_run(url: &str, dir: &Path, pairs: u64) -> RunId {
     let a = dir.join("a.toml");
     std::fs::write(&a, engine::eval::Params::default().to_toml()).expect("write params");
     let b = dir.join("b.toml");
@@ -271,7 +272,7 @@ fn create_run(url: &str, dir: &Path, pairs: u64) -> u64 {
 
 /// After the coordinator stopped: each of the run's `pairs` pairs is counted exactly once in
 /// the stored statistics and games and in Parquet. Returns the Parquet worker name per pair.
-fn assert_each_pair_once(dir: &Path, run: u64, pairs: u64) -> BTreeMap<u64, String> {
+fn assert_each_pair_once(dir: &Path, run: RunId, pairs: u64) -> BTreeMap<u64, String> {
     use coordinator::Storage;
     let storage = coordinator::SqliteStorage::open(dir.join("farm.db")).expect("open the database");
     let stored = storage.get_run(run).expect("the run");

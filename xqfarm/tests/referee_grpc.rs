@@ -66,7 +66,8 @@ async fn lies_over_grpc_are_refused_and_honest_games_counted() {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
     };
-    let worker: u64 = c.register(pb::RegisterRequest::from(info)).await.expect("register").into_inner().into();
+    let worker: proto::domain::WorkerId =
+        c.register(pb::RegisterRequest::from(info)).await.expect("register").into_inner().into();
     let req = LeaseRequest { worker, free_slots: 1, held: vec![], finished: vec![] };
     let reply = LeaseReply::try_from(c.lease(pb::LeaseRequest::from(req)).await.expect("lease").into_inner())
         .expect("lease reply");

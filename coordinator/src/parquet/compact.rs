@@ -6,6 +6,7 @@
 //! incomplete merged segment, a crash after it leaves inputs covered by the merged segment:
 //! `recover` deletes either, so every game stays in exactly one segment.
 
+use proto::domain::RunId;
 use std::cmp::Reverse;
 use std::fs::File;
 use std::path::Path;
@@ -44,7 +45,7 @@ impl Default for CompactionPolicy {
 /// are being exported; it must not run alongside another compaction or `recover` of the same
 /// run. A segment covered by a larger complete one (left by a compaction whose deletions failed)
 /// is deleted on the way; anything stranger is left for `recover`.
-pub fn compact(data_dir: &Path, run: u64, exported_up_to: u64, policy: &CompactionPolicy) -> Result<Vec<PartRange>> {
+pub fn compact(data_dir: &Path, run: RunId, exported_up_to: u64, policy: &CompactionPolicy) -> Result<Vec<PartRange>> {
     let scan = scan(data_dir, run, Check::Footer)?;
     let (mut committed, incomplete): (Vec<&Segment>, Vec<&Segment>) =
         scan.segments.iter().filter(|s| s.range.last <= exported_up_to).partition(|s| s.is_complete());
@@ -55,7 +56,7 @@ pub fn compact(data_dir: &Path, run: u64, exported_up_to: u64, policy: &Compacti
         match segments.last() {
             Some(k) if s.range.last <= k.range.last => covered.push(s),
             Some(k) if s.range.first <= k.range.last => {
-                tracing::warn!(run, a = %k.range, b = %s.range, "overlapping segments; compaction waits for recover");
+                tracing::warn!(run = %run, a = %k.range, b = %s.range, "overlapping segments; compaction waits for recover");
                 return Ok(Vec::new());
             }
             _ => segments.push(s),
@@ -63,7 +64,7 @@ pub fn compact(data_dir: &Path, run: u64, exported_up_to: u64, policy: &Compacti
     }
     for s in incomplete {
         if !segments.iter().any(|k| k.range.contains(s.range)) {
-            tracing::warn!(run, segment = %s.describe(), "incomplete segment; compaction waits for recover");
+            tracing::warn!(run = %run, segment = %s.describe(), "incomplete segment; compaction waits for recover");
             return Ok(Vec::new());
         }
         covered.push(s);
@@ -100,7 +101,7 @@ pub fn compact(data_dir: &Path, run: u64, exported_up_to: u64, policy: &Compacti
 }
 
 /// Writes the segments' rows as one segment, then deletes the inputs.
-fn merge(data_dir: &Path, run: u64, inputs: &[&Segment]) -> Result<PartRange> {
+fn merge(data_dir: &Path, run: RunId, inputs: &[&Segment]) -> Result<PartRange> {
     let (Some(first), Some(last)) = (inputs.first(), inputs.last()) else {
         return Err(super::Error::BadSegment { run, problem: "nothing to merge".into() });
     };
@@ -129,7 +130,7 @@ fn merge(data_dir: &Path, run: u64, inputs: &[&Segment]) -> Result<PartRange> {
         sync_dir(&partition_dir(data_dir, table, run))?;
     }
     delete_segments(data_dir, run, inputs)?;
-    tracing::debug!(run, merged = %range, inputs = inputs.len(), "compacted segments");
+    tracing::debug!(run = %run, merged = %range, inputs = inputs.len(), "compacted segments");
     Ok(range)
 }
 
@@ -145,7 +146,7 @@ fn copy_rows(table: Table, input: &Path, writer: &mut ArrowWriter<File>) -> Resu
     Ok(())
 }
 
-fn delete_segments(data_dir: &Path, run: u64, segments: &[&Segment]) -> Result<()> {
+fn delete_segments(data_dir: &Path, run: RunId, segments: &[&Segment]) -> Result<()> {
     for file in segments.iter().flat_map(|s| s.files()) {
         match std::fs::remove_file(&file.path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e).at(&file.path),

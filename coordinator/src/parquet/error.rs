@@ -1,5 +1,6 @@
 //! The export's own error: it names the file or the run that is wrong.
 
+use proto::domain::RunId;
 use std::path::PathBuf;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -21,16 +22,16 @@ pub enum Error {
 
     /// The rows handed to `export_segment` cannot form one segment.
     #[error("run {run}: bad segment: {problem}")]
-    BadSegment { run: u64, problem: String },
+    BadSegment { run: RunId, problem: String },
 
     /// A segment would overlap a part file of another range (call `recover` first).
     #[error("run {run}: games {first}..={last} overlap the existing part {}", existing.display())]
-    Overlap { run: u64, first: u64, last: u64, existing: PathBuf },
+    Overlap { run: RunId, first: u64, last: u64, existing: PathBuf },
 
     /// The files contradict the caller's bookkeeping in a way no crash of ours produces
     /// (a committed range missing or unreadable). Nothing was deleted.
     #[error("run {run}: {detail}")]
-    Inconsistent { run: u64, detail: String },
+    Inconsistent { run: RunId, detail: String },
 }
 
 /// Attaches a path to the errors of the libraries underneath.

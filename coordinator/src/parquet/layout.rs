@@ -9,6 +9,7 @@
 //! A part file is named by the inclusive range of game ids it holds, so the name alone says
 //! which games it claims and a retried write lands on the same name.
 
+use proto::domain::RunId;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,11 +26,11 @@ pub fn temp_dir(data_dir: &Path) -> PathBuf {
 
 /// Temp files of one table and run start with this, so `recover` of one run leaves the
 /// writes of other runs alone.
-fn temp_prefix(table: Table, run: u64) -> String {
+fn temp_prefix(table: Table, run: RunId) -> String {
     format!("{}-run={run}-", table.dir_name())
 }
 
-pub(crate) fn temp_path(data_dir: &Path, table: Table, run: u64, range: PartRange) -> PathBuf {
+pub(crate) fn temp_path(data_dir: &Path, table: Table, run: RunId, range: PartRange) -> PathBuf {
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     temp_dir(data_dir).join(format!(
@@ -41,7 +42,7 @@ pub(crate) fn temp_path(data_dir: &Path, table: Table, run: u64, range: PartRang
 }
 
 /// Temp files of `run` left by writes that never reached their rename.
-pub(crate) fn list_temps(data_dir: &Path, run: u64) -> Result<Vec<PathBuf>> {
+pub(crate) fn list_temps(data_dir: &Path, run: RunId) -> Result<Vec<PathBuf>> {
     let dir = temp_dir(data_dir);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -103,17 +104,17 @@ impl fmt::Display for PartRange {
 }
 
 /// `<data>/<table>/run=<run>`: a Hive partition, so readers get `run` as a column.
-pub fn partition_dir(data_dir: &Path, table: Table, run: u64) -> PathBuf {
+pub fn partition_dir(data_dir: &Path, table: Table, run: RunId) -> PathBuf {
     data_dir.join(table.dir_name()).join(format!("run={run}"))
 }
 
-pub fn part_path(data_dir: &Path, table: Table, run: u64, range: PartRange) -> PathBuf {
+pub fn part_path(data_dir: &Path, table: Table, run: RunId, range: PartRange) -> PathBuf {
     partition_dir(data_dir, table, run).join(range.file_name())
 }
 
 /// The part files of one table of one run, sorted by range; a missing directory is an empty
 /// partition. Files with other names are left alone and not reported.
-pub fn part_files(data_dir: &Path, table: Table, run: u64) -> Result<Vec<(PartRange, PathBuf)>> {
+pub fn part_files(data_dir: &Path, table: Table, run: RunId) -> Result<Vec<(PartRange, PathBuf)>> {
     let dir = partition_dir(data_dir, table, run);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,

@@ -1,5 +1,6 @@
 //! Reading a run back through the parquet crate's Arrow reader (tests, PGN export).
 
+use proto::domain::RunId;
 use std::fs::File;
 use std::path::Path;
 
@@ -14,7 +15,7 @@ use super::schema::{Table, check_schema, games_from_batch, positions_from_batch}
 fn read_table<T>(
     data_dir: &Path,
     table: Table,
-    run: u64,
+    run: RunId,
     mut convert: impl FnMut(&RecordBatch, &Path) -> Result<Vec<T>>,
 ) -> Result<Vec<T>> {
     let mut rows = Vec::new();
@@ -29,11 +30,11 @@ fn read_table<T>(
 }
 
 /// Every game of `run` in the part files, in game-id order.
-pub fn read_games(data_dir: &Path, run: u64) -> Result<Vec<GameRow>> {
+pub fn read_games(data_dir: &Path, run: RunId) -> Result<Vec<GameRow>> {
     read_table(data_dir, Table::Games, run, |batch, path| games_from_batch(run, batch, path))
 }
 
 /// Every sampled position of `run`, in game-id order.
-pub fn read_positions(data_dir: &Path, run: u64) -> Result<Vec<PositionRow>> {
+pub fn read_positions(data_dir: &Path, run: RunId) -> Result<Vec<PositionRow>> {
     read_table(data_dir, Table::Positions, run, |batch, path| positions_from_batch(run, batch, path))
 }

@@ -26,6 +26,7 @@
 //! range unreadable, committed segments overlapping partly) is not a state a crash of ours
 //! produces: `recover` then deletes nothing and returns [`Error::Inconsistent`].
 
+use proto::domain::RunId;
 use std::cmp::Reverse;
 use std::path::{Path, PathBuf};
 
@@ -45,7 +46,7 @@ pub(crate) struct RecoveryPlan {
 /// Repairs the part files of `run` after a crash (see the module documentation) and returns
 /// the new `exported_up_to`: at least the one given, more when finished segments were adopted.
 /// Call it at start-up, before any export or compaction of the run.
-pub fn recover(data_dir: &Path, run: u64, exported_up_to: u64) -> Result<u64> {
+pub fn recover(data_dir: &Path, run: RunId, exported_up_to: u64) -> Result<u64> {
     let scan = scan(data_dir, run, Check::Full)?;
     let plan = plan_recovery(run, exported_up_to, &scan.segments)?;
     let removed = scan.temps.len() + plan.delete.len();
@@ -65,7 +66,7 @@ pub fn recover(data_dir: &Path, run: u64, exported_up_to: u64) -> Result<u64> {
     }
     if removed > 0 || !plan.adopted.is_empty() {
         tracing::info!(
-            run,
+            run = %run,
             temps = scan.temps.len(),
             deleted = plan.delete.len(),
             adopted = ?plan.adopted,
@@ -76,7 +77,7 @@ pub fn recover(data_dir: &Path, run: u64, exported_up_to: u64) -> Result<u64> {
     Ok(plan.exported_up_to)
 }
 
-pub(crate) fn plan_recovery(run: u64, exported_up_to: u64, segments: &[Segment]) -> Result<RecoveryPlan> {
+pub(crate) fn plan_recovery(run: RunId, exported_up_to: u64, segments: &[Segment]) -> Result<RecoveryPlan> {
     let mark = exported_up_to;
     let inconsistent = |detail: String| Error::Inconsistent { run, detail };
     let mut kept: Vec<&Segment> = Vec::new();
@@ -179,13 +180,14 @@ mod tests {
 
     #[test]
     fn a_clean_run_is_left_alone() {
-        let plan = plan_recovery(1, 20, &[complete(1, 10), complete(11, 20)]).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 20, &[complete(1, 10), complete(11, 20)]).expect("consistent");
         assert_eq!(plan, RecoveryPlan { exported_up_to: 20, ..RecoveryPlan::default() });
     }
 
     #[test]
     fn finished_segments_beyond_the_mark_are_adopted() {
-        let plan = plan_recovery(1, 10, &[complete(1, 10), complete(11, 20), complete(21, 25)]).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 10, &[complete(1, 10), complete(11, 20), complete(21, 25)])
+            .expect("consistent");
         assert_eq!(plan.exported_up_to, 25);
         assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }, PartRange { first: 21, last: 25 }]);
         assert!(plan.delete.is_empty());
@@ -194,7 +196,7 @@ mod tests {
     #[test]
     fn an_interrupted_export_is_deleted_and_nothing_after_it_adopted() {
         let segments = [complete(1, 10), positions_only(11, 20), complete(21, 30)];
-        let plan = plan_recovery(1, 10, &segments).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 10, &segments).expect("consistent");
         assert_eq!(plan.exported_up_to, 10);
         assert_eq!(
             deleted_ranges(&plan),
@@ -210,23 +212,23 @@ mod tests {
     fn compaction_leftovers_go_whichever_side_of_the_rename_the_crash_was() {
         // After the renames: the inputs are covered by the merged segment.
         let after = [complete(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
-        let plan = plan_recovery(1, 30, &after).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 30, &after).expect("consistent");
         assert_eq!(plan.delete.len(), 6);
         assert!(plan.delete.iter().all(|p| !p.ends_with("part-000000000001-000000000030.parquet")));
         // Between the two renames: the merged positions file alone goes, the inputs stay.
         let between = [positions_only(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
-        let plan = plan_recovery(1, 30, &between).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 30, &between).expect("consistent");
         assert_eq!(deleted_ranges(&plan), ["positions/part-000000000001-000000000030.parquet"]);
         // During the deletions: half-deleted inputs go.
         let during = [complete(1, 30), positions_only(1, 10), complete(11, 20)];
-        let plan = plan_recovery(1, 30, &during).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 30, &during).expect("consistent");
         assert_eq!(plan.delete.len(), 3);
     }
 
     #[test]
     fn a_partly_overlapping_segment_beyond_the_mark_is_dropped_with_everything_after_it() {
         let segments = [complete(1, 10), complete(11, 20), complete(15, 25), complete(26, 30)];
-        let plan = plan_recovery(1, 10, &segments).expect("consistent");
+        let plan = plan_recovery(RunId::new(1), 10, &segments).expect("consistent");
         assert_eq!(plan.exported_up_to, 20);
         assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }]);
         assert_eq!(plan.delete.len(), 4);
@@ -235,8 +237,8 @@ mod tests {
     #[test]
     fn losing_a_committed_game_is_reported_and_nothing_deleted() {
         let lost = [complete(1, 10), positions_only(11, 20)];
-        assert!(matches!(plan_recovery(1, 20, &lost), Err(Error::Inconsistent { .. })));
+        assert!(matches!(plan_recovery(RunId::new(1), 20, &lost), Err(Error::Inconsistent { .. })));
         let overlap = [complete(1, 10), complete(5, 15)];
-        assert!(matches!(plan_recovery(1, 15, &overlap), Err(Error::Inconsistent { .. })));
+        assert!(matches!(plan_recovery(RunId::new(1), 15, &overlap), Err(Error::Inconsistent { .. })));
     }
 }

@@ -118,14 +118,14 @@ mod tests {
                 quiet: true,
             }],
         };
-        let (game, positions) = rows_from_report(7, 42, 21, 3, "w1", &report);
+        let (game, positions) = rows_from_report(RunId::new(7), 42, 21, 3, "w1", &report);
         assert_eq!(game.result, "0-1");
         assert_eq!(game.plies, 3);
-        assert_eq!((game.run, game.game_id, game.pair_id, game.opening_id), (7, 42, 21, 3));
+        assert_eq!((game.run.get(), game.game_id, game.pair_id, game.opening_id), (7, 42, 21, 3));
         assert_eq!(game.worker, "w1");
         assert_eq!(positions.len(), 1);
         assert_eq!(positions[0].side_to_move, "b");
         assert_eq!(positions[0].result, 0.0);
-        assert_eq!((positions[0].run, positions[0].game_id), (7, 42));
+        assert_eq!((positions[0].run.get(), positions[0].game_id), (7, 42));
     }
 }

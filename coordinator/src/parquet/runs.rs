@@ -11,7 +11,7 @@ use ::parquet::arrow::ArrowWriter;
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use proto::domain::{Run, RunKind, Variant};
+use proto::domain::{Run, RunId, RunKind, Variant};
 
 use super::error::{AtPath, Result};
 use super::layout::{sync_dir, temp_dir};
@@ -26,7 +26,7 @@ pub fn runs_path(data_dir: &Path) -> PathBuf {
 /// One run as the `runs` table holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunRow {
-    pub run: u64,
+    pub run: RunId,
     pub name: String,
     /// `sprt`, `games`, `gauntlet` or `round_robin`.
     pub kind: String,
@@ -123,7 +123,7 @@ fn runs_batch(rows: &[RunRow], path: &Path) -> Result<RecordBatch> {
     let mut sample_every = UInt32Builder::with_capacity(n);
     let mut created = UInt64Builder::with_capacity(n);
     for row in rows {
-        run.append_value(row.run);
+        run.append_value(row.run.get());
         name.append_value(&row.name);
         kind.append_value(&row.kind);
         elo0.append_value(row.elo0);
@@ -190,7 +190,7 @@ mod tests {
     use super::*;
     use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-    fn row(run: u64) -> RunRow {
+    fn row(run: RunId) -> RunRow {
         RunRow {
             run,
             name: format!("run {run}"),
@@ -212,8 +212,8 @@ mod tests {
     #[test]
     fn rewrites_the_whole_table() -> Result<()> {
         let dir = tempfile::tempdir().map_err(|e| super::super::error::Error::Io { path: "tmp".into(), source: e })?;
-        write_runs(dir.path(), &[row(1)])?;
-        write_runs(dir.path(), &[row(1), row(2)])?;
+        write_runs(dir.path(), &[row(RunId::new(1))])?;
+        write_runs(dir.path(), &[row(RunId::new(1)), row(RunId::new(2))])?;
         let path = runs_path(dir.path());
         let file = File::open(&path).at(&path)?;
         let reader = ParquetRecordBatchReaderBuilder::try_new(file).at(&path)?.build().at(&path)?;

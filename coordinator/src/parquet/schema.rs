@@ -5,6 +5,7 @@
 //! it is the Hive partition (`run=<id>` directories), which is how pyarrow and pandas want it
 //! (a partition key that is also a file column of another type makes them refuse the dataset).
 
+use proto::domain::RunId;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
@@ -271,7 +272,7 @@ impl<'a> Columns<'a> {
     }
 }
 
-pub(crate) fn games_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Result<Vec<GameRow>> {
+pub(crate) fn games_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> Result<Vec<GameRow>> {
     let c = Columns { batch, path };
     let game_id = c.primitive::<UInt64Type>("game_id")?;
     let pair_id = c.primitive::<UInt64Type>("pair_id")?;
@@ -308,7 +309,7 @@ pub(crate) fn games_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Re
         .collect())
 }
 
-pub(crate) fn positions_from_batch(run: u64, batch: &RecordBatch, path: &Path) -> Result<Vec<PositionRow>> {
+pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> Result<Vec<PositionRow>> {
     let c = Columns { batch, path };
     let game_id = c.primitive::<UInt64Type>("game_id")?;
     let ply = c.primitive::<UInt32Type>("ply")?;

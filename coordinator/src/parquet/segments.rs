@@ -1,5 +1,6 @@
 //! What is on disk for one run: part files grouped into segments by range, each file checked.
 
+use proto::domain::RunId;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -94,7 +95,7 @@ pub(crate) struct Scan {
     pub temps: Vec<PathBuf>,
 }
 
-pub(crate) fn scan(data_dir: &Path, run: u64, check: Check) -> Result<Scan> {
+pub(crate) fn scan(data_dir: &Path, run: RunId, check: Check) -> Result<Scan> {
     let mut scan = Scan { segments: Vec::new(), temps: list_temps(data_dir, run)? };
     for table in Table::ALL {
         for (range, path) in part_files(data_dir, table, run)? {

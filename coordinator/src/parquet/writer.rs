@@ -1,6 +1,7 @@
 //! Writing segments: one `games` and one `positions` part file per contiguous range of game
 //! ids, each written to a temp file, synced and renamed into place.
 
+use proto::domain::RunId;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ pub(crate) fn writer_properties() -> WriterProperties {
 pub(crate) fn write_atomically(
     data_dir: &Path,
     table: Table,
-    run: u64,
+    run: RunId,
     range: PartRange,
     fill: impl FnOnce(&mut ArrowWriter<File>, &Path) -> Result<()>,
 ) -> Result<()> {
@@ -48,7 +49,7 @@ pub(crate) fn write_atomically(
 }
 
 /// Creates a partition directory and makes its entry durable in the table directory.
-fn ensure_partition(data_dir: &Path, table: Table, run: u64) -> Result<PathBuf> {
+fn ensure_partition(data_dir: &Path, table: Table, run: RunId) -> Result<PathBuf> {
     let dir = partition_dir(data_dir, table, run);
     if !dir.is_dir() {
         std::fs::create_dir_all(&dir).at(&dir)?;
@@ -60,7 +61,7 @@ fn ensure_partition(data_dir: &Path, table: Table, run: u64) -> Result<PathBuf> 
 }
 
 /// Checks that `games` can form one segment of `run` and returns its range.
-fn segment_range(run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<PartRange> {
+fn segment_range(run: RunId, games: &[(GameRow, Vec<PositionRow>)]) -> Result<PartRange> {
     let bad = |problem: String| Error::BadSegment { run, problem };
     let (Some((first, _)), Some((last, _))) = (games.first(), games.last()) else {
         return Err(bad("no games".into()));
@@ -90,7 +91,7 @@ fn segment_range(run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<Part
 ///
 /// Positions are written before games: a crash in between leaves a positions file without
 /// its games file, which `recover` treats as never written.
-pub fn export_segment(data_dir: &Path, run: u64, games: &[(GameRow, Vec<PositionRow>)]) -> Result<PartRange> {
+pub fn export_segment(data_dir: &Path, run: RunId, games: &[(GameRow, Vec<PositionRow>)]) -> Result<PartRange> {
     let range = segment_range(run, games)?;
     for table in Table::ALL {
         for (existing, path) in part_files(data_dir, table, run)? {
@@ -120,6 +121,6 @@ pub fn export_segment(data_dir: &Path, run: u64, games: &[(GameRow, Vec<Position
     for dir in &dirs {
         sync_dir(dir)?;
     }
-    tracing::debug!(run, first = range.first, last = range.last, games = games.len(), "exported segment");
+    tracing::debug!(run = %run, first = range.first, last = range.last, games = games.len(), "exported segment");
     Ok(range)
 }

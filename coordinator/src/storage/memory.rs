@@ -105,8 +105,11 @@ fn opening_line(suite: &OpeningSuite, index: u32) -> Result<String> {
         .ok_or_else(|| Error::Corrupt(format!("suite {} has no opening {index}", suite.id)))
 }
 
-fn next_id<V>(map: &BTreeMap<u64, V>) -> u64 {
-    map.last_key_value().map_or(1, |(id, _)| id + 1)
+fn next_id<K: Copy + Ord, V>(map: &BTreeMap<K, V>) -> u64
+where
+    u64: From<K>,
+{
+    map.last_key_value().map_or(1, |(id, _)| u64::from(*id) + 1)
 }
 
 impl State {
@@ -149,7 +152,7 @@ impl State {
             .collect();
         for &lease in &overdue {
             let returned = self.end_lease(lease, LeaseState::Expired)?;
-            tracing::info!(lease, returned, "lease expired");
+            tracing::info!(lease = %lease, returned, "lease expired");
         }
         Ok(overdue.len())
     }
@@ -180,7 +183,7 @@ impl Storage for MemoryStorage {
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
         spec::validate_suite(name, lines)?;
         let mut state = self.lock()?;
-        let id = next_id(&state.suites);
+        let id = SuiteId::new(next_id(&state.suites));
         let suite = OpeningSuite { id, name: name.into(), openings: lines.to_vec() };
         state.suites.insert(id, suite.clone());
         Ok(suite)
@@ -199,7 +202,7 @@ impl Storage for MemoryStorage {
         let suite_len =
             state.suites.get(&run_spec.openings).ok_or(Error::SuiteNotFound(run_spec.openings))?.openings.len();
         let pairings = scheduler::pairings(run_spec);
-        let id = next_id(&state.runs);
+        let id = RunId::new(next_id(&state.runs));
         let run = Run {
             id,
             spec: run_spec.clone(),
@@ -222,7 +225,7 @@ impl Storage for MemoryStorage {
                 exported_up_to: 0,
             },
         );
-        tracing::info!(run = id, name = %run_spec.name, "run created");
+        tracing::info!(run = %id, name = %run_spec.name, "run created");
         Ok(run)
     }
 
@@ -239,7 +242,7 @@ impl Storage for MemoryStorage {
         let record = state.run_mut(id)?;
         check_state_change(&record.run, &new_state)?;
         record.run.state = new_state;
-        tracing::info!(run = id, state = ?record.run.state, "run state set");
+        tracing::info!(run = %id, state = ?record.run.state, "run state set");
         Ok(record.run.clone())
     }
 
@@ -248,12 +251,12 @@ impl Storage for MemoryStorage {
         let mut state = self.lock()?;
         let key = spec::worker_key_digest(&info.worker_key);
         let known = key.as_ref().and_then(|k| state.worker_keys.get(k).copied());
-        let id = known.unwrap_or_else(|| next_id(&state.workers));
+        let id = known.unwrap_or_else(|| WorkerId::new(next_id(&state.workers)));
         state.workers.insert(id, WorkerRecord { info: info.clone(), last_seen_ms: now_ms });
         if let Some(k) = key {
             state.worker_keys.insert(k, id);
         }
-        tracing::info!(worker = id, name = %info.name, again = known.is_some(), "worker registered");
+        tracing::info!(worker = %id, name = %info.name, again = known.is_some(), "worker registered");
         Ok(id)
     }
 
@@ -282,7 +285,7 @@ impl Storage for MemoryStorage {
         let Some(run_id) = scheduler::choose_run(&loads) else {
             return Ok(None);
         };
-        let lease_id = next_id(&state.leases);
+        let lease_id = LeaseId::new(next_id(&state.leases));
         let run = state.runs.get_mut(&run_id).ok_or(Error::RunNotFound(run_id))?;
         let suite = state.suites.get(&run.run.spec.openings).ok_or(Error::SuiteNotFound(run.run.spec.openings))?;
         let tc = run.run.spec.tc;
@@ -337,7 +340,7 @@ impl Storage for MemoryStorage {
             })
             .collect::<Result<Vec<_>>>()?;
         let spec = &run.run.spec;
-        tracing::debug!(lease = lease_id, run = run_id, worker, pairs = tasks.len(), "lease granted");
+        tracing::debug!(lease = %lease_id, run = %run_id, worker = %worker, pairs = tasks.len(), "lease granted");
         Ok(Some(Lease {
             id: lease_id,
             run: run_id,
@@ -450,7 +453,7 @@ impl Storage for MemoryStorage {
         }
         if run.run.state == RunState::Active && scheduler::is_complete(&run.run.spec.kind, &run.run.stats) {
             run.run.state = RunState::Completed;
-            tracing::info!(run = run_id, "run completed");
+            tracing::info!(run = %run_id, "run completed");
         }
 
         let lease = state.leases.get_mut(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
@@ -462,7 +465,7 @@ impl Storage for MemoryStorage {
             }
         }
         state.submissions.insert((lease_id, seq), accepted);
-        tracing::debug!(lease = lease_id, seq, accepted, "results recorded");
+        tracing::debug!(lease = %lease_id, seq, accepted, "results recorded");
         Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
     }
 

@@ -182,7 +182,7 @@ impl Storage for SqliteStorage {
         spec::validate_run_spec(run_spec)?;
         let run_spec = run_spec.clone();
         let run = self.write("creating a run", move |db| catalog::insert_run(db, &run_spec, now_ms))?;
-        tracing::info!(run = run.id, name = %run.spec.name, "run created");
+        tracing::info!(run = %run.id, name = %run.spec.name, "run created");
         Ok(run)
     }
 
@@ -196,7 +196,7 @@ impl Storage for SqliteStorage {
 
     fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {
         let run = self.write("setting a run's state", move |db| catalog::set_run_state(db, id, state))?;
-        tracing::info!(run = id, state = ?run.state, "run state set");
+        tracing::info!(run = %id, state = ?run.state, "run state set");
         Ok(run)
     }
 
@@ -204,7 +204,7 @@ impl Storage for SqliteStorage {
         spec::validate_worker_info(info)?;
         let owned = info.clone();
         let id = self.write("registering a worker", move |db| leasing::insert_worker(db, &owned, now_ms))?;
-        tracing::info!(worker = id, name = %info.name, "worker registered");
+        tracing::info!(worker = %id, name = %info.name, "worker registered");
         Ok(id)
     }
 

@@ -4,7 +4,7 @@
 use super::{each, non_empty, required, same_version};
 use crate::PROTOCOL_VERSION;
 use crate::domain::{
-    BatchAck, LeaseRequest, OpeningSuiteSpec, OpeningSuiteSummary, Run, RunFilter, RunId, RunSpec, RunStatus,
+    BatchAck, LeaseId, LeaseRequest, OpeningSuiteSpec, OpeningSuiteSummary, Run, RunFilter, RunId, RunSpec, RunStatus,
     SubmitRequest, Variant, VariantSpec, WorkerId, WorkerInfo,
 };
 use crate::error::{Error, Result};
@@ -34,7 +34,7 @@ macro_rules! run_request {
     ($request:ident) => {
         impl From<RunId> for pb::$request {
             fn from(run: RunId) -> pb::$request {
-                pb::$request { protocol_version: PROTOCOL_VERSION, run_id: run }
+                pb::$request { protocol_version: PROTOCOL_VERSION, run_id: run.get() }
             }
         }
 
@@ -42,7 +42,7 @@ macro_rules! run_request {
             type Error = Error;
             fn try_from(request: pb::$request) -> Result<RunId> {
                 same_version(request.protocol_version)?;
-                Ok(request.run_id)
+                Ok(RunId::new(request.run_id))
             }
         }
     };
@@ -84,9 +84,9 @@ impl From<LeaseRequest> for pb::LeaseRequest {
     fn from(request: LeaseRequest) -> pb::LeaseRequest {
         pb::LeaseRequest {
             protocol_version: PROTOCOL_VERSION,
-            worker_id: request.worker,
+            worker_id: request.worker.get(),
             free_slots: request.free_slots,
-            held_lease_ids: request.held,
+            held_lease_ids: request.held.iter().map(|l| l.get()).collect(),
             finished: request.finished.into_iter().map(Into::into).collect(),
         }
     }
@@ -97,9 +97,9 @@ impl TryFrom<pb::LeaseRequest> for LeaseRequest {
     fn try_from(request: pb::LeaseRequest) -> Result<LeaseRequest> {
         same_version(request.protocol_version)?;
         Ok(LeaseRequest {
-            worker: request.worker_id,
+            worker: WorkerId::new(request.worker_id),
             free_slots: request.free_slots,
-            held: request.held_lease_ids,
+            held: request.held_lease_ids.into_iter().map(LeaseId::new).collect(),
             finished: each(request.finished, "finished")?,
         })
     }
@@ -109,7 +109,7 @@ impl From<SubmitRequest> for pb::SubmitRequest {
     fn from(request: SubmitRequest) -> pb::SubmitRequest {
         pb::SubmitRequest {
             protocol_version: PROTOCOL_VERSION,
-            worker_id: request.worker,
+            worker_id: request.worker.get(),
             batch: Some(request.batch.into()),
         }
     }
@@ -119,7 +119,7 @@ impl TryFrom<pb::SubmitRequest> for SubmitRequest {
     type Error = Error;
     fn try_from(request: pb::SubmitRequest) -> Result<SubmitRequest> {
         same_version(request.protocol_version)?;
-        Ok(SubmitRequest { worker: request.worker_id, batch: required(request.batch, "batch")? })
+        Ok(SubmitRequest { worker: WorkerId::new(request.worker_id), batch: required(request.batch, "batch")? })
     }
 }
 
@@ -162,13 +162,13 @@ impl TryFrom<pb::AddOpeningsRequest> for OpeningSuiteSpec {
 
 impl From<WorkerId> for pb::RegisterResponse {
     fn from(worker: WorkerId) -> pb::RegisterResponse {
-        pb::RegisterResponse { worker_id: worker }
+        pb::RegisterResponse { worker_id: worker.get() }
     }
 }
 
 impl From<pb::RegisterResponse> for WorkerId {
     fn from(response: pb::RegisterResponse) -> WorkerId {
-        response.worker_id
+        WorkerId::new(response.worker_id)
     }
 }
 

@@ -2,8 +2,8 @@
 
 use super::{each, enumeration, non_empty, pentanomial, positive, required};
 use crate::domain::{
-    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunKind, RunSpec, RunState, RunStatus,
-    SprtProgress, SprtSettings, TimeControl,
+    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState,
+    RunStatus, SprtProgress, SprtSettings, SuiteId, TimeControl,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -157,7 +157,7 @@ impl From<RunSpec> for pb::RunSpec {
             kind: Some(spec.kind.into()),
             variants: spec.variants,
             tc: Some(spec.tc.into()),
-            opening_suite_id: spec.openings,
+            opening_suite_id: spec.openings.get(),
             adjudication: Some(spec.adjudication.into()),
             bench_signature: spec.bench_signature,
             sample_every: spec.sample_every,
@@ -185,7 +185,7 @@ impl TryFrom<pb::RunSpec> for RunSpec {
             kind,
             variants,
             tc: required(spec.tc, "tc")?,
-            openings: spec.opening_suite_id,
+            openings: SuiteId::new(spec.opening_suite_id),
             adjudication: required(spec.adjudication, "adjudication")?,
             bench_signature: spec.bench_signature,
             sample_every: spec.sample_every,
@@ -240,7 +240,7 @@ impl TryFrom<pb::PairingStats> for PairingStats {
 impl From<Run> for pb::Run {
     fn from(run: Run) -> pb::Run {
         pb::Run {
-            run_id: run.id,
+            run_id: run.id.get(),
             spec: Some(run.spec.into()),
             state: pb::RunState::from(run.state).into(),
             stats: run.stats.into_iter().map(Into::into).collect(),
@@ -253,7 +253,7 @@ impl TryFrom<pb::Run> for Run {
     type Error = Error;
     fn try_from(run: pb::Run) -> Result<Run> {
         Ok(Run {
-            id: run.run_id,
+            id: RunId::new(run.run_id),
             spec: required(run.spec, "spec")?,
             state: enumeration::<pb::RunState, _>(run.state, "state")?,
             stats: each(run.stats, "stats")?,
@@ -336,13 +336,17 @@ impl TryFrom<pb::RunStatus> for RunStatus {
 
 impl From<OpeningSuiteSummary> for pb::OpeningSuiteSummary {
     fn from(suite: OpeningSuiteSummary) -> pb::OpeningSuiteSummary {
-        pb::OpeningSuiteSummary { suite_id: suite.id, name: suite.name, openings: suite.openings }
+        pb::OpeningSuiteSummary { suite_id: suite.id.get(), name: suite.name, openings: suite.openings }
     }
 }
 
 impl TryFrom<pb::OpeningSuiteSummary> for OpeningSuiteSummary {
     type Error = Error;
     fn try_from(suite: pb::OpeningSuiteSummary) -> Result<OpeningSuiteSummary> {
-        Ok(OpeningSuiteSummary { id: suite.suite_id, name: non_empty(suite.name, "name")?, openings: suite.openings })
+        Ok(OpeningSuiteSummary {
+            id: SuiteId::new(suite.suite_id),
+            name: non_empty(suite.name, "name")?,
+            openings: suite.openings,
+        })
     }
 }

@@ -50,7 +50,7 @@ fn sprt_spec() -> RunSpec {
         }),
         variants: vec![params_variant().id, external_variant().id],
         tc: TimeControl::Nodes(20_000),
-        openings: 7,
+        openings: SuiteId::new(7),
         adjudication: Adjudication {
             resign_score: 700,
             resign_moves: 4,
@@ -96,7 +96,7 @@ fn counts() -> PairingStats {
 
 fn run() -> Run {
     Run {
-        id: 42,
+        id: RunId::new(42),
         spec: sprt_spec(),
         state: RunState::SprtDone { h1: true },
         stats: vec![counts(), PairingStats::default()],
@@ -159,7 +159,7 @@ fn pair(pair_index: u64) -> PairReport {
 }
 
 fn batch() -> BatchResult {
-    BatchResult { lease: 77, seq: 3, pairs: vec![pair(10), pair(11)], is_final: true }
+    BatchResult { lease: LeaseId::new(77), seq: 3, pairs: vec![pair(10), pair(11)], is_final: true }
 }
 
 fn lease() -> Lease {
@@ -171,8 +171,8 @@ fn lease() -> Lease {
         variants: [params_variant().id, external_variant().id],
     };
     Lease {
-        id: 77,
-        run: 42,
+        id: LeaseId::new(77),
+        run: RunId::new(42),
         tasks: vec![
             task(10, 3, "startpos moves h2e2 h9g7"),
             task(11, 250, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
@@ -198,7 +198,7 @@ fn worker() -> WorkerInfo {
 }
 
 fn ack() -> BatchAck {
-    BatchAck { lease: 77, seq: 3, recorded_pairs: 2, duplicate: false, lease_closed: true }
+    BatchAck { lease: LeaseId::new(77), seq: 3, recorded_pairs: 2, duplicate: false, lease_closed: true }
 }
 
 // ------------------------------------------------------------------ helpers
@@ -331,22 +331,25 @@ fn work_round_trips() {
 fn worker_requests_and_replies_round_trip() {
     round_trip::<WorkerInfo, pb::RegisterRequest>(worker());
     round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { worker_key: String::new(), ..worker() });
-    assert_eq!(WorkerId::from(pb::RegisterResponse::from(9_007_199_254_740_993)), 9_007_199_254_740_993);
+    assert_eq!(
+        WorkerId::from(pb::RegisterResponse::from(WorkerId::new(9_007_199_254_740_993))).get(),
+        9_007_199_254_740_993
+    );
     round_trip::<LeaseRequest, pb::LeaseRequest>(LeaseRequest {
-        worker: 5,
+        worker: WorkerId::new(5),
         free_slots: 8,
-        held: vec![70, 77],
+        held: vec![LeaseId::new(70), LeaseId::new(77)],
         finished: vec![batch(), BatchResult { seq: 4, ..batch() }],
     });
     round_trip::<LeaseRequest, pb::LeaseRequest>(LeaseRequest {
-        worker: 5,
+        worker: WorkerId::new(5),
         free_slots: 0,
         held: vec![],
         finished: vec![],
     });
     round_trip::<LeaseReply, pb::LeaseResponse>(LeaseReply {
         acks: vec![ack()],
-        closed: vec![70],
+        closed: vec![LeaseId::new(70)],
         grant: LeaseGrant::Lease(lease()),
     });
     round_trip::<LeaseReply, pb::LeaseResponse>(LeaseReply {
@@ -354,22 +357,22 @@ fn worker_requests_and_replies_round_trip() {
         closed: vec![],
         grant: LeaseGrant::NoWork { retry_after_ms: 1_500 },
     });
-    round_trip::<SubmitRequest, pb::SubmitRequest>(SubmitRequest { worker: 5, batch: batch() });
+    round_trip::<SubmitRequest, pb::SubmitRequest>(SubmitRequest { worker: WorkerId::new(5), batch: batch() });
 }
 
 #[test]
 fn user_requests_round_trip() {
     round_trip::<RunFilter, pb::ListRunsRequest>(RunFilter { active_only: true, limit: 25 });
     round_trip::<RunFilter, pb::ListRunsRequest>(RunFilter::default());
-    round_trip::<RunId, pb::GetRunRequest>(42);
-    round_trip::<RunId, pb::StopRunRequest>(u64::MAX);
-    round_trip::<RunId, pb::WatchRunRequest>(1);
+    round_trip::<RunId, pb::GetRunRequest>(RunId::new(42));
+    round_trip::<RunId, pb::StopRunRequest>(RunId::new(u64::MAX));
+    round_trip::<RunId, pb::WatchRunRequest>(RunId::new(1));
     let suite = OpeningSuiteSpec {
         name: "中炮 systems".into(),
         openings: vec!["startpos moves h2e2".into(), "startpos moves b2e2 h9g7".into()],
     };
     round_trip::<OpeningSuiteSpec, pb::AddOpeningsRequest>(suite);
-    let summary = OpeningSuiteSummary { id: 3, name: "default".into(), openings: 212 };
+    let summary = OpeningSuiteSummary { id: SuiteId::new(3), name: "default".into(), openings: 212 };
     round_trip::<OpeningSuiteSummary, pb::OpeningSuiteSummary>(summary.clone());
     round_trip::<OpeningSuiteSummary, pb::AddOpeningsResponse>(summary);
 }
@@ -513,12 +516,12 @@ fn bad_results_name_the_field() {
         ("batch.pairs[0].first_game.positions[0].fen", |r| first_game_of(r).positions[0].fen.clear()),
     ];
     for (field, mutate) in cases {
-        let mut request = pb::SubmitRequest::from(SubmitRequest { worker: 1, batch: batch() });
+        let mut request = pb::SubmitRequest::from(SubmitRequest { worker: WorkerId::new(1), batch: batch() });
         mutate(&mut request);
         rejects::<SubmitRequest, _>(request, field);
     }
     let mut request = pb::LeaseRequest::from(LeaseRequest {
-        worker: 1,
+        worker: WorkerId::new(1),
         free_slots: 2,
         held: vec![],
         finished: vec![batch(), batch()],
@@ -641,7 +644,7 @@ fn every_request_checks_the_version() {
 #[test]
 fn requests_built_from_domain_values_carry_our_version() {
     assert_eq!(pb::RegisterRequest::from(worker()).protocol_version, PROTOCOL_VERSION);
-    assert_eq!(pb::GetRunRequest::from(3).protocol_version, PROTOCOL_VERSION);
+    assert_eq!(pb::GetRunRequest::from(RunId::new(3)).protocol_version, PROTOCOL_VERSION);
     assert_eq!(
         pb::AddOpeningsRequest::from(OpeningSuiteSpec { name: "x".into(), openings: vec![] }).protocol_version,
         PROTOCOL_VERSION

@@ -2,8 +2,8 @@
 
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
-    BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, MoveStat,
-    PairReport, PairTask, PositionSample, UnknownTermination, WorkerInfo,
+    BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply, MoveStat,
+    PairReport, PairTask, PositionSample, RunId, UnknownTermination, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -41,8 +41,8 @@ impl TryFrom<pb::PairTask> for PairTask {
 impl From<Lease> for pb::Lease {
     fn from(lease: Lease) -> pb::Lease {
         pb::Lease {
-            lease_id: lease.id,
-            run_id: lease.run,
+            lease_id: lease.id.get(),
+            run_id: lease.run.get(),
             tasks: lease.tasks.into_iter().map(Into::into).collect(),
             deadline_unix_ms: lease.deadline_unix_ms,
             tc: Some(lease.tc.into()),
@@ -60,8 +60,8 @@ impl TryFrom<pb::Lease> for Lease {
             return Err(Error::invalid("tasks", "a lease holds at least one pair"));
         }
         let lease = Lease {
-            id: lease.lease_id,
-            run: lease.run_id,
+            id: LeaseId::new(lease.lease_id),
+            run: RunId::new(lease.run_id),
             tasks: each(lease.tasks, "tasks")?,
             deadline_unix_ms: lease.deadline_unix_ms,
             tc: required(lease.tc, "tc")?,
@@ -217,7 +217,7 @@ impl TryFrom<pb::PairReport> for PairReport {
 impl From<BatchResult> for pb::BatchResult {
     fn from(batch: BatchResult) -> pb::BatchResult {
         pb::BatchResult {
-            lease_id: batch.lease,
+            lease_id: batch.lease.get(),
             seq: batch.seq,
             pairs: batch.pairs.into_iter().map(Into::into).collect(),
             is_final: batch.is_final,
@@ -229,7 +229,7 @@ impl TryFrom<pb::BatchResult> for BatchResult {
     type Error = Error;
     fn try_from(batch: pb::BatchResult) -> Result<BatchResult> {
         Ok(BatchResult {
-            lease: batch.lease_id,
+            lease: LeaseId::new(batch.lease_id),
             seq: batch.seq,
             pairs: each(batch.pairs, "pairs")?,
             is_final: batch.is_final,
@@ -240,7 +240,7 @@ impl TryFrom<pb::BatchResult> for BatchResult {
 impl From<BatchAck> for pb::BatchAck {
     fn from(ack: BatchAck) -> pb::BatchAck {
         pb::BatchAck {
-            lease_id: ack.lease,
+            lease_id: ack.lease.get(),
             seq: ack.seq,
             recorded_pairs: ack.recorded_pairs,
             duplicate: ack.duplicate,
@@ -253,7 +253,7 @@ impl TryFrom<pb::BatchAck> for BatchAck {
     type Error = Error;
     fn try_from(ack: pb::BatchAck) -> Result<BatchAck> {
         Ok(BatchAck {
-            lease: ack.lease_id,
+            lease: LeaseId::new(ack.lease_id),
             seq: ack.seq,
             recorded_pairs: ack.recorded_pairs,
             duplicate: ack.duplicate,
@@ -271,7 +271,7 @@ impl From<LeaseReply> for pb::LeaseResponse {
         };
         pb::LeaseResponse {
             acks: reply.acks.into_iter().map(Into::into).collect(),
-            closed_lease_ids: reply.closed,
+            closed_lease_ids: reply.closed.iter().map(|l| l.get()).collect(),
             grant: Some(grant),
         }
     }
@@ -285,7 +285,11 @@ impl TryFrom<pb::LeaseResponse> for LeaseReply {
             Grant::Lease(lease) => LeaseGrant::Lease(lease.try_into().map_err(|e: Error| e.within("lease"))?),
             Grant::NoWork(no_work) => LeaseGrant::NoWork { retry_after_ms: no_work.retry_after_ms },
         };
-        Ok(LeaseReply { acks: each(reply.acks, "acks")?, closed: reply.closed_lease_ids, grant })
+        Ok(LeaseReply {
+            acks: each(reply.acks, "acks")?,
+            closed: reply.closed_lease_ids.into_iter().map(LeaseId::new).collect(),
+            grant,
+        })
     }
 }
 

@@ -50,7 +50,7 @@ pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> R
     for (idx, line) in lines.iter().enumerate() {
         insert.execute(params![id, int(idx as u64), line]).ctx("adding an opening")?;
     }
-    Ok(OpeningSuite { id: to_u64(id, "suite id")?, name: name.into(), openings: lines.to_vec() })
+    Ok(OpeningSuite { id: SuiteId::new(to_u64(id, "suite id")?), name: name.into(), openings: lines.to_vec() })
 }
 
 pub(super) fn load_suite(conn: &Connection, id: SuiteId) -> Result<OpeningSuite> {
@@ -158,7 +158,7 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
             .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))
             .ctx("creating a run's pairings")?;
     }
-    load_run(conn, to_u64(id, "run id")?)
+    load_run(conn, RunId::new(to_u64(id, "run id")?))
 }
 
 /// A run's spec, which never changes once the run exists.
@@ -241,7 +241,7 @@ pub(super) fn list_runs(conn: &Db) -> Result<Vec<Run>> {
         .prepare_cached("SELECT id FROM runs ORDER BY id")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .ctx("listing runs")?;
-    ids.into_iter().map(|id| load_run(conn, to_u64(id, "run id")?)).collect()
+    ids.into_iter().map(|id| load_run(conn, RunId::new(to_u64(id, "run id")?))).collect()
 }
 
 pub(super) fn set_run_state(conn: &Db, id: RunId, state: RunState) -> Result<Run> {

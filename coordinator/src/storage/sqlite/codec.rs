@@ -2,7 +2,7 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
+    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings, SuiteId,
     TimeControl, VariantId,
 };
 use rusqlite::Row;
@@ -10,8 +10,8 @@ use rusqlite::Row;
 use crate::error::{Error, Result};
 
 /// A caller's id as a key: ids beyond `i64` were never handed out, and -1 matches no row.
-pub(super) fn key(id: u64) -> i64 {
-    i64::try_from(id).unwrap_or(-1)
+pub(super) fn key(id: impl Into<u64>) -> i64 {
+    i64::try_from(id.into()).unwrap_or(-1)
 }
 
 /// A time or count, saturating at `i64::MAX` (far beyond any real value).
@@ -180,7 +180,7 @@ impl RunRow {
             kind,
             variants,
             tc: tc_from(&self.tc.0, self.tc.1, self.tc.2)?,
-            openings: to_u64(self.suite, "suite id")?,
+            openings: SuiteId::new(to_u64(self.suite, "suite id")?),
             adjudication: Adjudication {
                 resign_score: to_i32(resign_score, "resign score")?,
                 resign_moves: to_u32(resign_moves, "resign moves")?,

@@ -40,7 +40,7 @@ pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -
             })
             .ctx("registering a known worker")?;
         if let Some(id) = known {
-            return to_u64(id, "worker id");
+            return to_u64(id, "worker id").map(WorkerId::new);
         }
     }
     conn.prepare_cached(
@@ -61,7 +61,7 @@ pub(super) fn insert_worker(conn: &Connection, info: &WorkerInfo, now_ms: u64) -
         ])
     })
     .ctx("registering a worker")?;
-    to_u64(conn.last_insert_rowid(), "worker id")
+    to_u64(conn.last_insert_rowid(), "worker id").map(WorkerId::new)
 }
 
 pub(super) fn end_lease(conn: &Connection, lease: i64, state: &str) -> Result<usize> {
@@ -99,7 +99,7 @@ pub(super) fn expire(conn: &Connection, now_ms: u64) -> Result<usize> {
         .ctx("finding overdue leases")?;
     for &lease in &overdue {
         let returned = end_lease(conn, lease, "expired")?;
-        tracing::info!(lease, returned, "lease expired");
+        tracing::info!(lease = %lease, returned, "lease expired");
     }
     Ok(overdue.len())
 }
@@ -116,7 +116,12 @@ pub(super) fn owned_lease(conn: &Connection, worker: WorkerId, lease: LeaseId) -
     if owner != key(worker) {
         return Err(Error::LeaseNotOwned { lease, worker });
     }
-    Ok((to_u64(run, "lease run")?, state, to_u64(deadline, "lease deadline")?, to_u64(duration, "lease duration")?))
+    Ok((
+        RunId::new(to_u64(run, "lease run")?),
+        state,
+        to_u64(deadline, "lease deadline")?,
+        to_u64(duration, "lease duration")?,
+    ))
 }
 
 pub(super) fn extend_lease(conn: &Connection, lease: LeaseId, deadline_ms: u64) -> Result<()> {
@@ -162,7 +167,7 @@ fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
                 None => None,
             };
             Ok(RunLoad {
-                run: to_u64(run, "run id")?,
+                run: RunId::new(to_u64(run, "run id")?),
                 requeued: to_u64(pooled, "pooled pairs")?,
                 in_flight: to_u64(leased, "leased pairs")?,
                 unallocated,
@@ -227,7 +232,7 @@ pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u6
     )
     .and_then(|mut s| s.execute(params![key(run_id), key(worker), int(now_ms), int(deadline_ms), int(duration_ms)]))
     .ctx("creating a lease")?;
-    let lease_id = to_u64(tx.last_insert_rowid(), "lease id")?;
+    let lease_id = LeaseId::new(to_u64(tx.last_insert_rowid(), "lease id")?);
 
     let mut tasks: Vec<PairTask> = Vec::with_capacity(plan.len());
     for &index in &plan.requeued {
@@ -268,7 +273,7 @@ pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u6
         .ctx("recording a leased pair")?;
     }
     let variants = task_variant_ids(&tasks).iter().map(|id| load_variant(tx, id)).collect::<Result<Vec<_>>>()?;
-    tracing::debug!(lease = lease_id, run = run_id, worker, pairs = tasks.len(), "lease granted");
+    tracing::debug!(lease = %lease_id, run = %run_id, worker = %worker, pairs = tasks.len(), "lease granted");
     Ok(Some(Lease {
         id: lease_id,
         run: run_id,

@@ -136,7 +136,7 @@ pub(super) fn lease_terms(conn: &Db, lease: LeaseId) -> Result<LeaseTerms> {
         .and_then(|mut s| s.query_row([key(lease)], |r| r.get(0)).optional())
         .ctx("reading a lease")?
         .ok_or(Error::LeaseNotFound(lease))?;
-    let run = to_u64(run, "lease run")?;
+    let run = RunId::new(to_u64(run, "lease run")?);
     let spec = run_spec(conn, run)?;
     let pairings = scheduler::pairings(&spec);
     let rows: Vec<(i64, i64, i64)> = conn
@@ -198,7 +198,7 @@ pub(super) fn record_results(
         tx.prepare_cached("UPDATE runs SET state = 'completed' WHERE id = ?1")
             .and_then(|mut s| s.execute([key(run_id)]))
             .ctx("completing a run")?;
-        tracing::info!(run = run_id, "run completed");
+        tracing::info!(run = %run_id, "run completed");
     }
     if lease_state == "active" {
         let pending = tx
@@ -214,7 +214,7 @@ pub(super) fn record_results(
     tx.prepare_cached("INSERT INTO submissions (lease_id, seq, accepted, received_ms) VALUES (?1, ?2, ?3, ?4)")
         .and_then(|mut s| s.execute(params![key(lease), bits(seq), int(accepted as u64), int(now_ms)]))
         .ctx("recording a submission")?;
-    tracing::debug!(lease, seq, accepted, "results recorded");
+    tracing::debug!(lease = %lease, seq, accepted, "results recorded");
     Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
 }
 

@@ -1,0 +1,86 @@
+//! Typed ids: a run's id cannot be passed where a lease's is expected. Numeric ids are
+//! assigned by the coordinator's store and travel as `u64` on the wire and `INTEGER` in SQLite;
+//! [`new`](RunId::new) and [`get`](RunId::get) (or `u64::from`) are the only ways across
+//! those boundaries.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! numeric_id {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u64);
+
+        impl $name {
+            pub const fn new(value: u64) -> $name {
+                $name(value)
+            }
+
+            pub const fn get(self) -> u64 {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl From<$name> for u64 {
+            fn from(id: $name) -> u64 {
+                id.0
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = crate::Error;
+            /// A decimal number, as `Display` writes it.
+            fn from_str(text: &str) -> crate::Result<$name> {
+                text.trim().parse().map($name).map_err(|_| crate::Error::InvalidId { what: $what, given: text.to_owned() })
+            }
+        }
+    };
+}
+
+numeric_id!(
+    /// A run, numbered by the store from 1.
+    RunId,
+    "run id"
+);
+numeric_id!(
+    /// A registered worker.
+    WorkerId,
+    "worker id"
+);
+numeric_id!(
+    /// A lease of game pairs to one worker.
+    LeaseId,
+    "lease id"
+);
+numeric_id!(
+    /// A stored opening suite.
+    SuiteId,
+    "suite id"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_print_and_parse_as_numbers() {
+        let run = RunId::new(42);
+        assert_eq!(run.to_string(), "42");
+        assert_eq!("42".parse::<RunId>(), Ok(run));
+        assert_eq!(run.get(), 42);
+    }
+
+    #[test]
+    fn a_bad_id_names_what_and_the_text() {
+        let err = "x7".parse::<LeaseId>().unwrap_err();
+        assert_eq!(err.to_string(), "invalid lease id `x7` (expected a non-negative whole number)");
+        assert!("-1".parse::<WorkerId>().is_err());
+    }
+}
