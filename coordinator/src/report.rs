@@ -22,9 +22,16 @@ pub fn is_move_text(m: &str) -> bool {
     !m.is_empty() && m.len() <= MAX_MOVE_BYTES && m.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-fn check_game(lease: LeaseId, pair: u64, which: usize, game: &GameReport, red: &str, black: &str) -> Result<()> {
+fn check_game(
+    lease: LeaseId,
+    pair: u64,
+    which: usize,
+    game: &GameReport,
+    red: &VariantId,
+    black: &VariantId,
+) -> Result<()> {
     let bad = |reason: String| Err(Error::invalid_report(lease, pair, format!("game {which}: {reason}")));
-    if game.red != red || game.black != black {
+    if game.red != *red || game.black != *black {
         return bad(format!("expected Red {red} and Black {black}, got {} and {}", game.red, game.black));
     }
     if game.start_fen.trim().is_empty() || game.start_fen.len() > MAX_FEN_BYTES {
@@ -117,7 +124,7 @@ mod tests {
 
     #[test]
     fn reports_must_match_their_task() {
-        let variants = ["a".to_string(), "b".to_string()];
+        let variants: [VariantId; 2] = ["a".into(), "b".into()];
         let good = pair(GameOutcome::Draw, GameOutcome::Draw);
         assert!(check_pair(LeaseId::new(1), &good, &variants).is_ok());
         let mut swapped = good.clone();

@@ -260,7 +260,7 @@ pub fn is_expired(deadline_ms: u64, now_ms: u64) -> bool {
 mod tests {
     use std::collections::BTreeSet;
 
-    use proto::domain::{Adjudication, SprtSettings, SuiteId};
+    use proto::domain::{Adjudication, SprtSettings, SuiteId, VariantId};
 
     use super::*;
     use crate::clock::{Clock, ManualClock};
@@ -269,7 +269,7 @@ mod tests {
         RunSpec {
             name: "r".into(),
             kind,
-            variants: (0..n).map(|i| format!("v{i}")).collect(),
+            variants: (0..n).map(|i| VariantId::new(format!("v{i}"))).collect(),
             tc: TimeControl::Nodes(5_000),
             openings: SuiteId::new(1),
             adjudication: Adjudication::default(),

@@ -163,7 +163,7 @@ pub fn variant_id(spec: &VariantSpec) -> VariantId {
     for byte in digest.iter() {
         let _ = write!(hex, "{byte:02x}");
     }
-    hex
+    VariantId::new(hex)
 }
 
 pub fn validate_suite(name: &str, lines: &[String]) -> Result<()> {
@@ -255,7 +255,7 @@ pub fn validate_run_spec(spec: &RunSpec) -> Result<()> {
     check_name("run name", &spec.name)?;
     let n = spec.variants.len();
     let distinct = {
-        let mut ids: Vec<&str> = spec.variants.iter().map(String::as_str).collect();
+        let mut ids: Vec<&str> = spec.variants.iter().map(VariantId::as_str).collect();
         ids.sort_unstable();
         ids.dedup();
         ids.len() == n
@@ -335,7 +335,7 @@ mod tests {
     fn variant_ids_are_content_hashes() {
         let a = external();
         assert_eq!(variant_id(&a), variant_id(&a.clone()));
-        assert_eq!(variant_id(&a).len(), 64);
+        assert_eq!(variant_id(&a).as_str().len(), 64);
         let mut b = a.clone();
         if let VariantKind::External { options, .. } = &mut b.kind {
             options.reverse();
@@ -359,7 +359,7 @@ mod tests {
         RunSpec {
             name: "r".into(),
             kind,
-            variants: (0..n).map(|i| format!("v{i}")).collect(),
+            variants: (0..n).map(|i| VariantId::new(format!("v{i}"))).collect(),
             tc: TimeControl::Nodes(1000),
             openings: SuiteId::new(1),
             adjudication: Adjudication::default(),

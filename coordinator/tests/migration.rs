@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use coordinator::{SqliteStorage, Storage};
 use proto::domain::{
-    GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState, Termination,
+    GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState, Termination, VariantId,
     VariantKind, WorkerId, WorkerInfo,
 };
 use rusqlite::Connection;
@@ -124,10 +124,10 @@ fn a_version_1_database_keeps_everything() {
     );
 }
 
-fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
+fn game(red: &VariantId, black: &VariantId, outcome: GameOutcome) -> GameReport {
     GameReport {
-        red: red.into(),
-        black: black.into(),
+        red: red.clone(),
+        black: black.clone(),
         start_fen: "startpos".into(),
         outcome,
         reason: Termination::Rules(engine::rules::Reason::Checkmate),

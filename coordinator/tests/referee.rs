@@ -70,7 +70,7 @@ fn backends(tc: TimeControl) -> Vec<(&'static str, Farmed)> {
 }
 
 fn random_player(v: &Variant) -> worker::Result<Box<dyn Player>> {
-    let seed = v.id.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let seed = v.id.as_str().bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     Ok(Box::new(RandomMover::new(v.spec.name.clone(), seed).with_score(Some(150))))
 }
 

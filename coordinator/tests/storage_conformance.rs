@@ -131,10 +131,10 @@ fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64
     s.register_worker(&info, now).expect("worker")
 }
 
-fn game(red: &str, black: &str, outcome: GameOutcome, salt: u64) -> GameReport {
+fn game(red: &VariantId, black: &VariantId, outcome: GameOutcome, salt: u64) -> GameReport {
     GameReport {
-        red: red.into(),
-        black: black.into(),
+        red: red.clone(),
+        black: black.clone(),
         start_fen: START.into(),
         outcome,
         reason: Termination::Rules(Reason::Checkmate),
@@ -188,7 +188,7 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
     let first = s.add_variant(&spec).expect("add");
     let second = s.add_variant(&spec).expect("add again");
     assert_eq!(first.id, second.id);
-    assert_eq!(first.id.len(), 64);
+    assert_eq!(first.id.as_str().len(), 64);
     assert_eq!(s.get_variant(&first.id).expect("get"), first);
     let other = s.add_variant(&params("base", "a = 2\n")).expect("add");
     assert_ne!(other.id, first.id);
@@ -203,7 +203,7 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
     };
     let ext = s.add_variant(&external).expect("external");
     assert_eq!(s.get_variant(&ext.id).expect("get").spec, external);
-    assert!(matches!(s.get_variant("feed"), Err(Error::VariantNotFound(id)) if id == "feed"));
+    assert!(matches!(s.get_variant(&"feed".into()), Err(Error::VariantNotFound(id)) if id.as_str() == "feed"));
     assert!(matches!(s.add_variant(&params("", "a = 1")), Err(Error::InvalidSpec { .. })));
 }
 
@@ -221,7 +221,7 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     let suite = suite(s, 5);
     let now = 1_000;
     let sprt = RunKind::Sprt(SprtSettings::default());
-    let missing = vec![v[0].clone(), "00".repeat(32)];
+    let missing = vec![v[0].clone(), "00".repeat(32).into()];
     assert!(matches!(s.create_run(&run_spec(sprt.clone(), missing, suite, SLOW), now), Err(Error::VariantNotFound(_))));
     assert!(matches!(
         s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), SuiteId::new(suite.get() + 7), SLOW), now),
@@ -788,7 +788,7 @@ fn sqlite_reports_malformed_content_as_errors() {
     };
     let conn = rusqlite::Connection::open(&path).expect("raw open");
     conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run.get() as i64]).expect("damage run");
-    conn.execute("UPDATE variants SET spec = '3:abc,' WHERE id = ?1", [&variant]).expect("damage variant");
+    conn.execute("UPDATE variants SET spec = '3:abc,' WHERE id = ?1", [variant.as_str()]).expect("damage variant");
     drop(conn);
     let s = SqliteStorage::open(&path).expect("open");
     assert!(matches!(s.get_run(run), Err(Error::Corrupt(_))));

@@ -14,14 +14,11 @@ mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
-pub use ids::{LeaseId, RunId, SuiteId, WorkerId};
+pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
 pub use termination::{Termination, UnknownTermination};
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
-
-/// A variant is named by the hex content hash of its canonical description.
-pub type VariantId = String;
 
 /// What plays: the in-process engine with a parameter set, or an external engine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -482,7 +479,7 @@ mod tests {
         let spec = |kind, n: usize| RunSpec {
             name: String::new(),
             kind,
-            variants: (0..n).map(|i| i.to_string()).collect(),
+            variants: (0..n).map(|i| VariantId::new(i.to_string())).collect(),
             tc: TimeControl::Nodes(1),
             openings: SuiteId::new(0),
             adjudication: Adjudication::default(),

@@ -22,7 +22,7 @@ pub enum Error {
     #[error("unknown {what} `{given}` (expected {expected})")]
     UnknownName { what: &'static str, given: String, expected: String },
     /// A text that is not an id (`run id`, `lease id`, ...).
-    #[error("invalid {what} `{given}` (expected a non-negative whole number)")]
+    #[error("invalid {what} `{given}` ({})", if *.what == "variant id" { "expected text without spaces" } else { "expected a non-negative whole number" })]
     InvalidId { what: &'static str, given: String },
     /// A farm token must be non-empty visible ASCII to travel as gRPC metadata.
     #[error("the farm token must be non-empty visible ASCII (no spaces or control characters)")]

@@ -11,7 +11,7 @@ use engine::eval::{Params, evaluate};
 use engine::rules::GameResult;
 use engine::search::quiescence;
 use proto::domain::{
-    ForfeitAttempt, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PositionSample, Variant,
+    ForfeitAttempt, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PositionSample, Variant, VariantId,
     VariantKind,
 };
 
@@ -123,12 +123,12 @@ pub fn play_lease_until(
     stop: &StopFlag,
     mut on_pair: impl FnMut(PairReport),
 ) -> Result<()> {
-    let variants: HashMap<&str, &Variant> = lease.variants.iter().map(|v| (v.id.as_str(), v)).collect();
+    let variants: HashMap<&VariantId, &Variant> = lease.variants.iter().map(|v| (&v.id, v)).collect();
     for task in &lease.tasks {
         for id in &task.variants {
-            if !variants.contains_key(id.as_str()) {
+            if !variants.contains_key(id) {
                 return Err(Error::Engine {
-                    engine: id.clone(),
+                    engine: id.to_string(),
                     reason: "the lease does not describe this variant".into(),
                 });
             }
@@ -143,7 +143,7 @@ pub fn play_lease_until(
             let tx = tx.clone();
             let (next, variants, settings) = (&next, &variants, &settings);
             scope.spawn(move || {
-                let mut players: HashMap<String, Box<dyn Player>> = HashMap::new();
+                let mut players: HashMap<VariantId, Box<dyn Player>> = HashMap::new();
                 let abandoned = Arc::new(AtomicBool::new(false));
                 let stoppable = |v: &Variant| -> Result<Box<dyn Player>> {
                     let inner = make_player(v)?;
@@ -188,8 +188,8 @@ pub fn play_lease_until(
 
 fn play_task(
     task: &PairTask,
-    variants: &HashMap<&str, &Variant>,
-    players: &mut HashMap<String, Box<dyn Player>>,
+    variants: &HashMap<&VariantId, &Variant>,
+    players: &mut HashMap<VariantId, Box<dyn Player>>,
     make_player: &PlayerFactory<'_>,
     settings: &GameSettings,
     sample_every: u32,
@@ -198,8 +198,8 @@ fn play_task(
     for id in &task.variants {
         if !players.contains_key(id) {
             let v = variants
-                .get(id.as_str())
-                .ok_or_else(|| Error::Engine { engine: id.clone(), reason: "unknown variant".into() })?;
+                .get(id)
+                .ok_or_else(|| Error::Engine { engine: id.to_string(), reason: "unknown variant".into() })?;
             players.insert(id.clone(), make_player(v)?);
         }
     }
@@ -209,20 +209,20 @@ fn play_task(
         let record = if red == black {
             // A variant against itself (a sanity run): two instances.
             let v = variants
-                .get(red.as_str())
-                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "unknown variant".into() })?;
+                .get(red)
+                .ok_or_else(|| Error::Engine { engine: red.to_string(), reason: "unknown variant".into() })?;
             let mut second = make_player(v)?;
             let first = players
                 .get_mut(red)
-                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+                .ok_or_else(|| Error::Engine { engine: red.to_string(), reason: "missing player".into() })?;
             play_game([first.as_mut(), second.as_mut()], &opening.position, settings)
         } else {
             let mut pr = players
                 .remove(red)
-                .ok_or_else(|| Error::Engine { engine: red.clone(), reason: "missing player".into() })?;
+                .ok_or_else(|| Error::Engine { engine: red.to_string(), reason: "missing player".into() })?;
             let mut pb = players
                 .remove(black)
-                .ok_or_else(|| Error::Engine { engine: black.clone(), reason: "missing player".into() })?;
+                .ok_or_else(|| Error::Engine { engine: black.to_string(), reason: "missing player".into() })?;
             let rec = play_game([pr.as_mut(), pb.as_mut()], &opening.position, settings);
             players.insert(red.clone(), pr);
             players.insert(black.clone(), pb);
@@ -234,14 +234,14 @@ fn play_task(
         games.push(to_report(&record, red, black, sample_every));
     }
     let [g0, g1]: [GameReport; 2] =
-        games.try_into().map_err(|_| Error::Engine { engine: a.clone(), reason: "pair incomplete".into() })?;
+        games.try_into().map_err(|_| Error::Engine { engine: a.to_string(), reason: "pair incomplete".into() })?;
     Ok(PairReport { pair_index: task.pair_index, games: [g0, g1] })
 }
 
 /// The protocol's view of a finished game (with each move's score and time, and the attempt
 /// that forfeited it), with every `sample_every`-th position (from ply 1) sampled: static eval and quiescence with the default parameters, the mover's
 /// reported search score, the move played.
-pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32) -> GameReport {
+pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample_every: u32) -> GameReport {
     let outcome = match record.result {
         GameResult::RedWins => GameOutcome::RedWins,
         GameResult::BlackWins => GameOutcome::BlackWins,
@@ -270,8 +270,8 @@ pub fn to_report(record: &GameRecord, red: &str, black: &str, sample_every: u32)
         }
     }
     GameReport {
-        red: red.to_owned(),
-        black: black.to_owned(),
+        red: red.clone(),
+        black: black.clone(),
         start_fen: record.start_fen.clone(),
         outcome,
         reason: record.termination,

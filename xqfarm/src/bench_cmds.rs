@@ -16,7 +16,7 @@ use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
     Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
-    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use proto::pb;
 use worker::game::GameSettings;
@@ -198,7 +198,7 @@ fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
         let mut red = RandomMover::new("red", seed).with_score(Some(150));
         let mut black = RandomMover::new("black", seed + 1).with_score(Some(150));
         let record = worker::game::play_game([&mut red, &mut black], start, &settings);
-        worker::runner::to_report(&record, "", "", 0)
+        worker::runner::to_report(&record, &VariantId::default(), &VariantId::default(), 0)
     };
     [play(1), play(3)]
 }
@@ -206,8 +206,11 @@ fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
 /// The payload's games as the report of `task`'s pair.
 fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport {
     let [x, y] = &task.variants;
-    let game =
-        |g: &GameReport, red: &str, black: &str| GameReport { red: red.into(), black: black.into(), ..g.clone() };
+    let game = |g: &GameReport, red: &VariantId, black: &VariantId| GameReport {
+        red: red.clone(),
+        black: black.clone(),
+        ..g.clone()
+    };
     PairReport { pair_index: task.pair_index, games: [game(&payload[0], x, y), game(&payload[1], y, x)] }
 }
 
@@ -253,7 +256,7 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
     let mut reports = 0;
     for pair in &results {
         for g in &pair.games {
-            let _ = worker::runner::to_report(g, "a", "b", 8);
+            let _ = worker::runner::to_report(g, &"a".into(), &"b".into(), 8);
             reports += 1;
         }
     }

@@ -10,7 +10,7 @@ use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::domain::{
     Adjudication, EloModel, EngineProtocol, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunStatus, SprtSettings,
-    SuiteId, TimeControl, VariantKind, VariantSpec,
+    SuiteId, TimeControl, VariantId, VariantKind, VariantSpec,
 };
 use proto::pb;
 use worker::client::{WorkerConfig, run_worker_until};
@@ -242,7 +242,7 @@ pub struct CreateArgs {
     kind: RunKindName,
     /// Variant ids (SPRT: candidate then base; gauntlet: candidate then opponents).
     #[arg(long, num_args = 1.., required = true)]
-    variants: Vec<String>,
+    variants: Vec<VariantId>,
     /// Opening suite id (from `openings add`).
     #[arg(long)]
     suite: SuiteId,

@@ -11,7 +11,7 @@ use ::parquet::arrow::ArrowWriter;
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use proto::domain::{Run, RunId, RunKind, Variant};
+use proto::domain::{Run, RunId, RunKind, Variant, VariantId};
 
 use super::error::{AtPath, Result};
 use super::layout::{sync_dir, temp_dir};
@@ -67,12 +67,12 @@ impl RunRow {
             alpha,
             beta,
             model: model.to_owned(),
-            variant_ids: run.spec.variants.clone(),
+            variant_ids: run.spec.variants.iter().map(VariantId::to_string).collect(),
             variant_names: run
                 .spec
                 .variants
                 .iter()
-                .map(|id| variants.iter().find(|v| &v.id == id).map_or_else(|| id.clone(), |v| v.spec.name.clone()))
+                .map(|id| variants.iter().find(|v| &v.id == id).map_or_else(|| id.to_string(), |v| v.spec.name.clone()))
                 .collect(),
             state: state.to_owned(),
             tc: run.spec.tc.to_string(),

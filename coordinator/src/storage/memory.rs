@@ -174,10 +174,10 @@ impl Storage for MemoryStorage {
         Ok(Variant { id, spec: variant.clone() })
     }
 
-    fn get_variant(&self, id: &str) -> Result<Variant> {
+    fn get_variant(&self, id: &VariantId) -> Result<Variant> {
         let state = self.lock()?;
-        let spec = state.variants.get(id).ok_or_else(|| Error::VariantNotFound(id.into()))?;
-        Ok(Variant { id: id.into(), spec: spec.clone() })
+        let spec = state.variants.get(id).ok_or_else(|| Error::VariantNotFound(id.clone()))?;
+        Ok(Variant { id: id.clone(), spec: spec.clone() })
     }
 
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {

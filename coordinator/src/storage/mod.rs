@@ -84,7 +84,7 @@ pub trait Storage: Send + Sync {
     /// Stores a variant under the hash of its canonical encoding; the same spec twice gives
     /// the same variant.
     fn add_variant(&self, spec: &VariantSpec) -> Result<Variant>;
-    fn get_variant(&self, id: &str) -> Result<Variant>;
+    fn get_variant(&self, id: &VariantId) -> Result<Variant>;
 
     /// Stores a suite of opening lines (FEN or `startpos`/FEN with `moves ...`). Only
     /// emptiness and size are checked here; the service checks legality with the engine.

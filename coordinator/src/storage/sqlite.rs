@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use proto::domain::{
-    Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec, WorkerId,
-    WorkerInfo,
+    Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec,
+    WorkerId, WorkerInfo,
 };
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -163,8 +163,8 @@ impl Storage for SqliteStorage {
         self.write("adding a variant", move |db| catalog::insert_variant(db, &variant))
     }
 
-    fn get_variant(&self, id: &str) -> Result<Variant> {
-        let id = id.to_owned();
+    fn get_variant(&self, id: &VariantId) -> Result<Variant> {
+        let id = id.clone();
         self.read("reading a variant", move |db| catalog::load_variant(db, &id))
     }
 

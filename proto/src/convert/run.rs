@@ -3,7 +3,7 @@
 use super::{each, enumeration, non_empty, pentanomial, positive, required};
 use crate::domain::{
     Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState,
-    RunStatus, SprtProgress, SprtSettings, SuiteId, TimeControl,
+    RunStatus, SprtProgress, SprtSettings, SuiteId, TimeControl, VariantId,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -155,7 +155,7 @@ impl From<RunSpec> for pb::RunSpec {
         pb::RunSpec {
             name: spec.name,
             kind: Some(spec.kind.into()),
-            variants: spec.variants,
+            variants: spec.variants.into_iter().map(String::from).collect(),
             tc: Some(spec.tc.into()),
             opening_suite_id: spec.openings.get(),
             adjudication: Some(spec.adjudication.into()),
@@ -178,7 +178,7 @@ impl TryFrom<pb::RunSpec> for RunSpec {
             .variants
             .into_iter()
             .enumerate()
-            .map(|(i, id)| non_empty(id, &format!("variants[{i}]")))
+            .map(|(i, id)| non_empty(id, &format!("variants[{i}]")).map(VariantId::new))
             .collect::<Result<_>>()?;
         Ok(RunSpec {
             name: spec.name,

@@ -64,7 +64,7 @@ fn sprt_spec() -> RunSpec {
 }
 
 fn specs() -> Vec<RunSpec> {
-    let three = vec!["a".to_string(), "b".into(), "c".into()];
+    let three: Vec<VariantId> = vec!["a".into(), "b".into(), "c".into()];
     vec![
         sprt_spec(),
         RunSpec {

@@ -1,7 +1,7 @@
 //! Variants: the in-process engine with parameters, or an external engine.
 
 use super::{enumeration, non_empty, required};
-use crate::domain::{EngineProtocol, Variant, VariantKind, VariantSpec};
+use crate::domain::{EngineProtocol, Variant, VariantId, VariantKind, VariantSpec};
 use crate::error::{Error, Result};
 use crate::pb;
 
@@ -72,13 +72,16 @@ impl TryFrom<pb::VariantSpec> for VariantSpec {
 
 impl From<Variant> for pb::Variant {
     fn from(variant: Variant) -> pb::Variant {
-        pb::Variant { variant_id: variant.id, spec: Some(variant.spec.into()) }
+        pb::Variant { variant_id: variant.id.into(), spec: Some(variant.spec.into()) }
     }
 }
 
 impl TryFrom<pb::Variant> for Variant {
     type Error = Error;
     fn try_from(variant: pb::Variant) -> Result<Variant> {
-        Ok(Variant { id: non_empty(variant.variant_id, "variant_id")?, spec: required(variant.spec, "spec")? })
+        Ok(Variant {
+            id: VariantId::new(non_empty(variant.variant_id, "variant_id")?),
+            spec: required(variant.spec, "spec")?,
+        })
     }
 }

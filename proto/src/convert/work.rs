@@ -3,7 +3,7 @@
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
     BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply, MoveStat,
-    PairReport, PairTask, PositionSample, RunId, UnknownTermination, WorkerInfo,
+    PairReport, PairTask, PositionSample, RunId, UnknownTermination, VariantId, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -16,8 +16,8 @@ impl From<PairTask> for pb::PairTask {
             pairing: task.pairing,
             opening_index: task.opening_index,
             opening: task.opening,
-            first_variant,
-            second_variant,
+            first_variant: first_variant.into(),
+            second_variant: second_variant.into(),
         }
     }
 }
@@ -31,8 +31,8 @@ impl TryFrom<pb::PairTask> for PairTask {
             opening_index: task.opening_index,
             opening: non_empty(task.opening, "opening")?,
             variants: [
-                non_empty(task.first_variant, "first_variant")?,
-                non_empty(task.second_variant, "second_variant")?,
+                VariantId::new(non_empty(task.first_variant, "first_variant")?),
+                VariantId::new(non_empty(task.second_variant, "second_variant")?),
             ],
         })
     }
@@ -163,8 +163,8 @@ impl From<pb::ForfeitAttempt> for ForfeitAttempt {
 impl From<GameReport> for pb::GameReport {
     fn from(game: GameReport) -> pb::GameReport {
         pb::GameReport {
-            red_variant: game.red,
-            black_variant: game.black,
+            red_variant: game.red.into(),
+            black_variant: game.black.into(),
             start_fen: game.start_fen,
             outcome: pb::GameOutcome::from(game.outcome).into(),
             reason: game.reason.as_str().to_owned(),
@@ -182,8 +182,8 @@ impl TryFrom<pb::GameReport> for GameReport {
     type Error = Error;
     fn try_from(game: pb::GameReport) -> Result<GameReport> {
         Ok(GameReport {
-            red: non_empty(game.red_variant, "red_variant")?,
-            black: non_empty(game.black_variant, "black_variant")?,
+            red: VariantId::new(non_empty(game.red_variant, "red_variant")?),
+            black: VariantId::new(non_empty(game.black_variant, "black_variant")?),
             start_fen: non_empty(game.start_fen, "start_fen")?,
             outcome: enumeration::<pb::GameOutcome, _>(game.outcome, "outcome")?,
             reason: game.reason.parse().map_err(|e: UnknownTermination| Error::invalid("reason", e.to_string()))?,

@@ -65,6 +65,69 @@ numeric_id!(
     "suite id"
 );
 
+/// A variant, named by the hex SHA-256 of its canonical description: the same engine and
+/// settings always have the same id. Lookups by `&str` work through `Borrow<str>`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariantId(String);
+
+impl VariantId {
+    pub fn new(id: impl Into<String>) -> VariantId {
+        VariantId(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for VariantId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::borrow::Borrow<str> for VariantId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for VariantId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for VariantId {
+    fn from(id: String) -> VariantId {
+        VariantId(id)
+    }
+}
+
+impl From<&str> for VariantId {
+    fn from(id: &str) -> VariantId {
+        VariantId(id.to_owned())
+    }
+}
+
+impl From<VariantId> for String {
+    fn from(id: VariantId) -> String {
+        id.0
+    }
+}
+
+impl FromStr for VariantId {
+    type Err = crate::Error;
+    /// Any non-empty text without spaces (the store says whether such a variant exists).
+    fn from_str(text: &str) -> crate::Result<VariantId> {
+        let id = text.trim();
+        if id.is_empty() || id.contains(char::is_whitespace) {
+            return Err(crate::Error::InvalidId { what: "variant id", given: text.to_owned() });
+        }
+        Ok(VariantId(id.to_owned()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +145,15 @@ mod tests {
         let err = "x7".parse::<LeaseId>().unwrap_err();
         assert_eq!(err.to_string(), "invalid lease id `x7` (expected a non-negative whole number)");
         assert!("-1".parse::<WorkerId>().is_err());
+    }
+
+    #[test]
+    fn variant_ids_are_text_and_look_up_by_str() {
+        let id: VariantId = "ab12".parse().expect("an id");
+        assert_eq!(id.as_str(), "ab12");
+        let map = std::collections::HashMap::from([(id.clone(), 1)]);
+        assert_eq!(map.get("ab12"), Some(&1));
+        assert!("".parse::<VariantId>().is_err());
+        assert!("a b".parse::<VariantId>().is_err());
     }
 }

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantSpec};
+use proto::domain::{
+    OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
@@ -15,26 +17,26 @@ use crate::{scheduler, spec};
 pub(super) fn insert_variant(conn: &Connection, variant: &VariantSpec) -> Result<Variant> {
     let id = spec::variant_id(variant);
     conn.prepare_cached("INSERT OR IGNORE INTO variants (id, spec) VALUES (?1, ?2)")
-        .and_then(|mut s| s.execute(params![id, spec::encode_variant(variant)]))
+        .and_then(|mut s| s.execute(params![id.as_str(), spec::encode_variant(variant)]))
         .ctx("adding a variant")?;
     Ok(Variant { id, spec: variant.clone() })
 }
 
 /// A variant, checked against its id the first time this connection reads it.
-pub(super) fn load_variant(db: &Db, id: &str) -> Result<Variant> {
-    if let Some(variant) = db.cached_variant(id) {
+pub(super) fn load_variant(db: &Db, id: &VariantId) -> Result<Variant> {
+    if let Some(variant) = db.cached_variant(id.as_str()) {
         return Ok(variant);
     }
     let text: Option<String> = db
         .prepare_cached("SELECT spec FROM variants WHERE id = ?1")
-        .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+        .and_then(|mut s| s.query_row([id.as_str()], |r| r.get(0)).optional())
         .ctx("reading a variant")?;
-    let text = text.ok_or_else(|| Error::VariantNotFound(id.into()))?;
+    let text = text.ok_or_else(|| Error::VariantNotFound(id.clone()))?;
     let spec = spec::decode_variant(&text)?;
-    if spec::variant_id(&spec) != id {
+    if spec::variant_id(&spec) != *id {
         return Err(corrupt(format!("variant {id} does not hash to its id")));
     }
-    let variant = Variant { id: id.into(), spec };
+    let variant = Variant { id: id.clone(), spec };
     db.remember_variant(&variant);
     Ok(variant)
 }
@@ -99,7 +101,7 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
     for variant in &run_spec.variants {
         let exists = conn
             .prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
-            .and_then(|mut s| s.exists([variant]))
+            .and_then(|mut s| s.exists([variant.as_str()]))
             .ctx("looking up a variant")?;
         if !exists {
             return Err(Error::VariantNotFound(variant.clone()));
@@ -150,7 +152,7 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
     let id = conn.last_insert_rowid();
     for (idx, variant) in run_spec.variants.iter().enumerate() {
         conn.prepare_cached("INSERT INTO run_variants (run_id, idx, variant_id) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![id, int(idx as u64), variant]))
+            .and_then(|mut s| s.execute(params![id, int(idx as u64), variant.as_str()]))
             .ctx("naming a run's variants")?;
     }
     for pairing in 0..scheduler::pairings(run_spec).len() {
@@ -178,7 +180,7 @@ pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
     if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
-    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| v).collect())?);
+    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v): (i64, String)| VariantId::new(v)).collect())?);
     db.remember_run_spec(id, &spec);
     Ok(spec)
 }
