@@ -43,8 +43,8 @@
 //!
 //! // The worker plays each pair and reports, with a sequence number. Here Black's engine fails
 //! // to start in both games: an engine error before the first move, which Red wins.
-//! let game = |red: &str, black: &str, start: &str| GameReport {
-//!     red: red.into(), black: black.into(), start_fen: start.into(), outcome: GameOutcome::RedWins,
+//! let game = |red: &VariantId, black: &VariantId, start: &str| GameReport {
+//!     red: red.clone(), black: black.clone(), start_fen: start.into(), outcome: GameOutcome::RedWins,
 //!     reason: Termination::EngineError, moves: vec![], move_stats: vec![], forfeit: None,
 //!     duration_ms: 1, nodes: 0, positions: vec![],
 //! };

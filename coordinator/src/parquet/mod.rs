@@ -2,20 +2,21 @@
 //!
 //! ```
 //! use coordinator::parquet::{GameRow, export_segment, read_games, recover};
+//! use proto::domain::RunId;
 //!
 //! let data = tempfile::tempdir()?;
 //! let game = |game_id| GameRow {
-//!     run: 7, game_id, pair_id: game_id / 2, opening_id: 0,
+//!     run: RunId::new(7), game_id, pair_id: game_id / 2, opening_id: 0,
 //!     start_fen: "startpos".into(), red_variant: "base".into(), black_variant: "cand".into(),
 //!     result: "1/2-1/2".into(), reason: "move_limit".into(), plies: 2,
 //!     moves: vec!["h2e2".into(), "h9g7".into()], duration_ms: 10, nodes: 5000, worker: "w1".into(),
 //! };
 //! // Games 0 and 1 as one segment: games/run=7/part-000000000000-000000000001.parquet and the
 //! // same name under positions/.
-//! export_segment(data.path(), 7, &[(game(0), vec![]), (game(1), vec![])])?;
+//! export_segment(data.path(), RunId::new(7), &[(game(0), vec![]), (game(1), vec![])])?;
 //! // After a restart, recover before exporting again; the mark moves past adopted segments.
-//! assert_eq!(recover(data.path(), 7, 0)?, 1);
-//! assert_eq!(read_games(data.path(), 7)?.len(), 2);
+//! assert_eq!(recover(data.path(), RunId::new(7), 0)?, 1);
+//! assert_eq!(read_games(data.path(), RunId::new(7))?.len(), 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
