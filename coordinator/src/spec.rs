@@ -169,8 +169,8 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
 /// file stem, with every character an engine name cannot hold replaced by `_` (`engine` if
 /// nothing is left).
 pub fn engine_name_of_command(command: &str) -> String {
-    let first = command.split_whitespace().next().unwrap_or("");
-    let stem = std::path::Path::new(first).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    // The stored command is the program alone (arguments were fields of their own).
+    let stem = std::path::Path::new(command).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut name: String = stem
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
