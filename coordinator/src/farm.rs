@@ -287,10 +287,9 @@ impl Farm {
                 engine::eval::Params::from_toml_str(toml)
                     .map_err(|e| Error::InvalidSpec { field: "params".into(), reason: e.to_string() })?;
             }
-            VariantKind::External { command, .. } => {
-                if command.trim().is_empty() {
-                    return Err(Error::InvalidSpec { field: "external.command".into(), reason: "empty".into() });
-                }
+            VariantKind::External { engine, .. } => {
+                proto::domain::check_engine_name(engine)
+                    .map_err(|reason| Error::InvalidSpec { field: "external.engine".into(), reason })?;
             }
         }
         self.storage.add_variant(spec)
@@ -320,7 +319,24 @@ impl Farm {
     }
 
     pub fn get_run(&self, id: RunId) -> Result<RunStatus> {
-        Ok(status(self.storage.get_run(id)?))
+        let connected = self.connected_engines()?;
+        self.waiting_status(status(self.storage.get_run(id)?), &connected)
+    }
+
+    /// The engines of the workers seen within [`scheduler::CONNECTED_WITHIN_MS`].
+    fn connected_engines(&self) -> Result<Vec<Vec<proto::domain::EngineInfo>>> {
+        let since = self.clock.now_ms().saturating_sub(crate::scheduler::CONNECTED_WITHIN_MS);
+        self.storage.connected_engines(since)
+    }
+
+    /// An active run's status with the engines it waits for: those no connected worker has
+    /// (with the binary the run pinned).
+    fn waiting_status(&self, mut status: RunStatus, connected: &[Vec<proto::domain::EngineInfo>]) -> Result<RunStatus> {
+        if status.run.state == RunState::Active {
+            let needs = self.storage.run_engines(status.run.id)?;
+            status.missing_engines = crate::scheduler::missing_engines(&needs, connected);
+        }
+        Ok(status)
     }
 
     pub fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunStatus>> {
@@ -332,7 +348,8 @@ impl Farm {
         if filter.limit > 0 {
             runs.truncate(filter.limit as usize);
         }
-        Ok(runs.into_iter().map(status).collect())
+        let connected = self.connected_engines()?;
+        runs.into_iter().map(|run| self.waiting_status(status(run), &connected)).collect()
     }
 }
 
@@ -381,5 +398,5 @@ pub fn status(run: Run) -> RunStatus {
             }
         })
         .collect();
-    RunStatus { run, live }
+    RunStatus { run, live, missing_engines: Vec::new() }
 }

@@ -2,7 +2,7 @@
 //! pairs and openings come next, which run a worker serves, how large a batch is and when its
 //! lease runs out. No I/O and no clock: callers pass the time in.
 
-use proto::domain::{PairingStats, RunId, RunKind, RunSpec, TimeControl};
+use proto::domain::{EngineInfo, PairingStats, RunId, RunKind, RunSpec, TimeControl, VariantSpec};
 
 /// Plies a game is assumed to last when estimating its duration.
 pub const PLIES_PER_GAME: u64 = 150;
@@ -172,8 +172,62 @@ pub fn plan_batch(
     BatchPlan { requeued: reused, fresh }
 }
 
+/// An external engine a run's variants name, and the binary the run pinned for it: the SHA-256
+/// of the binary of the first worker the run was leased to (`None` until then). Fishtest's
+/// rule for engine builds: one name never covers two binaries within a run, so a run's
+/// statistics are of one engine; workers with another binary under the name get no lease of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineNeed {
+    pub name: String,
+    pub pinned_sha256: Option<String>,
+}
+
+/// The external engines `variants` name, each once, in first-use order (none pinned).
+pub fn engine_needs<'a>(variants: impl IntoIterator<Item = &'a VariantSpec>) -> Vec<EngineNeed> {
+    let mut needs: Vec<EngineNeed> = Vec::new();
+    for name in variants.into_iter().filter_map(|v| v.kind.engine()) {
+        if !needs.iter().any(|n| n.name == name) {
+            needs.push(EngineNeed { name: name.to_owned(), pinned_sha256: None });
+        }
+    }
+    needs
+}
+
+/// Whether a worker with `engines` can play a run that needs `needs`: it has each engine, with
+/// the binary the run pinned where it pinned one. In-process variants need nothing.
+pub fn can_play(needs: &[EngineNeed], engines: &[EngineInfo]) -> bool {
+    needs.iter().all(|need| {
+        engines.iter().any(|e| e.name == need.name && need.pinned_sha256.as_ref().is_none_or(|pin| *pin == e.sha256))
+    })
+}
+
+/// The pins a lease of a run to a worker that [`can_play`] it sets: each needed engine not
+/// pinned yet, to the worker's binary.
+pub fn new_pins<'a>(needs: &[EngineNeed], engines: &'a [EngineInfo]) -> Vec<&'a EngineInfo> {
+    needs
+        .iter()
+        .filter(|need| need.pinned_sha256.is_none())
+        .filter_map(|need| engines.iter().find(|e| e.name == need.name))
+        .collect()
+}
+
+/// The engines of `needs` that none of the `connected` workers (each a list of its engines)
+/// can serve: what a run waits for.
+pub fn missing_engines(needs: &[EngineNeed], connected: &[Vec<EngineInfo>]) -> Vec<String> {
+    needs
+        .iter()
+        .filter(|need| !connected.iter().any(|engines| can_play(std::slice::from_ref(*need), engines)))
+        .map(|need| need.name.clone())
+        .collect()
+}
+
+/// How recently a worker must have called to count as connected for [`missing_engines`]: two
+/// lease timeouts (a playing worker heartbeats every few seconds, an idle one asks for work
+/// every second).
+pub const CONNECTED_WITHIN_MS: u64 = 2 * LEASE_TIMEOUT_MS;
+
 /// What a worker could be given from one run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunLoad {
     pub run: RunId,
     /// Pairs back in the pool from expired leases.
@@ -182,6 +236,8 @@ pub struct RunLoad {
     pub in_flight: u64,
     /// Pairs not yet created; `None` when unbounded (SPRT).
     pub unallocated: Option<u64>,
+    /// The external engines the run's variants name.
+    pub engines: Vec<EngineNeed>,
 }
 
 impl RunLoad {
@@ -190,13 +246,13 @@ impl RunLoad {
     }
 }
 
-/// The run a worker serves next, among the active runs it is allowed to play: first runs with
-/// pairs back in the pool (finish what was started), then the run with the fewest pairs in
-/// flight (workers spread over runs), then the oldest.
-pub fn choose_run(loads: &[RunLoad]) -> Option<RunId> {
+/// The run a worker with `engines` serves next, among the active runs it is allowed to play
+/// and [`can_play`]: first runs with pairs back in the pool (finish what was started), then the
+/// run with the fewest pairs in flight (workers spread over runs), then the oldest.
+pub fn choose_run(loads: &[RunLoad], engines: &[EngineInfo]) -> Option<RunId> {
     loads
         .iter()
-        .filter(|load| load.has_work())
+        .filter(|load| load.has_work() && can_play(&load.engines, engines))
         .min_by_key(|load| (load.requeued == 0, load.in_flight, load.run))
         .map(|load| load.run)
 }
@@ -260,7 +316,7 @@ pub fn is_expired(deadline_ms: u64, now_ms: u64) -> bool {
 mod tests {
     use std::collections::BTreeSet;
 
-    use proto::domain::{Adjudication, SprtSettings, SuiteId, VariantId};
+    use proto::domain::{Adjudication, EngineProtocol, SprtSettings, SuiteId, VariantId, VariantKind};
 
     use super::*;
     use crate::clock::{Clock, ManualClock};
@@ -347,13 +403,82 @@ mod tests {
 
     #[test]
     fn run_choice_prefers_pooled_pairs_then_idle_then_old_runs() {
+        let load = |run, requeued, in_flight, unallocated| RunLoad {
+            run: RunId::new(run),
+            requeued,
+            in_flight,
+            unallocated,
+            engines: vec![],
+        };
+        assert_eq!(choose_run(&[], &[]), None);
+        assert_eq!(choose_run(&[load(1, 0, 5, Some(0))], &[]), None, "nothing left to hand out");
+        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))], &[]), Some(RunId::new(2)));
+        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))], &[]), Some(RunId::new(2)));
+        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))], &[]), Some(RunId::new(2)));
+    }
+
+    fn engine(name: &str, sha: char) -> EngineInfo {
+        EngineInfo { name: name.into(), id_name: format!("{name} 1.0"), sha256: sha.to_string().repeat(64) }
+    }
+
+    fn need(name: &str, pinned: Option<char>) -> EngineNeed {
+        EngineNeed { name: name.into(), pinned_sha256: pinned.map(|c| c.to_string().repeat(64)) }
+    }
+
+    #[test]
+    fn runs_go_only_to_workers_with_every_engine_they_name() {
         let load =
-            |run, requeued, in_flight, unallocated| RunLoad { run: RunId::new(run), requeued, in_flight, unallocated };
-        assert_eq!(choose_run(&[]), None);
-        assert_eq!(choose_run(&[load(1, 0, 5, Some(0))]), None, "nothing left to hand out");
-        assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))]), Some(RunId::new(2)));
-        assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))]), Some(RunId::new(2)));
-        assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))]), Some(RunId::new(2)));
+            |run, engines| RunLoad { run: RunId::new(run), requeued: 0, in_flight: 0, unallocated: None, engines };
+        // Run 1 plays in-process variants only; run 2 needs `fsf`; run 3 needs `fsf` and `pika`.
+        let loads =
+            [load(1, vec![]), load(2, vec![need("fsf", None)]), load(3, vec![need("fsf", None), need("pika", None)])];
+        let busy_1 = |mut loads: Vec<RunLoad>| {
+            loads[0].in_flight = 100;
+            loads
+        };
+        assert_eq!(choose_run(&busy_1(loads.to_vec()), &[]), Some(RunId::new(1)), "no engines: in-process runs only");
+        assert_eq!(choose_run(&loads[1..], &[]), None, "no engines: nothing of runs 2 and 3");
+        assert_eq!(choose_run(&loads[1..], &[engine("pika", 'b')]), None, "run 3 needs fsf too");
+        assert_eq!(choose_run(&busy_1(loads.to_vec()), &[engine("fsf", 'a')]), Some(RunId::new(2)));
+        assert_eq!(choose_run(&loads[2..], &[engine("fsf", 'a'), engine("pika", 'b')]), Some(RunId::new(3)));
+        assert!(can_play(&[], &[]), "in-process variants need nothing");
+    }
+
+    #[test]
+    fn a_run_pins_the_first_binary_of_each_engine() {
+        let unpinned = [need("fsf", None), need("pika", Some('b'))];
+        let worker = [engine("fsf", 'a'), engine("pika", 'b')];
+        assert!(can_play(&unpinned, &worker));
+        let pins: Vec<&str> = new_pins(&unpinned, &worker).iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(pins, ["fsf"], "only what is not pinned yet");
+        let pinned = [need("fsf", Some('a'))];
+        assert!(can_play(&pinned, &[engine("fsf", 'a')]));
+        assert!(!can_play(&pinned, &[engine("fsf", 'c')]), "the same name with another binary");
+        let load =
+            RunLoad { run: RunId::new(7), requeued: 3, in_flight: 0, unallocated: None, engines: pinned.to_vec() };
+        assert_eq!(choose_run(std::slice::from_ref(&load), &[engine("fsf", 'c')]), None);
+        assert_eq!(choose_run(&[load], &[engine("fsf", 'a')]), Some(RunId::new(7)));
+    }
+
+    #[test]
+    fn missing_engines_are_those_no_connected_worker_serves() {
+        let needs = [need("fsf", Some('a')), need("pika", None), need("xq", None)];
+        let connected = vec![vec![engine("fsf", 'c'), engine("pika", 'b')], vec![engine("xq", 'd')]];
+        assert_eq!(missing_engines(&needs, &connected), ["fsf"], "fsf only with another binary");
+        assert_eq!(missing_engines(&needs, &[]), ["fsf", "pika", "xq"]);
+        assert!(missing_engines(&[], &[]).is_empty());
+        let variants = [
+            VariantSpec { name: "a".into(), kind: VariantKind::Params { toml: String::new() } },
+            VariantSpec {
+                name: "b".into(),
+                kind: VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Uci, options: vec![] },
+            },
+            VariantSpec {
+                name: "c".into(),
+                kind: VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Ucci, options: vec![] },
+            },
+        ];
+        assert_eq!(engine_needs(&variants), [need("fsf", None)]);
     }
 
     #[test]

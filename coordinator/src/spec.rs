@@ -57,16 +57,12 @@ pub fn validate_variant_spec(spec: &VariantSpec) -> Result<()> {
     check_name("variant name", &spec.name)?;
     match &spec.kind {
         VariantKind::Params { toml } => check_text("variant parameters", toml),
-        VariantKind::External { command, args, protocol: _, options } => {
-            if command.trim().is_empty() {
-                return Err(Error::invalid_spec("variant command", "must not be empty"));
-            }
-            check_text("variant command", command)?;
-            let total: usize = args.iter().map(String::len).sum::<usize>()
-                + options.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        VariantKind::External { engine, protocol: _, options } => {
+            proto::domain::check_engine_name(engine).map_err(|reason| Error::invalid_spec("variant engine", reason))?;
+            let total: usize = options.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
             if total > MAX_VARIANT_TEXT_BYTES {
                 return Err(Error::invalid_spec(
-                    "variant arguments and options",
+                    "variant options",
                     format!("{total} bytes, at most {MAX_VARIANT_TEXT_BYTES}"),
                 ));
             }
@@ -96,14 +92,10 @@ pub fn encode_variant(spec: &VariantSpec) -> String {
             put("params");
             put(toml);
         }
-        VariantKind::External { command, args, protocol, options } => {
-            put("external");
-            put(command);
+        VariantKind::External { engine, protocol, options } => {
+            put("engine");
+            put(engine);
             put(protocol.as_str());
-            put(&args.len().to_string());
-            for arg in args {
-                put(arg);
-            }
             put(&options.len().to_string());
             for (key, value) in options {
                 put(key);
@@ -125,16 +117,31 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
         rest = after[len..].strip_prefix(',').ok_or_else(|| corrupt("missing field terminator"))?;
         Ok(field)
     };
+    let count = |s: &str| s.parse::<usize>().map_err(|_| corrupt("bad count"));
     if next()? != "xqfarm-variant-1" {
         return Err(corrupt("unknown version"));
     }
     let name = next()?.to_owned();
     let kind = match next()? {
         "params" => VariantKind::Params { toml: next()?.to_owned() },
+        "engine" => {
+            let engine = next()?.to_owned();
+            let protocol: EngineProtocol = next()?.parse().map_err(|_| corrupt("unknown protocol"))?;
+            let n_options = count(next()?)?;
+            let mut options = Vec::new();
+            for _ in 0..n_options {
+                let key = next()?.to_owned();
+                options.push((key, next()?.to_owned()));
+            }
+            VariantKind::External { engine, protocol, options }
+        }
+        // Schema 2 and earlier: a command line. It becomes the engine named by the command's
+        // file stem (`/usr/games/fairy-stockfish` -> `fairy-stockfish`), which a worker must be
+        // given (`--engine fairy-stockfish=PATH`, with the arguments in its definition) to play
+        // it; until then the run waits and says so. The stored id stays the variant's id.
         "external" => {
             let command = next()?.to_owned();
             let protocol: EngineProtocol = next()?.parse().map_err(|_| corrupt("unknown protocol"))?;
-            let count = |s: &str| s.parse::<usize>().map_err(|_| corrupt("bad count"));
             let n_args = count(next()?)?;
             let mut args = Vec::new();
             for _ in 0..n_args {
@@ -146,7 +153,9 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
                 let key = next()?.to_owned();
                 options.push((key, next()?.to_owned()));
             }
-            VariantKind::External { command, args, protocol, options }
+            let engine = engine_name_of_command(&command);
+            tracing::debug!(%command, ?args, %engine, "a stored command-line variant read as an engine name");
+            VariantKind::External { engine, protocol, options }
         }
         _ => return Err(corrupt("unknown kind")),
     };
@@ -156,9 +165,31 @@ pub fn decode_variant(text: &str) -> Result<VariantSpec> {
     Ok(VariantSpec { name, kind })
 }
 
+/// The engine name a stored command-line variant (schema 2 and earlier) maps to: the command's
+/// file stem, with every character an engine name cannot hold replaced by `_` (`engine` if
+/// nothing is left).
+pub fn engine_name_of_command(command: &str) -> String {
+    // The stored command is the program alone (arguments were fields of their own).
+    let stem = std::path::Path::new(command).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .take(proto::domain::MAX_ENGINE_NAME_BYTES)
+        .collect();
+    while name.starts_with(['.', '-']) {
+        name.remove(0);
+    }
+    if name.is_empty() { "engine".to_owned() } else { name }
+}
+
 /// A variant's id: the lowercase hex SHA-256 of its canonical encoding.
 pub fn variant_id(spec: &VariantSpec) -> VariantId {
-    let digest = Sha256::digest(encode_variant(spec).as_bytes());
+    encoding_id(&encode_variant(spec))
+}
+
+/// The id of a variant's stored canonical encoding (what [`variant_id`] hashes).
+pub fn encoding_id(text: &str) -> VariantId {
+    let digest = Sha256::digest(text.as_bytes());
     let mut hex = String::with_capacity(64);
     for byte in digest.iter() {
         let _ = write!(hex, "{byte:02x}");
@@ -204,6 +235,21 @@ pub fn validate_worker_info(info: &WorkerInfo) -> Result<()> {
             "worker key",
             format!("at most {MAX_WORKER_KEY_BYTES} printable ASCII characters without spaces"),
         ));
+    }
+    for (i, engine) in info.engines.iter().enumerate() {
+        proto::domain::check_engine_name(&engine.name)
+            .map_err(|reason| Error::invalid_spec("worker engine", reason))?;
+        proto::domain::check_sha256(&engine.sha256)
+            .map_err(|reason| Error::invalid_spec(format!("worker engine `{}` sha256", engine.name), reason))?;
+        if engine.id_name.len() > MAX_NAME_BYTES {
+            return Err(Error::invalid_spec(
+                format!("worker engine `{}` id name", engine.name),
+                format!("at most {MAX_NAME_BYTES} bytes"),
+            ));
+        }
+        if info.engines[..i].iter().any(|e| e.name == engine.name) {
+            return Err(Error::invalid_spec("worker engine", format!("`{}` given twice", engine.name)));
+        }
     }
     Ok(())
 }
@@ -314,8 +360,7 @@ mod tests {
         VariantSpec {
             name: "pikafish dev".into(),
             kind: VariantKind::External {
-                command: "/usr/bin/pikafish".into(),
-                args: vec!["--x".into(), "a,b:c".into(), String::new()],
+                engine: "pikafish".into(),
                 protocol: EngineProtocol::Ucci,
                 options: vec![("Hash".into(), "64".into()), ("Threads".into(), "1".into())],
             },
@@ -328,6 +373,43 @@ mod tests {
             VariantSpec { name: "base".into(), kind: VariantKind::Params { toml: "a = 1\n[b]\nc = \"x,y\"\n".into() } };
         for spec in [params, external()] {
             assert_eq!(decode_variant(&encode_variant(&spec)).expect("decodes"), spec);
+        }
+    }
+
+    #[test]
+    fn stored_command_lines_read_as_engine_names() {
+        // What schema 2 stored for `--external "/usr/games/fairy-stockfish --x" --option UCI_Variant=xiangqi`.
+        let old = "16:xqfarm-variant-1,5:fairy,8:external,26:/usr/games/fairy-stockfish,4:ucci,1:1,3:--x,\
+                   1:1,11:UCI_Variant,7:xiangqi,";
+        let spec = decode_variant(old).expect("an old external variant decodes");
+        assert_eq!(
+            spec.kind,
+            VariantKind::External {
+                engine: "fairy-stockfish".into(),
+                protocol: EngineProtocol::Ucci,
+                options: vec![("UCI_Variant".into(), "xiangqi".into())],
+            }
+        );
+        assert_eq!(engine_name_of_command("/opt/Pika Fish/pikafish.exe"), "pikafish");
+        assert_eq!(engine_name_of_command("C:/engines/my engine!.bin"), "my_engine_");
+        assert_eq!(engine_name_of_command("/opt/.hidden"), "hidden");
+        assert_eq!(engine_name_of_command(""), "engine");
+        for command in ["/usr/bin/x", "", "--", "a b c", &"ü".repeat(100)] {
+            let name = engine_name_of_command(command);
+            assert_eq!(proto::domain::check_engine_name(&name), Ok(()), "{command:?} -> {name:?}");
+        }
+    }
+
+    #[test]
+    fn variants_name_engines_never_paths() {
+        let mut spec = external();
+        assert!(validate_variant_spec(&spec).is_ok());
+        for bad in ["/usr/games/fairy-stockfish", "fsf --threads 2", ""] {
+            if let VariantKind::External { engine, .. } = &mut spec.kind {
+                *engine = bad.into();
+            }
+            let error = validate_variant_spec(&spec).expect_err(bad);
+            assert!(matches!(&error, Error::InvalidSpec { field, .. } if field == "variant engine"), "{error}");
         }
     }
 
@@ -415,6 +497,7 @@ mod tests {
             bench_signature: 1,
             worker_key: String::new(),
             rules_version: engine::RULES_VERSION,
+            engines: Vec::new(),
         };
         assert!(validate_worker_info(&info).is_err());
         let long_key = WorkerInfo { cores: 1, worker_key: "k".repeat(129), ..info };

@@ -9,20 +9,29 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use coordinator::scheduler::EngineNeed;
 use coordinator::{SqliteStorage, Storage};
 use proto::domain::{
-    GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState, Termination, VariantId,
-    VariantKind, WorkerId, WorkerInfo,
+    EngineInfo, GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState,
+    Termination, VariantId, VariantKind, WorkerId, WorkerInfo,
 };
 use rusqlite::Connection;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v1.db");
+/// Written by `tests/data/make-farm-v2.sh` with xqfarm at commit 30ff466 (schema version 2): the
+/// runs of the version 1 fixture, workers with keys, and an active run `fairy-run` (run 5) of the
+/// command-line variant `/usr/games/fairy-stockfish` against an in-process one, never leased.
+const FIXTURE_V2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v2.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
+    copy_of(FIXTURE)
+}
+
+fn copy_of(fixture: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("farm.db");
-    std::fs::copy(FIXTURE, &path).expect("copy the fixture");
+    std::fs::copy(fixture, &path).expect("copy the fixture");
     (dir, path)
 }
 
@@ -85,7 +94,7 @@ fn a_version_1_database_keeps_everything() {
 
     let storage = SqliteStorage::open(&path).expect("open and migrate");
     let raw = Connection::open(&path).expect("raw open");
-    assert_eq!(schema_versions(&raw), [1, 2]);
+    assert_eq!(schema_versions(&raw), [1, 2, 3]);
     assert_eq!(rows(&raw, &columns), before, "every row of every table is unchanged");
     let workers = v1_columns(&raw).remove("workers").expect("workers");
     assert!(workers.iter().any(|c| c == "key_digest"), "{workers:?}");
@@ -109,7 +118,9 @@ fn a_version_1_database_keeps_everything() {
     assert_eq!(runs[2].spec.bench_signature, Some(12_345));
     assert_eq!(runs[3].stats.len(), 3, "a round robin of three");
     let external = storage.get_variant(&runs[3].spec.variants[2]).expect("the external engine");
-    assert!(matches!(&external.spec.kind, VariantKind::External { command, .. } if command.contains("fairy")));
+    // A command-line variant of schema 1 names the engine of its command's file stem.
+    assert!(matches!(&external.spec.kind, VariantKind::External { engine, .. } if engine == "fairy-stockfish"));
+    assert_eq!(storage.run_engines(RunId::new(4)).expect("engines")[0].name, "fairy-stockfish");
     assert_eq!(storage.get_suite(runs[0].spec.openings).expect("suite").openings.len(), 3);
 
     let games = |run| storage.games_since(RunId::new(run), 0, 100).expect("games");
@@ -188,6 +199,7 @@ fn the_farm_goes_on_after_migration() {
         bench_signature: 1,
         worker_key: "upgraded-worker".into(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     };
     let worker = storage.register_worker(&info, now).expect("register");
     assert_eq!(worker.get(), 3, "ids continue after the old workers");
@@ -205,5 +217,87 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3]);
+}
+
+fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
+    WorkerInfo {
+        name: name.into(),
+        host: "h".into(),
+        cores: 4,
+        engine_version: "e".into(),
+        bench_signature: 1,
+        worker_key: format!("key-{name}"),
+        rules_version: engine::RULES_VERSION,
+        engines,
+    }
+}
+
+fn fairy(sha: char) -> EngineInfo {
+    EngineInfo {
+        name: "fairy-stockfish".into(),
+        id_name: "Fairy-Stockfish 11.1 LB 64".into(),
+        sha256: sha.to_string().repeat(64),
+    }
+}
+
+#[test]
+fn a_version_2_database_keeps_everything_and_its_command_variant_names_an_engine() {
+    let (_dir, path) = copy_of(FIXTURE_V2);
+    let raw = Connection::open(&path).expect("raw open");
+    assert_eq!(schema_versions(&raw), [1, 2], "the fixture is a version 2 database");
+    let columns = v1_columns(&raw);
+    let before = rows(&raw, &columns);
+    drop(raw);
+    let count = |table: &str| before.get(table).map_or(0, Vec::len);
+    assert_eq!(
+        [count("runs"), count("variants"), count("suites"), count("leases"), count("workers"), count("games")],
+        [5, 3, 1, 2, 2, 6],
+        "the fixture is what its script made"
+    );
+
+    let storage = SqliteStorage::open(&path).expect("open and migrate");
+    let raw = Connection::open(&path).expect("raw open");
+    assert_eq!(schema_versions(&raw), [1, 2, 3]);
+    assert_eq!(rows(&raw, &columns), before, "every row of every table is unchanged");
+    drop(raw);
+
+    let runs = storage.list_runs().expect("runs");
+    let fairy_run = &runs[4];
+    assert_eq!((fairy_run.spec.name.as_str(), &fairy_run.state), ("fairy-run", &RunState::Active));
+    let variant = storage.get_variant(&fairy_run.spec.variants[0]).expect("the stored command-line variant");
+    assert_eq!(
+        variant.spec.kind,
+        VariantKind::External {
+            engine: "fairy-stockfish".into(),
+            protocol: proto::domain::EngineProtocol::Ucci,
+            options: vec![("UCI_Variant".into(), "xiangqi".into())],
+        }
+    );
+    let needs = |run| storage.run_engines(RunId::new(run)).expect("engines");
+    assert_eq!(needs(5), [EngineNeed { name: "fairy-stockfish".into(), pinned_sha256: None }]);
+    assert_eq!(needs(4).len(), 1, "the stopped round robin names it too");
+    assert!(needs(1).is_empty() && needs(2).is_empty(), "in-process runs need no engine");
+
+    // A worker without the engine drains the in-process run and never gets the fairy run.
+    let now = 4_000_000_000_000;
+    storage.expire_leases(now).expect("expire");
+    let plain = storage.register_worker(&engine_worker("plain", vec![]), now).expect("register");
+    let mut leased_runs = Vec::new();
+    while let Some(lease) = storage.lease_batch(plain, 8, now).expect("lease") {
+        leased_runs.push(lease.run);
+        let reports: Vec<PairReport> = lease.tasks.iter().map(play).collect();
+        storage.record_results(plain, lease.id, 0, &reports, true, now).expect("record");
+        assert!(leased_runs.len() < 10, "{leased_runs:?}");
+    }
+    assert!(!leased_runs.is_empty() && leased_runs.iter().all(|&r| r == RunId::new(2)), "{leased_runs:?}");
+
+    // A worker with the engine gets it, and pins its binary; another binary gets nothing.
+    let other = storage.register_worker(&engine_worker("other", vec![fairy('b')]), now).expect("register");
+    let with = storage.register_worker(&engine_worker("with", vec![fairy('a')]), now).expect("register");
+    let lease = storage.lease_batch(with, 1, now).expect("lease").expect("the fairy run");
+    assert_eq!(lease.run, RunId::new(5));
+    assert_eq!(lease.variants.iter().filter(|v| v.spec.kind.engine() == Some("fairy-stockfish")).count(), 1);
+    assert_eq!(needs(5)[0].pinned_sha256.as_deref(), Some("a".repeat(64).as_str()));
+    assert_eq!(storage.lease_batch(other, 8, now).expect("lease"), None, "another binary under the name");
 }

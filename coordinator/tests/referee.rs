@@ -57,6 +57,7 @@ fn farm(storage: Arc<dyn Storage>, tc: TimeControl) -> Farmed {
         bench_signature: 0,
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     };
     let worker = farm.register(&info).expect("worker");
     Farmed { farm, worker, run, data, _db: None }

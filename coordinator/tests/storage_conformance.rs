@@ -67,6 +67,7 @@ conformance!(
     export_bookkeeping,
     a_worker_key_registers_the_same_worker_again,
     lease_terms_are_what_the_lease_was_given,
+    leases_go_only_to_workers_with_the_runs_engines,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -114,6 +115,7 @@ fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
         bench_signature: signature,
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -127,6 +129,7 @@ fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64
         bench_signature: signature,
         worker_key: key.into(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -195,8 +198,7 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
     let external = VariantSpec {
         name: "pikafish".into(),
         kind: VariantKind::External {
-            command: "/usr/bin/pikafish".into(),
-            args: vec!["--uci".into()],
+            engine: "pikafish".into(),
             protocol: proto::domain::EngineProtocol::Uci,
             options: vec![("Hash".into(), "16".into())],
         },
@@ -273,6 +275,70 @@ fn leasing_respects_bench_signatures(s: &dyn Storage) {
     assert!(
         matches!(s.lease_batch(WorkerId::new(999), 1, clock.now_ms()), Err(Error::WorkerNotFound(w)) if w == WorkerId::new(999))
     );
+}
+
+fn engine_worker(s: &dyn Storage, name: &str, engines: &[(&str, char)], now: u64) -> WorkerId {
+    let info = WorkerInfo {
+        name: name.into(),
+        host: "host".into(),
+        cores: 2,
+        engine_version: "1.0".into(),
+        bench_signature: 1,
+        worker_key: format!("key-{name}"),
+        rules_version: engine::RULES_VERSION,
+        engines: engines
+            .iter()
+            .map(|&(engine, sha)| proto::domain::EngineInfo {
+                name: engine.into(),
+                id_name: format!("{engine} 1.0"),
+                sha256: sha.to_string().repeat(64),
+            })
+            .collect(),
+    };
+    s.register_worker(&info, now).expect("worker")
+}
+
+/// Runs that name an external engine go only to workers that advertised it, with the binary
+/// the run pinned at its first lease; in-process runs go to everyone.
+fn leases_go_only_to_workers_with_the_runs_engines(s: &dyn Storage) {
+    let now = 10_000;
+    let fsf = s
+        .add_variant(&VariantSpec {
+            name: "fairy".into(),
+            kind: VariantKind::External {
+                engine: "fsf".into(),
+                protocol: proto::domain::EngineProtocol::Ucci,
+                options: vec![],
+            },
+        })
+        .expect("external");
+    let base = s.add_variant(&params("base", "")).expect("params");
+    let suite = suite(s, 4);
+    let run =
+        s.create_run(&run_spec(RunKind::Games { pairs: 4 }, vec![fsf.id, base.id], suite, SLOW), now).expect("run");
+    assert_eq!(
+        s.run_engines(run.id).expect("engines"),
+        [scheduler::EngineNeed { name: "fsf".into(), pinned_sha256: None }]
+    );
+    let plain = engine_worker(s, "plain", &[], now);
+    let wrong = engine_worker(s, "wrong", &[("pikafish", 'a')], now);
+    assert_eq!(s.lease_batch(plain, 4, now).expect("lease"), None, "no engines");
+    assert_eq!(s.lease_batch(wrong, 4, now).expect("lease"), None, "other engines");
+    assert_eq!(s.connected_engines(0).expect("connected").len(), 1, "one worker has engines");
+    let with = engine_worker(s, "with", &[("fsf", 'a'), ("pikafish", 'b')], now);
+    let lease = s.lease_batch(with, 1, now).expect("lease").expect("the fsf run");
+    assert_eq!(lease.run, run.id);
+    let pinned = s.run_engines(run.id).expect("engines");
+    assert_eq!(pinned[0].pinned_sha256.as_deref(), Some("a".repeat(64).as_str()), "pinned to the first binary");
+    let other_binary = engine_worker(s, "other-binary", &[("fsf", 'c')], now);
+    assert_eq!(s.lease_batch(other_binary, 4, now).expect("lease"), None, "the same name, another binary");
+    let same_binary = engine_worker(s, "same-binary", &[("fsf", 'a')], now);
+    assert_eq!(s.lease_batch(same_binary, 1, now).expect("lease").expect("work").run, run.id);
+    // An in-process run still serves the engine-less worker.
+    let open = games_run(s, 1, now);
+    assert_eq!(s.lease_batch(plain, 1, now).expect("lease").expect("work").run, open);
+    // Connected means seen lately.
+    assert_eq!(s.connected_engines(now + 1).expect("connected").len(), 0);
 }
 
 fn a_worker_key_registers_the_same_worker_again(s: &dyn Storage) {

@@ -16,6 +16,7 @@ fn info(key: &str, rules_version: u32) -> WorkerInfo {
         bench_signature: 1,
         worker_key: key.into(),
         rules_version,
+        engines: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 mod adjudication;
 mod clock;
+mod engines;
 mod ids;
 mod live;
 mod names;
@@ -14,6 +15,7 @@ mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
+pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sha256};
 pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
@@ -26,8 +28,20 @@ pub enum VariantKind {
     /// The engine built into the worker, with these parameters (TOML text as
     /// `xqengine params --dump` writes it).
     Params { toml: String },
-    /// An external engine started as a child process.
-    External { command: String, args: Vec<String>, protocol: EngineProtocol, options: Vec<(String, String)> },
+    /// An external engine: one the workers were given under this name (`worker --engine
+    /// NAME=PATH`; its path and arguments are the worker's), started as a child process. Only
+    /// workers that advertise the engine get leases that name it.
+    External { engine: String, protocol: EngineProtocol, options: Vec<(String, String)> },
+}
+
+impl VariantKind {
+    /// The worker engine an external variant names; `None` for the in-process engine.
+    pub fn engine(&self) -> Option<&str> {
+        match self {
+            VariantKind::External { engine, .. } => Some(engine),
+            VariantKind::Params { .. } => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -456,6 +470,9 @@ pub struct WorkerInfo {
     pub worker_key: String,
     /// The rules the worker plays by (`engine::RULES_VERSION`).
     pub rules_version: u32,
+    /// The external engines the worker was given (its allow-list); it gets leases only for
+    /// runs whose external variants all name one of them.
+    pub engines: Vec<EngineInfo>,
 }
 
 #[cfg(test)]

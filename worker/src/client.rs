@@ -40,8 +40,9 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 use crate::delivery::Delivery;
+use crate::engines::EngineSet;
 use crate::error::{Error, Result};
-use crate::runner::{StopFlag, default_player, play_lease_until};
+use crate::runner::{StopFlag, play_lease_until};
 use crate::spool::Spool;
 
 /// Every call's deadline.
@@ -79,6 +80,8 @@ pub struct WorkerConfig {
     /// Return (after delivering everything) once there was no work for this long; `None` =
     /// wait for work forever.
     pub idle_exit: Option<Duration>,
+    /// The external engines the worker may start (checked at start), advertised at Register.
+    pub engines: EngineSet,
 }
 
 pub(crate) type Client = FarmClient<InterceptedService<Channel, BearerToken>>;
@@ -173,6 +176,7 @@ pub async fn run_worker_until(
 ) -> Result<()> {
     let spool = Arc::new(Spool::open(&cfg.spool_dir)?);
     info.worker_key = spool.worker_key()?;
+    info.engines = cfg.engines.infos();
     // Leases a killed run of this worker was playing: their final batches send the pairs it
     // did not finish back to the pool now, rather than when the leases expire.
     for lease in spool.open_leases()? {
@@ -343,6 +347,15 @@ impl LeaseLoop<'_> {
                 reason: format!("lease {lease_id} has {} pairs; sequence numbers run out", lease.tasks.len()),
             });
         }
+        // Defence in depth: the coordinator leases a run only to workers that advertised its
+        // engines, but a lease naming another one is refused whole and nothing is started; its
+        // final batch sends the pairs back to the pool.
+        if let Some(refusal) = self.cfg.engines.refusal(&lease) {
+            tracing::error!(lease = %lease_id, run = %lease.run, error = %refusal, "lease refused; its pairs go back to the pool");
+            self.spool.put(&final_batch(self.worker, lease_id))?;
+            self.wake.notify_one();
+            return Ok(());
+        }
         tracing::info!(lease = %lease_id, run = %lease.run, pairs = lease.tasks.len(), "playing");
         self.spool.open_lease(lease_id.get())?;
         let _heartbeat = AbortOnDrop(tokio::spawn(heartbeat(self.conn.clone(), self.worker, lease_id)));
@@ -352,11 +365,13 @@ impl LeaseLoop<'_> {
         let seq_of: HashMap<u64, u32> = lease.tasks.iter().enumerate().map(|(i, t)| (t.pair_index, i as u32)).collect();
         let (spool, wake, stop, worker, name) =
             (Arc::clone(self.spool), Arc::clone(self.wake), self.stop.clone(), self.worker, self.cfg.name.clone());
+        let engines = self.cfg.engines.clone();
         std::thread::Builder::new()
             .name(format!("lease-{lease_id}"))
             .spawn(move || {
                 let mut spool_error = None;
-                let played = play_lease_until(&lease, threads, &default_player, &name, &stop, |pair| {
+                let player = |v: &proto::domain::Variant| engines.player(v);
+                let played = play_lease_until(&lease, threads, &player, &name, &stop, |pair| {
                     let Some(&seq) = seq_of.get(&pair.pair_index) else {
                         tracing::error!(lease = %lease_id, pair = pair.pair_index, "a pair the lease does not hold");
                         return;

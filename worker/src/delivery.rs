@@ -87,7 +87,7 @@ impl Delivery {
                     self.spool.remove(lease, seq)?;
                     match BatchAck::try_from(resp) {
                         Ok(ack) => tracing::info!(
-                            lease,
+                            lease = %lease,
                             seq,
                             recorded = ack.recorded_pairs,
                             duplicate = ack.duplicate,
@@ -100,7 +100,7 @@ impl Delivery {
                 }
                 Err(status) if retry_later(&status) => {
                     tracing::warn!(
-                        lease,
+                        lease = %lease,
                         seq,
                         code = ?status.code(),
                         message = status.message(),

@@ -8,6 +8,16 @@ pub enum Error {
     Opening { index: usize, text: String, reason: String },
     #[error("engine `{engine}`: {reason}")]
     Engine { engine: String, reason: String },
+    /// An engine given to the worker (`--engine NAME=PATH`, the engine file) that cannot be
+    /// used: refused at start.
+    #[error("engine `{name}` ({path}): {reason}")]
+    EngineSetup { name: String, path: String, reason: String },
+    /// A malformed `--engine` or engine file.
+    #[error("{source_name}: {reason}")]
+    EngineConfig { source_name: String, reason: String },
+    /// A lease names an engine this worker was not given: it is never started.
+    #[error("variant `{variant}` names engine `{engine}`, which this worker was not given (its engines: {given})")]
+    EngineNotGiven { variant: String, engine: String, given: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("coordinator at {url}: {reason}")]

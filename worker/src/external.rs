@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use engine::notation::{parse_uci, parse_uci_one_based};
 use engine::{Color, Limits, Position};
-use proto::domain::{EngineProtocol, VariantKind};
+use proto::domain::EngineProtocol;
 
 use crate::error::{Error, Result};
 use crate::player::{Player, Reply};
@@ -45,8 +45,8 @@ use crate::player::{Player, Reply};
 use process::Process;
 pub use protocol::{EngineLine, go_command, move_text, parse_line, position_command};
 
-/// How to start an external engine: the variant's command, arguments, protocol and
-/// options.
+/// How to start an external engine: the path and arguments of an engine the worker was given
+/// ([`crate::engines::EngineSet`]), the variant's protocol and options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineCommand {
     pub command: String,
@@ -69,19 +69,6 @@ impl EngineCommand {
     pub fn option(mut self, name: impl Into<String>, value: impl Into<String>) -> EngineCommand {
         self.options.push((name.into(), value.into()));
         self
-    }
-
-    /// The command of an external variant (`None` for the in-process kind).
-    pub fn from_variant(kind: &VariantKind) -> Option<EngineCommand> {
-        match kind {
-            VariantKind::External { command, args, protocol, options } => Some(EngineCommand {
-                command: command.clone(),
-                args: args.clone(),
-                protocol: *protocol,
-                options: options.clone(),
-            }),
-            VariantKind::Params { .. } => None,
-        }
     }
 }
 

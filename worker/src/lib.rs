@@ -16,6 +16,7 @@
 pub mod adjudication;
 pub mod client;
 mod delivery;
+pub mod engines;
 pub mod error;
 pub mod external;
 pub mod game;

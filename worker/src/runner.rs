@@ -16,7 +16,6 @@ use proto::domain::{
 };
 
 use crate::error::{Error, Result};
-use crate::external::{EngineCommand, ExternalConfig, ExternalEngine};
 use crate::game::{GameRecord, GameSettings, play_game};
 use crate::openings::parse_opening;
 use crate::player::{InProcess, Player};
@@ -24,8 +23,8 @@ use crate::player::{InProcess, Player};
 /// Builds the player of a variant (in-process parameters or an external engine).
 pub type PlayerFactory<'a> = dyn Fn(&Variant) -> Result<Box<dyn Player>> + Sync + 'a;
 
-/// The default factory: in-process engines for parameter sets; external engines through
-/// `crate::external`.
+/// The in-process engine's factory: parameter sets only. An external variant is refused here;
+/// it plays only through the worker's allow-list ([`crate::engines::EngineSet::player`]).
 pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
     match &variant.spec.kind {
         VariantKind::Params { toml } => {
@@ -35,13 +34,11 @@ pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
             })?;
             Ok(Box::new(InProcess::new(variant.spec.name.clone(), params)))
         }
-        kind @ VariantKind::External { .. } => {
-            let command = EngineCommand::from_variant(kind).ok_or_else(|| Error::Engine {
-                engine: variant.spec.name.clone(),
-                reason: "not an external engine".into(),
-            })?;
-            Ok(Box::new(ExternalEngine::spawn(variant.spec.name.clone(), command, ExternalConfig::default())?))
-        }
+        VariantKind::External { engine, .. } => Err(Error::EngineNotGiven {
+            variant: variant.spec.name.clone(),
+            engine: engine.clone(),
+            given: "none".into(),
+        }),
     }
 }
 
@@ -160,7 +157,7 @@ pub fn play_lease_until(
                     let report = play_task(task, variants, &mut players, &stoppable, settings, lease.sample_every);
                     if abandoned.load(Ordering::SeqCst) {
                         tracing::info!(
-                            worker = worker_name,
+                            worker = %worker_name,
                             pair = task.pair_index,
                             "pair abandoned: the worker stops"
                         );

@@ -116,6 +116,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 bench_signature: 0,
                 worker_key: String::new(),
                 rules_version: engine::RULES_VERSION,
+                engines: Vec::new(),
             };
             let worker: WorkerId = c
                 .register(pb::RegisterRequest::from(info))

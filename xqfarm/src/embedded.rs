@@ -60,6 +60,7 @@ pub fn local_worker_info(name: &str, cores: usize, bench_signature: u64) -> Work
         // The worker fills in the key it keeps beside its spool.
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     }
 }
 
@@ -90,6 +91,7 @@ pub fn spawn_worker(
         bench_signature: signature,
         max_leases: None,
         idle_exit: None,
+        engines: worker::engines::EngineSet::empty(),
     };
     let info = local_worker_info(&cfg.name, concurrency, signature);
     tokio::spawn(run_worker(cfg, info))

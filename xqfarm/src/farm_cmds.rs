@@ -106,6 +106,37 @@ pub struct WorkerArgs {
     /// Exit (0) after delivering everything once there was no work for this long: 30s, 5m, 1h.
     #[arg(long, value_parser = worker::client::parse_duration)]
     idle_exit: Option<std::time::Duration>,
+    /// An external engine this worker may start, NAME=PATH (repeatable); checked at start (an
+    /// executable that completes its UCI handshake). Variants name engines by NAME.
+    #[arg(long = "engine", value_name = "NAME=PATH")]
+    engines: Vec<String>,
+    /// An engine file (TOML): `[engines] NAME = "PATH"` and/or `[[engine]]` tables with name,
+    /// path, args and protocol; added to the --engine ones.
+    #[arg(long, value_name = "FILE")]
+    engine_file: Option<PathBuf>,
+}
+
+/// The worker's engines from `--engine` and `--engine-file`, each checked (refused at start,
+/// naming the engine and its path).
+async fn checked_engines(flags: &[String], file: Option<&std::path::Path>) -> Result<worker::engines::EngineSet> {
+    let mut defs = Vec::new();
+    if let Some(file) = file {
+        defs.extend(worker::engines::read_engine_file(file)?);
+    }
+    for flag in flags {
+        defs.push(flag.parse::<worker::engines::EngineDef>()?);
+    }
+    if defs.is_empty() {
+        return Ok(worker::engines::EngineSet::empty());
+    }
+    let set = tokio::task::spawn_blocking(move || {
+        worker::engines::EngineSet::check(defs, worker::external::ExternalConfig::default())
+    })
+    .await??;
+    for engine in set.infos() {
+        eprintln!("engine {}: {} (sha256 {})", engine.name, engine.id_name, engine.sha256);
+    }
+    Ok(set)
 }
 
 pub async fn worker(args: WorkerArgs) -> Result<()> {
@@ -114,6 +145,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let token = remote::token(args.token)?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
+    let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
     eprintln!("measuring the bench signature...");
     let signature = tokio::task::spawn_blocking(embedded::bench_signature).await?;
     let cfg = WorkerConfig {
@@ -126,6 +158,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         bench_signature: signature,
         max_leases: args.max_leases,
         idle_exit: args.idle_exit,
+        engines,
     };
     eprintln!("worker {name}: {concurrency} games at once, bench signature {signature}");
     run_worker_until(cfg, embedded::local_worker_info(&name, concurrency, signature), shutdown).await?;
@@ -344,12 +377,13 @@ pub struct VariantAddArgs {
     remote: Remote,
     /// Parameter file (TOML) of an in-process variant.
     file: Option<PathBuf>,
-    /// Name (default: the file's stem, or the command).
+    /// Name (default: the file's stem, or the engine's name).
     #[arg(long)]
     name: Option<String>,
-    /// An external engine command instead of a parameter file.
-    #[arg(long, conflicts_with = "file")]
-    external: Option<String>,
+    /// An external engine instead of a parameter file: the NAME workers were given it under
+    /// (`xqfarm worker --engine NAME=PATH`); never a command or a path.
+    #[arg(long, conflicts_with = "file", value_name = "NAME")]
+    engine: Option<String>,
     /// Protocol of an external engine.
     #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
     protocol: EngineProtocol,
@@ -359,7 +393,7 @@ pub struct VariantAddArgs {
 }
 
 pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
-    let spec = match (&a.file, &a.external) {
+    let spec = match (&a.file, &a.engine) {
         (Some(file), None) => {
             let toml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
             engine::eval::Params::from_toml_str(&toml).with_context(|| format!("checking {}", file.display()))?;
@@ -369,10 +403,8 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
                 .unwrap_or_else(|| file.file_stem().map_or("params".into(), |s| s.to_string_lossy().into()));
             VariantSpec { name, kind: VariantKind::Params { toml } }
         }
-        (None, Some(cmd)) => {
-            let mut words = cmd.split_whitespace().map(str::to_owned);
-            let command = words.next().context("--external needs a command")?;
-            let protocol = a.protocol;
+        (None, Some(engine)) => {
+            proto::domain::check_engine_name(engine).map_err(|reason| anyhow::anyhow!("--engine: {reason}"))?;
             let options = a
                 .options
                 .iter()
@@ -383,11 +415,11 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
                 })
                 .collect::<Result<_>>()?;
             VariantSpec {
-                name: a.name.clone().unwrap_or_else(|| command.clone()),
-                kind: VariantKind::External { command, args: words.collect(), protocol, options },
+                name: a.name.clone().unwrap_or_else(|| engine.clone()),
+                kind: VariantKind::External { engine: engine.clone(), protocol: a.protocol, options },
             }
         }
-        _ => bail!("pass a parameter file or --external COMMAND"),
+        _ => bail!("pass a parameter file or --engine NAME"),
     };
     let mut client = a.remote.client().await?;
     let resp =

@@ -255,6 +255,11 @@ pub fn summary(status: &RunStatus) -> String {
     let mut out = String::new();
     out.push_str(&format!("run {}: {}\n", status.run.id, status.run.spec.name));
     out.push_str(&format!("state: {:?}\n", status.run.state));
+    for engine in &status.missing_engines {
+        out.push_str(&format!(
+            "waiting: no connected worker has engine `{engine}` (with the binary the run pinned, if any)\n"
+        ));
+    }
     if let Some(l) = status.live.first() {
         let c = &l.counts;
         out.push_str(&format!(

@@ -127,6 +127,7 @@ fn worker_info(name: &str) -> WorkerInfo {
         bench_signature: 1,
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
     }
 }
 
@@ -234,6 +235,7 @@ async fn a_worker_plays_a_run_over_tls() {
         bench_signature: 1,
         max_leases: None,
         idle_exit: None,
+        engines: worker::engines::EngineSet::empty(),
     };
     let worker = tokio::spawn(run_worker(cfg, worker_info("tls-worker")));
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -289,6 +291,7 @@ async fn tls_mismatches_fail_at_once_saying_what_to_fix() {
             bench_signature: 1,
             max_leases: None,
             idle_exit: None,
+            engines: worker::engines::EngineSet::empty(),
         };
         let stopped = tokio::time::timeout(PROMPT, run_worker(cfg, worker_info("w"))).await.expect("the worker hangs");
         let error = stopped.expect_err("the worker must refuse").to_string();

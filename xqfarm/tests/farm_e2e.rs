@@ -79,6 +79,7 @@ async fn two_workers_play_a_fixed_games_run() {
             bench_signature: 1,
             max_leases: None,
             idle_exit: None,
+            engines: worker::engines::EngineSet::empty(),
         };
         let info = WorkerInfo {
             name: cfg.name.clone(),
@@ -88,6 +89,7 @@ async fn two_workers_play_a_fixed_games_run() {
             bench_signature: 1,
             worker_key: String::new(),
             rules_version: engine::RULES_VERSION,
+            engines: Vec::new(),
         };
         workers.push(tokio::spawn(run_worker(cfg, info)));
     }

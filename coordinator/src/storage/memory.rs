@@ -4,13 +4,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use proto::domain::{
-    GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairingStats, Run, RunId, RunSpec, RunState, SuiteId,
-    Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairingStats, Run, RunId, RunSpec, RunState,
+    SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::{LeaseTerms, RecordOutcome, Storage, StoredGame, check_state_change, make_task, task_variant_ids};
 use crate::error::{Error, Result};
-use crate::scheduler::{self, Pairing, RunLoad};
+use crate::scheduler::{self, EngineNeed, Pairing, RunLoad};
 use crate::{report, spec};
 
 #[derive(Debug, Default)]
@@ -56,6 +56,8 @@ struct RunRecord {
     in_flight: u64,
     games: Vec<StoredGame>,
     exported_up_to: u64,
+    /// The external engines the run's variants name, pinned as leased.
+    engines: Vec<EngineNeed>,
 }
 
 #[derive(Debug)]
@@ -202,6 +204,7 @@ impl Storage for MemoryStorage {
         let suite_len =
             state.suites.get(&run_spec.openings).ok_or(Error::SuiteNotFound(run_spec.openings))?.openings.len();
         let pairings = scheduler::pairings(run_spec);
+        let engines = scheduler::engine_needs(run_spec.variants.iter().filter_map(|v| state.variants.get(v)));
         let id = RunId::new(next_id(&state.runs));
         let run = Run {
             id,
@@ -223,6 +226,7 @@ impl Storage for MemoryStorage {
                 in_flight: 0,
                 games: Vec::new(),
                 exported_up_to: 0,
+                engines,
             },
         );
         tracing::info!(run = %id, name = %run_spec.name, "run created");
@@ -267,6 +271,7 @@ impl Storage for MemoryStorage {
         let record = state.workers.get_mut(&worker).ok_or(Error::WorkerNotFound(worker))?;
         record.last_seen_ms = now_ms;
         let signature = record.info.bench_signature;
+        let worker_engines = record.info.engines.clone();
         if free_slots == 0 {
             return Ok(None);
         }
@@ -280,9 +285,10 @@ impl Storage for MemoryStorage {
                 in_flight: r.in_flight,
                 unallocated: scheduler::pairs_per_pairing(&r.run.spec.kind)
                     .map(|t| t.saturating_mul(r.pairings.len() as u64).saturating_sub(r.allocated.iter().sum())),
+                engines: r.engines.clone(),
             })
             .collect();
-        let Some(run_id) = scheduler::choose_run(&loads) else {
+        let Some(run_id) = scheduler::choose_run(&loads, &worker_engines) else {
             return Ok(None);
         };
         let lease_id = LeaseId::new(next_id(&state.leases));
@@ -295,6 +301,12 @@ impl Storage for MemoryStorage {
         let plan = scheduler::plan_batch(&pooled, &run.allocated, target, run.next_pair_index, batch);
         if plan.is_empty() {
             return Ok(None);
+        }
+        for pin in scheduler::new_pins(&run.engines, &worker_engines) {
+            if let Some(need) = run.engines.iter_mut().find(|n| n.name == pin.name) {
+                need.pinned_sha256 = Some(pin.sha256.clone());
+                tracing::info!(run = %run_id, engine = %pin.name, sha256 = %pin.sha256, "engine pinned");
+            }
         }
         let mut tasks = Vec::with_capacity(plan.len());
         for &index in &plan.requeued {
@@ -503,5 +515,19 @@ impl Storage for MemoryStorage {
 
     fn exported_up_to(&self, run: RunId) -> Result<u64> {
         Ok(self.lock()?.run(run)?.exported_up_to)
+    }
+
+    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
+        Ok(self.lock()?.run(run)?.engines.clone())
+    }
+
+    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
+        let state = self.lock()?;
+        Ok(state
+            .workers
+            .values()
+            .filter(|w| w.last_seen_ms >= since_ms && !w.info.engines.is_empty())
+            .map(|w| w.info.engines.clone())
+            .collect())
     }
 }

@@ -8,11 +8,12 @@
 //! whichever lease reports it first.
 
 use proto::domain::{
-    Adjudication, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind, RunSpec,
-    RunState, SuiteId, TimeControl, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    Adjudication, EngineInfo, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind,
+    RunSpec, RunState, SuiteId, TimeControl, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
+use crate::scheduler::EngineNeed;
 
 pub mod memory;
 pub mod sqlite;
@@ -104,7 +105,9 @@ pub trait Storage: Send + Sync {
 
     /// Expires overdue leases, then hands the worker a batch of pairs from one active run it
     /// may play (a run with a bench signature only goes to workers registered with the same
-    /// signature), pooled pairs first. `None` when there is no work or no free slot.
+    /// signature, a run naming external engines only to workers that advertised each, with the
+    /// binary the run pinned: see `scheduler::can_play`), pooled pairs first. `None` when there
+    /// is no work or no free slot.
     fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>>;
 
     /// The lease's run rules and every task it was given, whatever the lease's state (a late
@@ -142,6 +145,13 @@ pub trait Storage: Send + Sync {
     fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()>;
     /// The highest game id noted as exported for the run (0 = none).
     fn exported_up_to(&self, run: RunId) -> Result<u64>;
+
+    /// The external engines the run's variants name, with the binary the run pinned for each
+    /// (that of the first worker it was leased to; `lease_batch` pins and filters by them).
+    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>>;
+    /// The engines of every worker seen (registered, leasing or heartbeating) at or after
+    /// `since_ms`, one list per worker.
+    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT

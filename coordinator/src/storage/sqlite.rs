@@ -8,6 +8,7 @@ mod catalog;
 mod checkpoint;
 mod codec;
 mod db;
+mod engines;
 mod leasing;
 mod results;
 mod schema;
@@ -17,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use proto::domain::{
-    Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec,
-    WorkerId, WorkerInfo,
+    EngineInfo, Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
+    VariantSpec, WorkerId, WorkerInfo,
 };
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -27,6 +28,7 @@ use self::db::Db;
 use self::writer::Writer;
 use super::{LeaseTerms, RecordOutcome, Storage, StoredGame};
 use crate::error::{Error, Result};
+use crate::scheduler::EngineNeed;
 use crate::spec;
 
 /// Adds what was being done to a SQLite error.
@@ -203,7 +205,11 @@ impl Storage for SqliteStorage {
     fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
         spec::validate_worker_info(info)?;
         let owned = info.clone();
-        let id = self.write("registering a worker", move |db| leasing::insert_worker(db, &owned, now_ms))?;
+        let id = self.write("registering a worker", move |db| {
+            let id = leasing::insert_worker(db, &owned, now_ms)?;
+            engines::store_worker_engines(db, id, &owned.engines)?;
+            Ok(id)
+        })?;
         tracing::info!(worker = %id, name = %info.name, "worker registered");
         Ok(id)
     }
@@ -249,5 +255,13 @@ impl Storage for SqliteStorage {
 
     fn exported_up_to(&self, run: RunId) -> Result<u64> {
         self.read("reading the export mark", move |db| catalog::exported_up_to(db, run))
+    }
+
+    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
+        self.read("reading a run's engines", move |db| engines::run_engines(db, run))
+    }
+
+    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
+        self.read("reading the connected workers' engines", move |db| engines::connected_engines(db, since_ms))
     }
 }

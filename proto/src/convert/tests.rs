@@ -29,8 +29,7 @@ fn external_variant() -> Variant {
         spec: VariantSpec {
             name: "pikafish".into(),
             kind: VariantKind::External {
-                command: "/opt/engines/pikafish".into(),
-                args: vec!["--quiet".into(), "".into()],
+                engine: "pikafish".into(),
                 protocol: EngineProtocol::Ucci,
                 options: vec![("Hash".into(), "64".into()), ("EvalFile".into(), "pikafish.nnue".into())],
             },
@@ -119,7 +118,11 @@ fn live() -> LiveStats {
 }
 
 fn status() -> RunStatus {
-    RunStatus { run: run(), live: vec![live(), LiveStats { sprt: None, counts: PairingStats::default(), ..live() }] }
+    RunStatus {
+        run: run(),
+        live: vec![live(), LiveStats { sprt: None, counts: PairingStats::default(), ..live() }],
+        missing_engines: vec!["fsf".into()],
+    }
 }
 
 fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
@@ -194,6 +197,10 @@ fn worker() -> WorkerInfo {
         bench_signature: 4_215_603,
         worker_key: "9f3c1e0d5a7b2c4e6f8091a2b3c4d5e6".into(),
         rules_version: 1,
+        engines: vec![
+            EngineInfo { name: "fsf".into(), id_name: "Fairy-Stockfish 11.1 LB 64".into(), sha256: "0f".repeat(32) },
+            EngineInfo { name: "pikafish".into(), id_name: String::new(), sha256: "a1".repeat(32) },
+        ],
     }
 }
 
@@ -301,7 +308,10 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::GetRunResponse>(status());
     round_trip::<RunStatus, pb::StopRunResponse>(status());
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
-    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![status(), RunStatus { run: run(), live: vec![] }]);
+    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
+        status(),
+        RunStatus { run: run(), live: vec![], missing_engines: vec![] },
+    ]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }
 
@@ -448,11 +458,16 @@ fn unspecified_and_unknown_enums_differ_in_kind() {
 #[test]
 fn bad_variants_name_the_field() {
     type Mutation = fn(&mut pb::AddVariantRequest);
-    let cases: [(&str, Mutation); 6] = [
+    let cases: [(&str, Mutation); 10] = [
         ("spec", |r| r.spec = None),
         ("spec.name", |r| r.spec.as_mut().expect("spec").name.clear()),
         ("spec.kind", |r| r.spec.as_mut().expect("spec").kind = None),
-        ("spec.external.command", |r| external_of(r).command.clear()),
+        ("spec.external.engine", |r| external_of(r).engine.clear()),
+        ("spec.external.engine", |r| external_of(r).engine = "/usr/games/fairy-stockfish".into()),
+        ("spec.external.engine", |r| external_of(r).engine = "fsf --uci".into()),
+        // A protocol 2 client's command line is refused by name, even beside an engine name.
+        ("spec.external.command", |r| external_of(r).command = "/usr/bin/pikafish".into()),
+        ("spec.external.args", |r| external_of(r).args = vec!["--quiet".into()]),
         ("spec.external.protocol", |r| external_of(r).protocol = 0),
         ("spec.external.protocol", |r| external_of(r).protocol = -4),
     ];
@@ -461,6 +476,10 @@ fn bad_variants_name_the_field() {
         mutate(&mut request);
         rejects::<VariantSpec, _>(request, field);
     }
+    let mut request = pb::AddVariantRequest::from(external_variant().spec);
+    external_of(&mut request).command = "/tmp/evil.sh".into();
+    let error = VariantSpec::try_from(request).expect_err("a command");
+    assert!(error.to_string().contains("`/tmp/evil.sh`") && error.to_string().contains("never a command"), "{error}");
     rejects::<Variant, _>(pb::AddVariantResponse { variant: None }, "variant");
     let mut response = pb::AddVariantResponse::from(params_variant());
     response.variant.as_mut().expect("variant").variant_id.clear();
@@ -649,4 +668,20 @@ fn requests_built_from_domain_values_carry_our_version() {
         pb::AddOpeningsRequest::from(OpeningSuiteSpec { name: "x".into(), openings: vec![] }).protocol_version,
         PROTOCOL_VERSION
     );
+}
+
+#[test]
+fn bad_worker_engines_name_the_field() {
+    type Mutation = fn(&mut pb::RegisterRequest);
+    let cases: [(&str, Mutation); 4] = [
+        ("worker.engines[0].name", |r| r.worker.as_mut().expect("worker").engines[0].name = "/usr/games/fsf".into()),
+        ("worker.engines[1].sha256", |r| r.worker.as_mut().expect("worker").engines[1].sha256 = "abc".into()),
+        ("worker.engines[0].id_name", |r| r.worker.as_mut().expect("worker").engines[0].id_name = "a\nb".into()),
+        ("worker.engines[1].name", |r| r.worker.as_mut().expect("worker").engines[1].name = "fsf".into()),
+    ];
+    for (field, mutate) in cases {
+        let mut request = pb::RegisterRequest::from(worker());
+        mutate(&mut request);
+        rejects::<WorkerInfo, _>(request, field);
+    }
 }

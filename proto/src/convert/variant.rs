@@ -1,7 +1,7 @@
 //! Variants: the in-process engine with parameters, or an external engine.
 
 use super::{enumeration, non_empty, required};
-use crate::domain::{EngineProtocol, Variant, VariantId, VariantKind, VariantSpec};
+use crate::domain::{EngineProtocol, Variant, VariantId, VariantKind, VariantSpec, check_engine_name};
 use crate::error::{Error, Result};
 use crate::pb;
 
@@ -29,12 +29,13 @@ impl From<VariantKind> for pb::variant_spec::Kind {
     fn from(kind: VariantKind) -> pb::variant_spec::Kind {
         match kind {
             VariantKind::Params { toml } => pb::variant_spec::Kind::Params(pb::ParamsVariant { toml }),
-            VariantKind::External { command, args, protocol, options } => {
+            VariantKind::External { engine, protocol, options } => {
                 pb::variant_spec::Kind::External(pb::ExternalVariant {
-                    command,
-                    args,
+                    command: String::new(),
+                    args: Vec::new(),
                     protocol: pb::EngineProtocol::from(protocol).into(),
                     options: options.into_iter().map(|(name, value)| pb::EngineOption { name, value }).collect(),
+                    engine,
                 })
             }
         }
@@ -46,14 +47,37 @@ impl TryFrom<pb::variant_spec::Kind> for VariantKind {
     fn try_from(kind: pb::variant_spec::Kind) -> Result<VariantKind> {
         Ok(match kind {
             pb::variant_spec::Kind::Params(params) => VariantKind::Params { toml: params.toml },
-            pb::variant_spec::Kind::External(external) => VariantKind::External {
-                command: non_empty(external.command, "external.command")?,
-                args: external.args,
-                protocol: enumeration::<pb::EngineProtocol, _>(external.protocol, "external.protocol")?,
-                options: external.options.into_iter().map(|option| (option.name, option.value)).collect(),
-            },
+            pb::variant_spec::Kind::External(external) => external_variant(external)?,
         })
     }
+}
+
+/// An external variant names a worker's engine; one that carries a command line (as protocol
+/// 2 clients sent) is refused by name, never run or silently stripped.
+fn external_variant(external: pb::ExternalVariant) -> Result<VariantKind> {
+    if !external.command.is_empty() {
+        return Err(Error::invalid(
+            "external.command",
+            format!(
+                "`{}`: an external variant names an engine the workers were given (`engine`, as in \
+                 `xqfarm worker --engine NAME=PATH`), never a command or a path",
+                external.command.escape_debug()
+            ),
+        ));
+    }
+    if !external.args.is_empty() {
+        return Err(Error::invalid(
+            "external.args",
+            format!("{:?}: arguments belong to the worker's engine definition, not to a variant", external.args),
+        ));
+    }
+    let engine = non_empty(external.engine, "external.engine")?;
+    check_engine_name(&engine).map_err(|reason| Error::invalid("external.engine", reason))?;
+    Ok(VariantKind::External {
+        engine,
+        protocol: enumeration::<pb::EngineProtocol, _>(external.protocol, "external.protocol")?,
+        options: external.options.into_iter().map(|option| (option.name, option.value)).collect(),
+    })
 }
 
 impl From<VariantSpec> for pb::VariantSpec {

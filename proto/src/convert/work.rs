@@ -2,8 +2,9 @@
 
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
-    BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply, MoveStat,
-    PairReport, PairTask, PositionSample, RunId, UnknownTermination, VariantId, WorkerInfo,
+    BatchAck, BatchResult, EngineInfo, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply,
+    MoveStat, PairReport, PairTask, PositionSample, RunId, UnknownTermination, VariantId, WorkerInfo,
+    check_engine_name, check_sha256,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -303,9 +304,31 @@ impl From<WorkerInfo> for pb::WorkerInfo {
             bench_signature: worker.bench_signature,
             worker_key: worker.worker_key,
             rules_version: worker.rules_version,
+            engines: worker.engines.into_iter().map(Into::into).collect(),
         }
     }
 }
+
+impl From<EngineInfo> for pb::EngineInfo {
+    fn from(engine: EngineInfo) -> pb::EngineInfo {
+        pb::EngineInfo { name: engine.name, id_name: engine.id_name, sha256: engine.sha256 }
+    }
+}
+
+impl TryFrom<pb::EngineInfo> for EngineInfo {
+    type Error = Error;
+    fn try_from(engine: pb::EngineInfo) -> Result<EngineInfo> {
+        check_engine_name(&engine.name).map_err(|reason| Error::invalid("name", reason))?;
+        check_sha256(&engine.sha256).map_err(|reason| Error::invalid("sha256", reason))?;
+        if engine.id_name.len() > MAX_ENGINE_ID_BYTES || engine.id_name.chars().any(char::is_control) {
+            return Err(Error::invalid("id_name", format!("one line of at most {MAX_ENGINE_ID_BYTES} bytes")));
+        }
+        Ok(EngineInfo { name: engine.name, id_name: engine.id_name, sha256: engine.sha256 })
+    }
+}
+
+/// The longest `id name` an engine may advertise.
+const MAX_ENGINE_ID_BYTES: usize = 200;
 
 impl TryFrom<pb::WorkerInfo> for WorkerInfo {
     type Error = Error;
@@ -318,8 +341,20 @@ impl TryFrom<pb::WorkerInfo> for WorkerInfo {
             bench_signature: worker.bench_signature,
             worker_key: worker_key(worker.worker_key)?,
             rules_version: worker.rules_version,
+            engines: worker_engines(worker.engines)?,
         })
     }
+}
+
+/// A worker's engines: each valid, each name once.
+fn worker_engines(engines: Vec<pb::EngineInfo>) -> Result<Vec<EngineInfo>> {
+    let engines: Vec<EngineInfo> = each(engines, "engines")?;
+    for (i, engine) in engines.iter().enumerate() {
+        if engines[..i].iter().any(|e| e.name == engine.name) {
+            return Err(Error::invalid(format!("engines[{i}].name"), format!("engine `{}` twice", engine.name)));
+        }
+    }
+    Ok(engines)
 }
 
 /// The longest worker key accepted.

@@ -38,4 +38,7 @@ pub struct RunStatus {
     pub run: Run,
     /// One per pairing, in the order of `run.stats`.
     pub live: Vec<LiveStats>,
+    /// Engines the active run needs that no connected worker has (with the binary the run
+    /// pinned, if it pinned one): the run waits for them. Empty otherwise.
+    pub missing_engines: Vec<String>,
 }

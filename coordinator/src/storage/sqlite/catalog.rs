@@ -33,7 +33,9 @@ pub(super) fn load_variant(db: &Db, id: &VariantId) -> Result<Variant> {
         .ctx("reading a variant")?;
     let text = text.ok_or_else(|| Error::VariantNotFound(id.clone()))?;
     let spec = spec::decode_variant(&text)?;
-    if spec::variant_id(&spec) != *id {
+    // The stored text, not the decoded spec: a command-line variant of schema 2 decodes to an
+    // engine name and keeps its id.
+    if spec::encoding_id(&text) != *id {
         return Err(corrupt(format!("variant {id} does not hash to its id")));
     }
     let variant = Variant { id: id.clone(), spec };
@@ -155,6 +157,7 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
             .and_then(|mut s| s.execute(params![id, int(idx as u64), variant.as_str()]))
             .ctx("naming a run's variants")?;
     }
+    super::engines::store_run_engines(conn, id, &super::engines::needs_of(conn, run_spec)?)?;
     for pairing in 0..scheduler::pairings(run_spec).len() {
         conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))

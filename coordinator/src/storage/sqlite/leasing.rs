@@ -7,6 +7,7 @@ use super::Ctx;
 use super::catalog::{load_variant, opening_line, run_spec, suite_size};
 use super::codec::{bits, from_bits, int, key, to_u32, to_u64};
 use super::db::Db;
+use super::engines;
 use crate::error::{Error, Result};
 use crate::scheduler::{self, RunLoad};
 use crate::storage::{make_task, task_variant_ids};
@@ -171,6 +172,7 @@ fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
                 requeued: to_u64(pooled, "pooled pairs")?,
                 in_flight: to_u64(leased, "leased pairs")?,
                 unallocated,
+                engines: Vec::new(),
             })
         })
         .collect()
@@ -187,7 +189,10 @@ pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u6
     if free_slots == 0 {
         return Ok(None);
     }
-    let Some(run_id) = scheduler::choose_run(&run_loads(tx, from_bits(signature))?) else {
+    let mut loads = run_loads(tx, from_bits(signature))?;
+    engines::attach_needs(tx, &mut loads)?;
+    let worker_engines = engines::worker_engines(tx, worker)?;
+    let Some(run_id) = scheduler::choose_run(&loads, &worker_engines) else {
         return Ok(None);
     };
     let spec = run_spec(tx, run_id)?;
@@ -222,6 +227,9 @@ pub(super) fn lease_batch(tx: &Db, worker: WorkerId, free_slots: u32, now_ms: u6
     let plan = scheduler::plan_batch(&pooled, &allocated, target, next_pair_index, batch);
     if plan.is_empty() {
         return Ok(None);
+    }
+    if let Some(load) = loads.iter().find(|l| l.run == run_id) {
+        engines::pin(tx, run_id, &scheduler::new_pins(&load.engines, &worker_engines))?;
     }
 
     let duration_ms = scheduler::LEASE_TIMEOUT_MS;

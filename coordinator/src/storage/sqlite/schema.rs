@@ -13,13 +13,13 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 2;
+pub(super) const SCHEMA_VERSION: i64 = 3;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -31,6 +31,34 @@ fn v1_to_v2(conn: &Connection) -> Result<()> {
          CREATE UNIQUE INDEX workers_by_key ON workers(key_digest) WHERE key_digest IS NOT NULL;",
     )
     .ctx("migrating the schema from version 1 to 2 (worker keys)")
+}
+
+/// Version 3: engines by name. `worker_engines` holds what each worker advertised at Register
+/// (name, `id name`, SHA-256 of the binary); `run_engines` the engines each run's external
+/// variants name, with the binary the run pinned (NULL until first leased). Existing runs get
+/// their engines from their stored variants; a command-line variant (versions 1 and 2) names
+/// the engine of its command's file stem (`spec::engine_name_of_command`). Workers of older
+/// versions advertised nothing: they get no lease naming an engine until they register again.
+fn v2_to_v3(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TABLE worker_engines (
+             worker_id INTEGER NOT NULL REFERENCES workers(id),
+             name      TEXT NOT NULL,
+             id_name   TEXT NOT NULL,
+             sha256    TEXT NOT NULL,
+             PRIMARY KEY (worker_id, name)
+         ) WITHOUT ROWID;
+         CREATE INDEX worker_engines_by_name ON worker_engines(name);
+         CREATE TABLE run_engines (
+             run_id  INTEGER NOT NULL REFERENCES runs(id),
+             name    TEXT NOT NULL,
+             sha256  TEXT,  -- the pinned binary, NULL until the run is first leased
+             id_name TEXT,
+             PRIMARY KEY (run_id, name)
+         ) WITHOUT ROWID;",
+    )
+    .ctx("migrating the schema from version 2 to 3 (engines by name)")?;
+    super::engines::fill_run_engines(conn)
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
@@ -312,7 +340,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2]);
+        assert_eq!(versions(&conn), [1, 2, 3]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -323,7 +351,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2]);
+        assert_eq!(versions(&conn), [1, 2, 3]);
     }
 
     #[test]
@@ -343,7 +371,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2]);
+        assert_eq!(versions(&new), [1, 2, 3]);
     }
 
     #[test]
