@@ -15,7 +15,7 @@ macro_rules! message_request {
     ($request:ident { $field:ident: $domain:ty }) => {
         impl From<$domain> for pb::$request {
             fn from(value: $domain) -> pb::$request {
-                pb::$request { protocol_version: PROTOCOL_VERSION, $field: Some(value.into()) }
+                pb::$request { protocol_version: PROTOCOL_VERSION, $field: Some(value.into()), ..Default::default() }
             }
         }
 

@@ -323,14 +323,22 @@ impl TryFrom<pb::LiveStats> for LiveStats {
 
 impl From<RunStatus> for pb::RunStatus {
     fn from(status: RunStatus) -> pb::RunStatus {
-        pb::RunStatus { run: Some(status.run.into()), live: status.live.into_iter().map(Into::into).collect() }
+        pb::RunStatus {
+            run: Some(status.run.into()),
+            live: status.live.into_iter().map(Into::into).collect(),
+            exported_games: status.exported_games,
+        }
     }
 }
 
 impl TryFrom<pb::RunStatus> for RunStatus {
     type Error = Error;
     fn try_from(status: pb::RunStatus) -> Result<RunStatus> {
-        Ok(RunStatus { run: required(status.run, "run")?, live: each(status.live, "live")? })
+        Ok(RunStatus {
+            run: required(status.run, "run")?,
+            live: each(status.live, "live")?,
+            exported_games: status.exported_games,
+        })
     }
 }
 

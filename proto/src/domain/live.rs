@@ -38,4 +38,6 @@ pub struct RunStatus {
     pub run: Run,
     /// One per pairing, in the order of `run.stats`.
     pub live: Vec<LiveStats>,
+    /// Games of the run in the coordinator's Parquet data (0 without a data directory).
+    pub exported_games: u64,
 }
