@@ -49,6 +49,8 @@ use crate::domain::{
 use crate::error::{Error, Result};
 use crate::pb;
 pub use retry::RetryPolicy;
+/// The gRPC status codes that [`Error::Rpc`] keeps.
+pub use tonic::Code;
 
 /// How a client calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
