@@ -159,8 +159,14 @@ impl FarmClient {
         loop {
             let mut message = tonic::Request::new(request.clone());
             message.set_timeout(timeout);
+            let sent = std::time::Instant::now();
             let status = match tokio::time::timeout(timeout, send(self.inner.clone(), message)).await {
                 Ok(Ok(response)) => return Ok(response.into_inner()),
+                // The coordinator enforces `grpc-timeout` too, and answers CANCELLED when it
+                // expires first: that is this deadline, and it is reported as one.
+                Ok(Err(status)) if status.code() == tonic::Code::Cancelled && sent.elapsed() >= timeout => {
+                    tonic::Status::deadline_exceeded(format!("no answer within {timeout:?}"))
+                }
                 Ok(Err(status)) => status,
                 Err(_) => tonic::Status::deadline_exceeded(format!("no answer within {timeout:?}")),
             };
