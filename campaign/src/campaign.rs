@@ -233,5 +233,9 @@ pub async fn run(
 }
 
 fn sprt_stats(status: &RunStatus) -> Result<LiveStats> {
-    status.live.first().copied().ok_or_else(|| Error::Run { run: status.run.id, reason: "the SPRT has no statistics".into() })
+    status
+        .live
+        .first()
+        .copied()
+        .ok_or_else(|| Error::Run { run: status.run.id, reason: "the SPRT has no statistics".into() })
 }

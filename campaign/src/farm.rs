@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use engine::eval::Params;
 use proto::client::{FarmClient, retry};
-use proto::domain::{OpeningSuiteSpec, RunId, RunSpec, RunState, RunStatus, SuiteId, VariantId, VariantKind, VariantSpec};
+use proto::domain::{
+    OpeningSuiteSpec, RunId, RunSpec, RunState, RunStatus, SuiteId, VariantId, VariantKind, VariantSpec,
+};
 
 use crate::error::{Error, Result};
 

@@ -9,8 +9,8 @@ use std::path::Path;
 use campaign::{CampaignConfig, Farm, Tuner, Tuning, Verdict};
 use engine::eval::Params;
 use proto::domain::{
-    LiveStats, PairingStats, Run, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
-    SprtSettings, SuiteId, TimeControl, VariantId,
+    LiveStats, PairingStats, Run, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SprtSettings, SuiteId,
+    TimeControl, VariantId,
 };
 
 /// What the fake farm saw, in order.
@@ -279,7 +279,8 @@ fn without_h1_the_start_stays_best() {
 fn bad_settings_are_named_before_anything_runs() {
     let dir = tempfile::tempdir().expect("temp dir");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-    let cases: [(fn(&mut CampaignConfig), &str); 4] = [
+    type Change = fn(&mut CampaignConfig);
+    let cases: [(Change, &str); 4] = [
         (|c| c.iterations = 0, "iterations"),
         (|c| c.pairs = 0, "pairs"),
         (|c| c.max_games = 0, "max_games"),

@@ -103,8 +103,8 @@ impl FarmClient {
     /// ([`Error::Unreachable`] once it gives up); a TLS mismatch or a bad token fails at once.
     pub async fn connect(url: &str, ca_cert: Option<&Path>, token: &str, config: ClientConfig) -> Result<FarmClient> {
         let token = BearerToken::new(token)?;
-        let endpoint = crate::endpoint::endpoint(url, ca_cert)?
-            .keep_alive(config.keep_alive_interval, config.keep_alive_timeout);
+        let endpoint =
+            crate::endpoint::endpoint(url, ca_cert)?.keep_alive(config.keep_alive_interval, config.keep_alive_timeout);
         let mut attempt = 1;
         let channel = loop {
             match endpoint.connect().await {
@@ -121,7 +121,11 @@ impl FarmClient {
                 Err(e) => return Err(e),
             }
         };
-        Ok(FarmClient { inner: pb::farm_client::FarmClient::with_interceptor(channel, token), url: url.to_owned(), config })
+        Ok(FarmClient {
+            inner: pb::farm_client::FarmClient::with_interceptor(channel, token),
+            url: url.to_owned(),
+            config,
+        })
     }
 
     /// The same connection with another configuration (say, another retry policy).

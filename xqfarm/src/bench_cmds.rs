@@ -73,8 +73,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
         ids.push(client.add_variant(spec).await?.id);
     }
-    let suite =
-        client.add_openings(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }).await?;
+    let suite = client.add_openings(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }).await?;
     let spec = RunSpec {
         name: "rpc-bench".into(),
         kind: RunKind::Games { pairs: 100_000_000 },

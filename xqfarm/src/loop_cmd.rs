@@ -90,7 +90,13 @@ impl LoopArgs {
             pairs: self.pairs,
             tc: TimeControl::Nodes(self.nodes),
             sample_every: self.sample_every,
-            sprt: SprtSettings { elo0: self.elo0, elo1: self.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized },
+            sprt: SprtSettings {
+                elo0: self.elo0,
+                elo1: self.elo1,
+                alpha: 0.05,
+                beta: 0.05,
+                model: EloModel::Normalized,
+            },
             max_games: self.max_games,
         }
     }

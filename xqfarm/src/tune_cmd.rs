@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use analysis::data::PositionFilter;
 use analysis::texel::{self, TexelConfig, TexelRun};
-use campaign::{Farm as _, RemoteFarm};
-use campaign::tuner::changes_table;
 use analysis::tune::{AdamConfig, EpochReport, Selection, parse_groups};
 use anyhow::{Context, Result, bail};
+use campaign::tuner::changes_table;
+use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
 use engine::eval::Params;
 use proto::domain::{EloModel, SprtSettings, TimeControl};

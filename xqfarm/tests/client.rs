@@ -168,7 +168,8 @@ async fn a_create_run_request_key_makes_one_run() {
     let channel = proto::endpoint::endpoint(&coordinator.url, None).expect("endpoint").connect().await.expect("dial");
     let token = proto::auth::BearerToken::new("secret").expect("token");
     let mut raw = pb::farm_client::FarmClient::with_interceptor(channel, token);
-    let keyed = |key: &str| pb::CreateRunRequest { request_key: key.into(), ..pb::CreateRunRequest::from(spec.clone()) };
+    let keyed =
+        |key: &str| pb::CreateRunRequest { request_key: key.into(), ..pb::CreateRunRequest::from(spec.clone()) };
     let id = |r: Response<pb::CreateRunResponse>| r.into_inner().run.expect("run").run_id;
 
     let first = id(raw.create_run(keyed("k-1")).await.expect("create"));
@@ -306,7 +307,8 @@ async fn transient_failures_are_retried_and_answers_are_not() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_unary_call_has_a_deadline() {
     let (url, service) = scripted(Code::Unavailable, 0).await;
-    let config = ClientConfig { rpc_timeout: Duration::from_millis(300), retry: RetryPolicy::ONCE, ..ClientConfig::default() };
+    let config =
+        ClientConfig { rpc_timeout: Duration::from_millis(300), retry: RetryPolicy::ONCE, ..ClientConfig::default() };
     let client = FarmClient::connect(&url, None, "t", config).await.expect("connect");
     let started = Instant::now();
     let error = client.get_run(99).await.expect_err("no answer in time");
@@ -392,6 +394,10 @@ async fn a_watch_notices_a_coordinator_gone_silent() {
     let next = tokio::time::timeout(Duration::from_secs(10), watch.next()).await.expect("the watch must not hang");
     let error = next.expect("an error, not the end of the stream").expect_err("the coordinator is silent");
     assert!(error.code().is_some(), "{error}");
-    assert!(started.elapsed() < Duration::from_secs(5), "noticed within a few keep-alive periods: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "noticed within a few keep-alive periods: {:?}",
+        started.elapsed()
+    );
     coordinator.abort();
 }

@@ -42,8 +42,11 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// User commands: a few tries over about 5 s, then the error.
-    pub const COMMAND: RetryPolicy =
-        RetryPolicy { first_delay: Duration::from_millis(200), max_delay: Duration::from_secs(2), max_attempts: Some(5) };
+    pub const COMMAND: RetryPolicy = RetryPolicy {
+        first_delay: Duration::from_millis(200),
+        max_delay: Duration::from_secs(2),
+        max_attempts: Some(5),
+    };
 
     /// A long-running process (the worker, the campaign): retry transient failures forever,
     /// at most 10 s apart.
@@ -52,8 +55,11 @@ impl RetryPolicy {
 
     /// One attempt only: for callers that keep their own loop (the worker's delivery and
     /// lease loops, which must also watch for a stop).
-    pub const ONCE: RetryPolicy =
-        RetryPolicy { first_delay: Duration::from_millis(200), max_delay: Duration::from_secs(10), max_attempts: Some(1) };
+    pub const ONCE: RetryPolicy = RetryPolicy {
+        first_delay: Duration::from_millis(200),
+        max_delay: Duration::from_secs(10),
+        max_attempts: Some(1),
+    };
 
     /// The wait before retry number `retry` (1 = the first retry), with `jitter` in `[0, 1)`
     /// placing it between half and all of the capped exponential delay.
@@ -84,8 +90,11 @@ pub fn jitter() -> f64 {
 mod tests {
     use super::*;
 
-    const P: RetryPolicy =
-        RetryPolicy { first_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1), max_attempts: Some(6) };
+    const P: RetryPolicy = RetryPolicy {
+        first_delay: Duration::from_millis(100),
+        max_delay: Duration::from_secs(1),
+        max_attempts: Some(6),
+    };
 
     #[test]
     fn delays_double_up_to_the_cap() {

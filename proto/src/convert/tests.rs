@@ -305,7 +305,10 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::GetRunResponse>(status());
     round_trip::<RunStatus, pb::StopRunResponse>(status());
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
-    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![status(), RunStatus { run: run(), live: vec![], exported_games: 0 }]);
+    round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
+        status(),
+        RunStatus { run: run(), live: vec![], exported_games: 0 },
+    ]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }
 
