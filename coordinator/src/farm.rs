@@ -2,7 +2,7 @@
 //! Parquet export and live statistics, over a `Storage` and a `Clock`. The gRPC handlers in
 //! `grpc.rs` only convert and call these methods.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -24,6 +24,14 @@ use crate::storage::Storage;
 pub const NO_WORK_RETRY_MS: u64 = 1_000;
 /// Games exported per Parquet segment at most.
 const EXPORT_BATCH: usize = 5_000;
+/// CreateRun request keys remembered (the oldest is forgotten first).
+const REQUEST_KEYS_KEPT: usize = 4_096;
+/// The longest CreateRun request key.
+const REQUEST_KEY_MAX: usize = 128;
+
+/// How many games of each run are in Parquet ("exported up to game N"), published by the
+/// exporter. A run absent from the map has none.
+pub type ExportProgress = BTreeMap<RunId, u64>;
 
 pub struct Farm {
     storage: Arc<dyn Storage>,
@@ -37,6 +45,12 @@ pub struct Farm {
     sprt_runs: Mutex<HashMap<RunId, bool>>,
     /// The `runs` table as last written, so an unchanged table is not rewritten every pass.
     runs_written: Mutex<Vec<pq::RunRow>>,
+    /// Games of each run in Parquet; every export that adds some publishes the new counts.
+    exported: watch::Sender<ExportProgress>,
+    /// The runs CreateRun made for recent request keys, oldest first: a retried CreateRun
+    /// gets the run its first attempt made. Held while a keyed run is created, so two
+    /// attempts in flight at once cannot both create one.
+    created: Mutex<VecDeque<(String, RunId)>>,
 }
 
 impl std::fmt::Debug for Farm {
@@ -50,6 +64,7 @@ impl Farm {
     /// repaired or adopted and anything recorded but not yet exported is exported now.
     pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
         let (changes, _) = watch::channel(0);
+        let (exported, _) = watch::channel(ExportProgress::new());
         let farm = Farm {
             storage,
             clock,
@@ -58,6 +73,8 @@ impl Farm {
             export_lock: Mutex::new(()),
             sprt_runs: Mutex::new(HashMap::new()),
             runs_written: Mutex::new(Vec::new()),
+            exported,
+            created: Mutex::new(VecDeque::new()),
         };
         // Results recorded just before a crash may have settled an SPRT whose verdict was
         // not stored yet.
@@ -73,6 +90,11 @@ impl Farm {
                     farm.storage.mark_exported(run.id, adopted)?;
                 }
                 farm.export(run.id)?;
+                // Everything recorded is exported now: the run's Parquet holds all its games.
+                let games = run_games(&farm.storage.get_run(run.id)?);
+                farm.exported.send_modify(|progress| {
+                    progress.insert(run.id, games);
+                });
             }
             // The `runs` table in today's vocabulary, even if an older version wrote it.
             farm.export_runs(&farm.storage.list_runs()?)?;
@@ -91,6 +113,31 @@ impl Farm {
 
     fn notify(&self) {
         self.changes.send_modify(|v| *v += 1);
+    }
+
+    /// A receiver of the export progress: how many games of each run are in Parquet. It
+    /// changes whenever an export adds games (WatchRun streams also wake on it, through
+    /// [`Farm::subscribe`]).
+    pub fn subscribe_exported(&self) -> watch::Receiver<ExportProgress> {
+        self.exported.subscribe()
+    }
+
+    /// Games of `run` in Parquet (0 without a data directory).
+    pub fn exported_games(&self, run: RunId) -> u64 {
+        self.exported.borrow().get(&run).copied().unwrap_or(0)
+    }
+
+    /// Whether a watcher of this status has seen the last of the run: it is over, and (with a
+    /// data directory) every recorded game is in Parquet.
+    pub fn watch_is_over(&self, status: &RunStatus) -> bool {
+        status.run.state != RunState::Active
+            && (self.data_dir.is_none() || status.exported_games >= run_games(&status.run))
+    }
+
+    /// The run's status with its live statistics and export progress.
+    fn status_of(&self, run: Run) -> RunStatus {
+        let exported = self.exported_games(run.id);
+        RunStatus { exported_games: exported, ..status(run) }
     }
 
     /// Registers a worker (again: the same id for the same worker key). A worker that plays
@@ -260,6 +307,9 @@ impl Farm {
                 .collect();
             pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
             self.storage.mark_exported(run, last)?;
+            let added = games.len() as u64;
+            self.exported.send_modify(|progress| *progress.entry(run).or_insert(0) += added);
+            self.notify();
             if games.len() < EXPORT_BATCH {
                 break;
             }
@@ -311,16 +361,43 @@ impl Farm {
         Ok(run)
     }
 
+    /// [`Farm::create_run`] once per `request_key` (empty: no key, always a new run): a key
+    /// seen since this coordinator started answers with the run created for it. Keys live in
+    /// memory only (the last [`REQUEST_KEYS_KEPT`]); see `proto::client` for what that leaves.
+    pub fn create_run_once(&self, spec: &RunSpec, request_key: &str) -> Result<Run> {
+        if request_key.is_empty() {
+            return self.create_run(spec);
+        }
+        if request_key.len() > REQUEST_KEY_MAX || !request_key.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Error::InvalidSpec {
+                field: "request_key".into(),
+                reason: format!("at most {REQUEST_KEY_MAX} printable ASCII characters, got {:?}", request_key),
+            });
+        }
+        let mut created =
+            self.created.lock().map_err(|_| Error::storage("reading request keys", "the lock is poisoned"))?;
+        if let Some(&(_, id)) = created.iter().find(|(key, _)| key == request_key) {
+            tracing::info!(run = %id, "CreateRun sent again with the same request key: the run made the first time");
+            return self.storage.get_run(id);
+        }
+        let run = self.create_run(spec)?;
+        if created.len() >= REQUEST_KEYS_KEPT {
+            created.pop_front();
+        }
+        created.push_back((request_key.to_owned(), run.id));
+        Ok(run)
+    }
+
     pub fn stop_run(&self, id: RunId) -> Result<RunStatus> {
         let run = self.storage.get_run(id)?;
         let run = if run.state == RunState::Active { self.storage.set_run_state(id, RunState::Stopped)? } else { run };
         self.notify();
-        Ok(status(run))
+        Ok(self.status_of(run))
     }
 
     pub fn get_run(&self, id: RunId) -> Result<RunStatus> {
         let connected = self.connected_engines()?;
-        self.waiting_status(status(self.storage.get_run(id)?), &connected)
+        self.waiting_status(self.status_of(self.storage.get_run(id)?), &connected)
     }
 
     /// The engines of the workers seen within [`scheduler::CONNECTED_WITHIN_MS`].
@@ -349,7 +426,7 @@ impl Farm {
             runs.truncate(filter.limit as usize);
         }
         let connected = self.connected_engines()?;
-        runs.into_iter().map(|run| self.waiting_status(status(run), &connected)).collect()
+        runs.into_iter().map(|run| self.waiting_status(self.status_of(run), &connected)).collect()
     }
 }
 
@@ -368,7 +445,12 @@ fn sprt_progress(
     Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
 }
 
-/// The live statistics of a run's pairings.
+/// Games recorded for a run: two per recorded pair, over all its pairings.
+fn run_games(run: &Run) -> u64 {
+    run.stats.iter().map(PairingStats::games).sum()
+}
+
+/// The live statistics of a run's pairings (no export progress: see `Farm::get_run`).
 pub fn status(run: Run) -> RunStatus {
     let live = run
         .stats
@@ -398,5 +480,5 @@ pub fn status(run: Run) -> RunStatus {
             }
         })
         .collect();
-    RunStatus { run, live, missing_engines: Vec::new() }
+    RunStatus { run, live, missing_engines: Vec::new(), exported_games: 0 }
 }

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use proto::domain::{
-    LeaseRequest, OpeningSuiteSpec, RunFilter, RunId, RunSpec, RunState, SubmitRequest, VariantSpec, WorkerInfo,
+    LeaseRequest, OpeningSuiteSpec, RunFilter, RunId, RunSpec, SubmitRequest, VariantSpec, WorkerInfo,
 };
 use proto::pb;
 use tokio_stream::Stream;
@@ -119,8 +119,10 @@ impl pb::farm_server::Farm for FarmService {
 
     async fn create_run(&self, req: Request<pb::CreateRunRequest>) -> Result<Response<pb::CreateRunResponse>, Status> {
         self.auth(&req)?;
-        let spec: RunSpec = convert(req.into_inner())?;
-        Ok(Response::new(self.call(move |farm| farm.create_run(&spec)).await?.into()))
+        let req = req.into_inner();
+        let key = req.request_key.clone();
+        let spec: RunSpec = convert(req)?;
+        Ok(Response::new(self.call(move |farm| farm.create_run_once(&spec, &key)).await?.into()))
     }
 
     async fn list_runs(&self, req: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {
@@ -143,7 +145,8 @@ impl pb::farm_server::Farm for FarmService {
 
     type WatchRunStream = WatchStream;
 
-    /// The run's status now, then after every change, until the run is over.
+    /// The run's status now, then after every change (statistics, state, export progress),
+    /// until the run is over and all its games are exported.
     async fn watch_run(&self, req: Request<pb::WatchRunRequest>) -> Result<Response<WatchStream>, Status> {
         self.auth(&req)?;
         let id: RunId = convert(req.into_inner())?;
@@ -155,7 +158,7 @@ impl pb::farm_server::Farm for FarmService {
             if tx.send(Ok(last.clone().into())).await.is_err() {
                 return;
             }
-            while last.run.state == RunState::Active {
+            while !farm.watch_is_over(&last) {
                 if changes.changed().await.is_err() {
                     return;
                 }

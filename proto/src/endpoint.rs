@@ -83,6 +83,15 @@ impl FarmEndpoint {
         self.tls
     }
 
+    /// HTTP/2 keep-alive: a ping `interval` after the last frame received, also while only a
+    /// stream is open, and the connection dropped when no answer comes within `timeout`. This
+    /// is how a watch stream notices a frozen or cut-off coordinator.
+    pub fn keep_alive(mut self, interval: Duration, timeout: Duration) -> FarmEndpoint {
+        self.endpoint =
+            self.endpoint.http2_keep_alive_interval(interval).keep_alive_timeout(timeout).keep_alive_while_idle(true);
+        self
+    }
+
     /// Connects. [`Error::Unreachable`] when the coordinator may be up later (worth
     /// retrying); [`Error::TlsMismatch`] when retrying cannot help.
     pub async fn connect(&self) -> Result<Channel> {

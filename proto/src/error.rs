@@ -51,6 +51,13 @@ pub enum Error {
     /// Client and coordinator disagree on TLS; no retry can help.
     #[error("coordinator {url}: {reason}")]
     TlsMismatch { url: String, reason: String },
+    /// A call that failed: the coordinator's answer, or the transport's when it could not be
+    /// reached (after the client's retries). Keeps the gRPC code and message.
+    #[error("{call}: {code:?}: {message}")]
+    Rpc { call: &'static str, code: tonic::Code, message: String },
+    /// A call the coordinator answered, with an answer that cannot be read.
+    #[error("{call}: the coordinator's answer is malformed: {reason}")]
+    BadResponse { call: &'static str, reason: String },
 }
 
 fn line_suffix(line: usize) -> String {
@@ -79,7 +86,19 @@ impl Error {
     /// Whether a connection failure may go away by itself (the coordinator is down or
     /// restarting), as opposed to a configuration to fix.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Error::Unreachable { .. })
+        match self {
+            Error::Unreachable { .. } => true,
+            Error::Rpc { code, .. } => crate::client::retry::is_transient(*code),
+            _ => false,
+        }
+    }
+
+    /// The gRPC code of a failed call ([`Error::Rpc`]).
+    pub fn code(&self) -> Option<tonic::Code> {
+        match self {
+            Error::Rpc { code, .. } => Some(*code),
+            _ => None,
+        }
     }
 
     /// Puts `parent` (a field name, possibly indexed: `pairs[2]`) in front of the path.

@@ -22,9 +22,12 @@
 //! The gRPC client is [`pb::farm_client::FarmClient`], the server trait
 //! [`pb::farm_server::Farm`] wrapped by [`pb::farm_server::FarmServer`]; the farm token
 //! travels as metadata (see [`auth`], which also holds the roles); clients dial through
-//! [`endpoint`], with TLS files loaded by [`tls`].
+//! [`endpoint`], with TLS files loaded by [`tls`]. Programs do not use the generated client
+//! directly: [`client::FarmClient`] is the typed client (domain types in and out, a deadline
+//! on every call, retries with backoff) that the worker and every command use.
 
 pub mod auth;
+pub mod client;
 pub mod convert;
 pub mod domain;
 pub mod endpoint;

@@ -28,16 +28,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use proto::auth::BearerToken;
-use proto::domain::{
-    BatchResult, Lease, LeaseGrant, LeaseId, LeaseReply, LeaseRequest, SubmitRequest, WorkerId, WorkerInfo,
-};
+use proto::client::{ClientConfig, FarmClient, RetryPolicy, retry};
+use proto::domain::{BatchResult, Lease, LeaseGrant, LeaseId, LeaseRequest, SubmitRequest, WorkerId, WorkerInfo};
 use proto::pb;
-use proto::pb::farm_client::FarmClient;
 use tokio::sync::{Notify, oneshot, watch};
-use tonic::Code;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
 
 use crate::delivery::Delivery;
 use crate::engines::EngineSet;
@@ -58,7 +52,9 @@ pub const FINAL_SEQ: u32 = u32::MAX;
 pub const ABANDON_WAIT: Duration = Duration::from_secs(5);
 /// After a stop: how long delivery goes on before the worker returns anyway.
 pub const DRAIN_WAIT: Duration = Duration::from_secs(10);
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// How the worker waits between failed attempts: capped exponential backoff with jitter,
+/// for as long as it takes (the lease loop and delivery use its delays in their own loops).
+pub(crate) const BACKOFF: RetryPolicy = RetryPolicy::FOREVER;
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -84,64 +80,43 @@ pub struct WorkerConfig {
     pub engines: EngineSet,
 }
 
-pub(crate) type Client = FarmClient<InterceptedService<Channel, BearerToken>>;
-
-#[derive(Clone)]
+/// The worker's connection: the farm client, retrying only where the worker has no loop of
+/// its own (connecting, registering); the lease loop and delivery send once per attempt.
+#[derive(Clone, Debug)]
 pub(crate) struct Connection {
-    pub(crate) client: Client,
-    url: String,
+    pub(crate) client: FarmClient,
 }
 
 impl Connection {
     async fn open(cfg: &WorkerConfig) -> Result<Connection> {
-        let endpoint = proto::endpoint::endpoint(&cfg.coordinator, cfg.ca_cert.as_deref())
-            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
-        let token = BearerToken::new(&cfg.token)
-            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() })?;
-        let mut backoff = Duration::from_millis(200);
-        loop {
-            match endpoint.connect().await {
-                Ok(channel) => {
-                    return Ok(Connection {
-                        client: FarmClient::with_interceptor(channel, token),
-                        url: cfg.coordinator.clone(),
-                    });
-                }
-                // A TLS mismatch or an unknown CA: no retry can fix it.
-                Err(e) if !e.is_transient() => {
-                    return Err(Error::Coordinator { url: cfg.coordinator.clone(), reason: e.to_string() });
-                }
-                Err(e) => {
-                    tracing::warn!(url = %cfg.coordinator, error = %e, retry_in = ?backoff, "coordinator unreachable");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                }
-            }
-        }
+        let config = ClientConfig { rpc_timeout: RPC_TIMEOUT, retry: BACKOFF, ..ClientConfig::default() };
+        let client = FarmClient::connect(&cfg.coordinator, cfg.ca_cert.as_deref(), &cfg.token, config)
+            .await
+            .map_err(|e| Error::Coordinator { url: cfg.coordinator.clone(), reason: without_url(&e) })?;
+        Ok(Connection { client })
     }
 
-    pub(crate) fn fatal(&self, status: &tonic::Status) -> Error {
-        Error::Coordinator { url: self.url.clone(), reason: format!("{:?}: {}", status.code(), status.message()) }
+    /// The client for one attempt per call.
+    pub(crate) fn once(&self) -> FarmClient {
+        self.client.with_retry(RetryPolicy::ONCE)
+    }
+
+    pub(crate) fn fatal(&self, error: &proto::Error) -> Error {
+        Error::Coordinator { url: self.client.url().to_owned(), reason: without_url(error) }
     }
 }
 
-/// Whether a failed call may succeed later (network trouble, restarts, deadlines).
-pub(crate) fn transient(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable | Code::DeadlineExceeded | Code::Unknown | Code::Cancelled | Code::Aborted | Code::Internal
-    )
+/// A farm error's text for [`Error::Coordinator`], which names the URL itself.
+fn without_url(error: &proto::Error) -> String {
+    match error {
+        proto::Error::Rpc { code, message, .. } => format!("{code:?}: {message}"),
+        other => other.to_string(),
+    }
 }
 
-/// Awaits a call for at most [`RPC_TIMEOUT`] (the channel has the same timeout; this one also
-/// covers a response body that never comes).
-pub(crate) async fn deadline<T>(
-    call: impl Future<Output = std::result::Result<tonic::Response<T>, tonic::Status>>,
-) -> std::result::Result<T, tonic::Status> {
-    match tokio::time::timeout(RPC_TIMEOUT, call).await {
-        Ok(result) => result.map(tonic::Response::into_inner),
-        Err(_) => Err(tonic::Status::deadline_exceeded(format!("no answer within {RPC_TIMEOUT:?}"))),
-    }
+/// The wait before the `failures`th retry of a worker loop.
+pub(crate) fn backoff(failures: u32) -> Duration {
+    BACKOFF.backoff(failures.max(1), retry::jitter())
 }
 
 /// Resolves once the stop flag's watch says so.
@@ -239,20 +214,8 @@ pub async fn run_worker_until(
 }
 
 async fn register(conn: &Connection, info: &WorkerInfo) -> Result<WorkerId> {
-    let req = pb::RegisterRequest::from(info.clone());
-    let mut backoff = Duration::from_millis(200);
-    loop {
-        let mut client = conn.client.clone();
-        match deadline(client.register(req.clone())).await {
-            Ok(resp) => return Ok(resp.into()),
-            Err(status) if transient(&status) => {
-                tracing::warn!(code = ?status.code(), message = status.message(), retry_in = ?backoff, "register failed; retrying");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-            }
-            Err(status) => return Err(conn.fatal(&status)),
-        }
-    }
+    // The client retries transient failures (the coordinator down or restarting) forever.
+    conn.client.register(info).await.map_err(|e| conn.fatal(&e))
 }
 
 /// The final batch of a lease: no pairs, `is_final`; its unreported pairs go back to the pool.
@@ -278,7 +241,7 @@ impl LeaseLoop<'_> {
     async fn run(&self, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
         let mut leases_done = 0;
         let mut idle_since = Instant::now();
-        let mut backoff = Duration::from_millis(200);
+        let mut failures = 0;
         loop {
             if self.stop.is_stopped() || self.cfg.max_leases.is_some_and(|m| leases_done >= m) {
                 return Ok(());
@@ -290,21 +253,20 @@ impl LeaseLoop<'_> {
                 tracing::info!(idle = ?idle, "no work for the idle time: exiting");
                 return Ok(());
             }
-            let req = pb::LeaseRequest::from(LeaseRequest {
+            let req = LeaseRequest {
                 worker: self.worker,
                 free_slots: self.cfg.concurrency as u32,
                 held: Vec::new(),
                 finished: Vec::new(),
-            });
-            let mut client = self.conn.client.clone();
+            };
+            let client = self.conn.once();
             let reply = tokio::select! {
-                reply = deadline(client.lease(req)) => reply,
+                reply = client.lease(req) => reply,
                 () = stopped(stop_rx) => continue,
             };
             let wait = match reply {
-                Ok(resp) => {
-                    backoff = Duration::from_millis(200);
-                    let reply = LeaseReply::try_from(resp).map_err(|e| self.conn.fatal(&tonic::Status::from(e)))?;
+                Ok(reply) => {
+                    failures = 0;
                     match reply.grant {
                         LeaseGrant::Lease(lease) => {
                             self.play(lease, stop_rx).await?;
@@ -317,13 +279,13 @@ impl LeaseLoop<'_> {
                         }
                     }
                 }
-                Err(status) if transient(&status) => {
-                    tracing::warn!(code = ?status.code(), message = status.message(), retry_in = ?backoff, "lease call failed; retrying");
-                    let wait = backoff;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                Err(error) if error.is_transient() => {
+                    failures += 1;
+                    let wait = backoff(failures);
+                    tracing::warn!(%error, retry_in = ?wait, "lease call failed; retrying");
                     wait
                 }
-                Err(status) => return Err(self.conn.fatal(&status)),
+                Err(error) => return Err(self.conn.fatal(&error)),
             };
             // Wake up in time for the idle exit.
             let wait = match self.cfg.idle_exit {
@@ -343,7 +305,7 @@ impl LeaseLoop<'_> {
         let lease_id = lease.id;
         if lease.tasks.len() >= FINAL_SEQ as usize {
             return Err(Error::Coordinator {
-                url: self.conn.url.clone(),
+                url: self.conn.client.url().to_owned(),
                 reason: format!("lease {lease_id} has {} pairs; sequence numbers run out", lease.tasks.len()),
             });
         }
@@ -425,23 +387,16 @@ async fn heartbeat(conn: Connection, worker: WorkerId, lease: LeaseId) {
     let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.tick().await;
+    let client = conn.once();
     loop {
         tick.tick().await;
-        let req =
-            pb::LeaseRequest::from(LeaseRequest { worker, free_slots: 0, held: vec![lease], finished: Vec::new() });
-        let mut client = conn.client.clone();
-        match deadline(client.lease(req)).await {
-            Ok(resp) => {
-                if LeaseReply::try_from(resp).is_ok_and(|r| r.closed.contains(&lease)) {
-                    tracing::warn!(
-                        lease = %lease,
-                        "the coordinator closed this lease; its results still count if nobody else reports them"
-                    );
-                }
-            }
-            Err(status) => {
-                tracing::warn!(lease = %lease, code = ?status.code(), message = status.message(), "heartbeat failed; playing on")
-            }
+        match client.heartbeat(worker, lease).await {
+            Ok(true) => tracing::warn!(
+                lease = %lease,
+                "the coordinator closed this lease; its results still count if nobody else reports them"
+            ),
+            Ok(false) => {}
+            Err(error) => tracing::warn!(lease = %lease, %error, "heartbeat failed; playing on"),
         }
     }
 }

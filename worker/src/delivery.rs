@@ -3,18 +3,14 @@
 //! coordinator that hangs or is gone delays delivery and nothing else.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use proto::domain::{BatchAck, WorkerId};
+use proto::domain::WorkerId;
 use tokio::sync::{Notify, watch};
 use tonic::Code;
 
-use crate::client::{Connection, deadline, transient};
+use crate::client::{Connection, backoff};
 use crate::error::Result;
 use crate::spool::Spool;
-
-const FIRST_BACKOFF: Duration = Duration::from_millis(200);
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 /// How one pass over the spool ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,12 +26,18 @@ enum Pass {
 /// fixed) are not the results' fault: honest results are never discarded for them. Only an
 /// answer about the submission itself (not this worker's lease, unknown lease, a report the
 /// referee refuses) sets it aside.
-fn retry_later(status: &tonic::Status) -> bool {
-    transient(status)
-        || matches!(
-            status.code(),
-            Code::FailedPrecondition | Code::Unauthenticated | Code::ResourceExhausted | Code::Unimplemented
-        )
+fn retry_later(error: &proto::Error) -> bool {
+    match error.code() {
+        Some(code) => {
+            error.is_transient()
+                || matches!(
+                    code,
+                    Code::FailedPrecondition | Code::Unauthenticated | Code::ResourceExhausted | Code::Unimplemented
+                )
+        }
+        // Not an answer about the submission at all.
+        None => true,
+    }
 }
 
 pub(crate) struct Delivery {
@@ -49,12 +51,12 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// Delivers until `finish` is set and the spool is empty.
     pub(crate) async fn run(self, mut finish: watch::Receiver<bool>) -> Result<()> {
-        let mut backoff = FIRST_BACKOFF;
+        let mut failures = 0;
         let mut finishing = false;
         loop {
             match self.pass().await? {
                 Pass::Done => {
-                    backoff = FIRST_BACKOFF;
+                    failures = 0;
                     if !self.spool.is_empty()? {
                         continue;
                     }
@@ -68,48 +70,36 @@ impl Delivery {
                     }
                 }
                 Pass::Retry => {
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    failures += 1;
+                    tokio::time::sleep(backoff(failures)).await;
                 }
             }
         }
     }
 
     async fn pass(&self) -> Result<Pass> {
+        let client = self.conn.once();
         for mut req in self.spool.pending()? {
             let (lease, seq) = req.batch.as_ref().map_or((0, 0), |b| (b.lease_id, b.seq));
             // Spooled by an earlier run of this worker, maybe before its id was known; the key
             // makes it the same worker.
             req.worker_id = self.worker.get();
-            let mut client = self.conn.client.clone();
-            match deadline(client.submit(req)).await {
-                Ok(resp) => {
+            match client.submit_wire(req).await {
+                Ok(ack) => {
                     self.spool.remove(lease, seq)?;
-                    match BatchAck::try_from(resp) {
-                        Ok(ack) => tracing::info!(
-                            lease = %lease,
-                            seq,
-                            recorded = ack.recorded_pairs,
-                            duplicate = ack.duplicate,
-                            "delivered"
-                        ),
-                        Err(e) => {
-                            tracing::warn!(lease = %lease, seq, error = %e, "delivered; the acknowledgement is malformed")
-                        }
-                    }
+                    tracing::info!(lease = %lease, seq, recorded = ack.recorded_pairs, duplicate = ack.duplicate, "delivered");
                 }
-                Err(status) if retry_later(&status) => {
-                    tracing::warn!(
-                        lease = %lease,
-                        seq,
-                        code = ?status.code(),
-                        message = status.message(),
-                        "delivery failed; the spool keeps it for a retry"
-                    );
+                // The coordinator took it; only its answer is unreadable.
+                Err(error @ proto::Error::BadResponse { .. }) => {
+                    self.spool.remove(lease, seq)?;
+                    tracing::warn!(lease = %lease, seq, %error, "delivered; the acknowledgement is malformed");
+                }
+                Err(error) if retry_later(&error) => {
+                    tracing::warn!(lease = %lease, seq, %error, "delivery failed; the spool keeps it for a retry");
                     return Ok(Pass::Retry);
                 }
-                Err(status) => {
-                    let reason = self.conn.fatal(&status).to_string();
+                Err(error) => {
+                    let reason = self.conn.fatal(&error).to_string();
                     tracing::error!(lease = %lease, seq, %reason, "submission refused by the coordinator; set aside in the spool's refused/");
                     self.spool.set_aside(lease, seq, &reason)?;
                 }
@@ -134,11 +124,12 @@ mod tests {
             Code::FailedPrecondition,
             Code::Unauthenticated,
         ];
+        let rpc = |code| proto::Error::Rpc { call: "Submit", code, message: "x".into() };
         for code in kept {
-            assert!(retry_later(&tonic::Status::new(code, "x")), "{code:?} keeps the results for a retry");
+            assert!(retry_later(&rpc(code)), "{code:?} keeps the results for a retry");
         }
         for code in [Code::InvalidArgument, Code::PermissionDenied, Code::NotFound] {
-            assert!(!retry_later(&tonic::Status::new(code, "x")), "{code:?} sets the submission aside");
+            assert!(!retry_later(&rpc(code)), "{code:?} sets the submission aside");
         }
     }
 }

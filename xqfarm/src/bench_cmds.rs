@@ -16,9 +16,8 @@ use engine::eval::Params;
 use engine::{Limits, Position};
 use proto::domain::{
     Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
-    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerInfo,
 };
-use proto::pb;
 use worker::game::GameSettings;
 use worker::player::{InProcess, Player, RandomMover, Reply};
 
@@ -67,22 +66,14 @@ async fn rpc(a: RpcArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let token = "bench";
     let emb = Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?;
-    let mut client = remote::connect(&emb.url, token).await?;
+    let client = remote::connect(&emb.url, token, None).await?;
     let toml = Params::default().to_toml();
     let mut ids = Vec::new();
     for name in ["a", "b"] {
         let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
-        let v = client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("variant"))?;
-        ids.push(proto::domain::Variant::try_from(v.into_inner())?.id);
+        ids.push(client.add_variant(spec).await?.id);
     }
-    let suite = client
-        .add_openings(pb::AddOpeningsRequest::from(OpeningSuiteSpec {
-            name: "s".into(),
-            openings: vec!["startpos".into()],
-        }))
-        .await
-        .map_err(remote::status("openings"))?;
-    let suite = proto::domain::OpeningSuiteSummary::try_from(suite.into_inner())?;
+    let suite = client.add_openings(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }).await?;
     let spec = RunSpec {
         name: "rpc-bench".into(),
         kind: RunKind::Games { pairs: 100_000_000 },
@@ -93,7 +84,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         bench_signature: None,
         sample_every: 0,
     };
-    client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("run"))?;
+    client.create_run(spec).await?;
 
     let payload = Arc::new(legal_pair(spec_tc(), &engine::Position::startpos()));
     let plies = payload[0].moves.len();
@@ -107,7 +98,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         let (url, rpcs, pairs_done) = (emb.url.clone(), Arc::clone(&rpcs), Arc::clone(&pairs_done));
         let (payload, first_lease_tx) = (Arc::clone(&payload), Arc::clone(&first_lease_tx));
         tasks.push(tokio::spawn(async move {
-            let mut c = remote::connect(&url, token).await?;
+            let c = remote::connect(&url, token, None).await?;
             let info = WorkerInfo {
                 name: format!("sim{i}"),
                 host: "bench".into(),
@@ -118,17 +109,11 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
             };
-            let worker: WorkerId = c
-                .register(pb::RegisterRequest::from(info))
-                .await
-                .map_err(remote::status("register"))?
-                .into_inner()
-                .into();
+            let worker = c.register(&info).await?;
             while Instant::now() < stop_at {
                 let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
-                let resp = c.lease(pb::LeaseRequest::from(req)).await.map_err(remote::status("lease"))?;
+                let LeaseReply { grant, .. } = c.lease(req).await?;
                 rpcs.fetch_add(1, Ordering::Relaxed);
-                let LeaseReply { grant, .. } = LeaseReply::try_from(resp.into_inner())?;
                 let LeaseGrant::Lease(lease) = grant else {
                     continue;
                 };
@@ -138,9 +123,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
                 let pairs: Vec<PairReport> = lease.tasks.iter().map(|t| pair_for(&payload, t)).collect();
                 let n = pairs.len() as u64;
                 let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
-                c.submit(pb::SubmitRequest::from(SubmitRequest { worker, batch }))
-                    .await
-                    .map_err(remote::status("submit"))?;
+                c.submit(SubmitRequest { worker, batch }).await?;
                 rpcs.fetch_add(1, Ordering::Relaxed);
                 pairs_done.fetch_add(n, Ordering::Relaxed);
             }

@@ -8,16 +8,16 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
+use proto::client::FarmClient;
 use proto::domain::{
-    Adjudication, EloModel, EngineProtocol, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunStatus, SprtSettings,
-    SuiteId, TimeControl, VariantId, VariantKind, VariantSpec,
+    Adjudication, EloModel, EngineProtocol, OpeningSuiteSpec, RunFilter, RunId, RunKind, RunKindName, RunSpec,
+    SprtSettings, SuiteId, TimeControl, VariantId, VariantKind, VariantSpec,
 };
-use proto::pb;
 use worker::client::{WorkerConfig, run_worker_until};
 
 use crate::embedded;
 use crate::remote;
-use crate::sprt::{add_suite, create_run, progress_line, summary, watch};
+use crate::sprt::{progress_line, summary, watch};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -201,8 +201,8 @@ pub struct Remote {
 }
 
 impl Remote {
-    async fn client(&self) -> Result<remote::Client> {
-        remote::connect_with(&self.coordinator, &remote::token(self.token.clone())?, self.ca_cert.as_deref()).await
+    async fn client(&self) -> Result<FarmClient> {
+        remote::connect(&self.coordinator, &remote::token(self.token.clone())?, self.ca_cert.as_deref()).await
     }
 }
 
@@ -331,16 +331,12 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 bench_signature: a.bench_signature,
                 sample_every: a.sample_every,
             };
-            let mut client = a.remote.client().await?;
-            println!("{}", create_run(&mut client, spec).await?);
+            let client = a.remote.client().await?;
+            println!("{}", client.create_run(spec).await?.id);
         }
         RunCommand::List { remote, active } => {
-            let mut client = remote.client().await?;
-            let resp = client
-                .list_runs(pb::ListRunsRequest::from(RunFilter { active_only: active, limit: 0 }))
-                .await
-                .map_err(remote::status("listing runs"))?;
-            for s in Vec::<RunStatus>::try_from(resp.into_inner()).context("reading runs")? {
+            let client = remote.client().await?;
+            for s in client.list_runs(RunFilter { active_only: active, limit: 0 }).await? {
                 println!(
                     "{:>5}  {:<14} {:<30} {}",
                     s.run.id,
@@ -351,21 +347,13 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
             }
         }
         RunCommand::Show { remote, id, watch: follow } => {
-            let mut client = remote.client().await?;
-            let status = if follow {
-                watch(&mut client, id).await?
-            } else {
-                let resp =
-                    client.get_run(pb::GetRunRequest::from(id)).await.map_err(remote::status("reading the run"))?;
-                RunStatus::try_from(resp.into_inner()).context("reading the run")?
-            };
+            let client = remote.client().await?;
+            let status = if follow { watch(&client, id).await? } else { client.get_run(id).await? };
             print!("{}", summary(&status));
         }
         RunCommand::Stop { remote, id } => {
-            let mut client = remote.client().await?;
-            let resp =
-                client.stop_run(pb::StopRunRequest::from(id)).await.map_err(remote::status("stopping the run"))?;
-            print!("{}", summary(&RunStatus::try_from(resp.into_inner()).context("reading the run")?));
+            let client = remote.client().await?;
+            print!("{}", summary(&client.stop_run(id).await?));
         }
     }
     Ok(())
@@ -421,10 +409,8 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
         }
         _ => bail!("pass a parameter file or --engine NAME"),
     };
-    let mut client = a.remote.client().await?;
-    let resp =
-        client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("adding the variant"))?;
-    let v = proto::domain::Variant::try_from(resp.into_inner()).context("reading the variant")?;
+    let client = a.remote.client().await?;
+    let v = client.add_variant(spec).await?;
     println!("{}  {}", v.id, v.spec.name);
     Ok(())
 }
@@ -445,8 +431,8 @@ pub async fn openings_add(a: OpeningsAddArgs) -> Result<()> {
     let lines: Vec<String> =
         text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_owned()).filter(|l| !l.is_empty()).collect();
     let name = a.name.unwrap_or_else(|| a.file.file_stem().map_or("suite".into(), |s| s.to_string_lossy().into()));
-    let mut client = a.remote.client().await?;
-    let s = add_suite(&mut client, &name, lines).await?;
+    let client = a.remote.client().await?;
+    let s = client.add_openings(OpeningSuiteSpec { name, openings: lines }).await?;
     println!("{}  {} ({} openings)", s.id, s.name, s.openings);
     Ok(())
 }

@@ -4,19 +4,20 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
-use proto::domain::{
-    Adjudication, EloModel, OpeningSuiteSpec, OpeningSuiteSummary, RunId, RunKind, RunSpec, RunState, RunStatus,
-    SprtSettings, SuiteId, TimeControl, Variant, VariantId, VariantKind, VariantSpec,
-};
-use proto::pb;
-use tokio_stream::StreamExt;
+use proto::client::{FarmClient, RetryPolicy};
+use proto::domain::{EloModel, RunId, RunState, RunStatus, SprtSettings, TimeControl};
+
+pub use campaign::sprt_spec;
+pub use campaign::text::{progress_line, summary};
 
 use crate::embedded::{self, Embedded};
 use crate::local_match::{DEFAULT_OPENINGS, load_params};
-use crate::remote::{self, Client};
+use crate::remote;
 
 #[derive(Args, Debug, Clone)]
 pub struct SprtArgs {
@@ -106,18 +107,18 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     };
 
     let result = async {
-        let mut client = remote::connect_with(&url, &token, args.ca_cert.as_deref()).await?;
-        let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
-        let cand_v = add_params_variant(&mut client, &name_of(&args.candidate), &candidate.to_toml()).await?;
-        let suite = add_suite(&mut client, "sprt-openings", openings).await?;
+        let client = remote::connect(&url, &token, args.ca_cert.as_deref()).await?;
+        let farm = watching(&client);
+        let base_v = farm.add_params_variant(&name_of(&args.base), &base).await?;
+        let cand_v = farm.add_params_variant(&name_of(&args.candidate), &candidate).await?;
+        let suite = farm.add_suite("sprt-openings", openings).await?;
         let name = format!("{} vs {}", name_of(&args.candidate), name_of(&args.base));
-        let spec = sprt_spec(name, sprt, cand_v.id, base_v.id, tc, suite.id);
-        let run = create_run(&mut client, spec).await?;
+        let run = farm.create_run(sprt_spec(name, sprt, cand_v, base_v, tc, suite)).await?;
         eprintln!(
             "run {} created: SPRT[{}, {}] alpha {} beta {} ({:?}) at {tc}",
             run, args.elo0, args.elo1, args.alpha, args.beta, model
         );
-        let status = watch(&mut client, run).await?;
+        let status = watch(&client, run).await?;
         let verdict = match status.run.state {
             RunState::SprtDone { h1: true } => Verdict::H1,
             RunState::SprtDone { h1: false } => Verdict::H0,
@@ -156,128 +157,21 @@ pub fn name_of(spec: &str) -> String {
     Path::new(spec).file_stem().map_or_else(|| spec.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
-pub async fn add_params_variant(client: &mut Client, name: &str, toml: &str) -> Result<Variant> {
-    let spec = VariantSpec { name: name.to_owned(), kind: VariantKind::Params { toml: toml.to_owned() } };
-    let resp =
-        client.add_variant(pb::AddVariantRequest::from(spec)).await.map_err(remote::status("adding a variant"))?;
-    Variant::try_from(resp.into_inner()).context("reading the added variant")
-}
-
-pub async fn add_suite(client: &mut Client, name: &str, openings: Vec<String>) -> Result<OpeningSuiteSummary> {
-    let spec = OpeningSuiteSpec { name: name.to_owned(), openings };
-    let resp =
-        client.add_openings(pb::AddOpeningsRequest::from(spec)).await.map_err(remote::status("adding openings"))?;
-    OpeningSuiteSummary::try_from(resp.into_inner()).context("reading the added suite")
-}
-
-pub async fn create_run(client: &mut Client, spec: RunSpec) -> Result<RunId> {
-    let resp = client.create_run(pb::CreateRunRequest::from(spec)).await.map_err(remote::status("creating the run"))?;
-    let run = proto::domain::Run::try_from(resp.into_inner()).context("reading the created run")?;
-    Ok(run.id)
+/// The farm of the campaign library over `client`, drawing a progress line for every status
+/// it waits through; a long wait outlives a restart of the coordinator.
+pub fn watching(client: &FarmClient) -> RemoteFarm {
+    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(|status: &RunStatus| {
+        eprint!("\r{}   ", progress_line(status));
+        if status.run.state != RunState::Active {
+            eprintln!();
+        }
+        let _ = std::io::stderr().flush();
+    }))
 }
 
 /// Follows a run until it ends, drawing a progress line; returns its last status.
-pub async fn watch(client: &mut Client, run: RunId) -> Result<RunStatus> {
-    watch_up_to(client, run, None).await
-}
-
-/// [`watch`], stopping the run once it has `max_games` games (when given).
-pub async fn watch_up_to(client: &mut Client, run: RunId, max_games: Option<u64>) -> Result<RunStatus> {
-    let mut stream = client
-        .watch_run(pb::WatchRunRequest::from(run))
-        .await
-        .map_err(remote::status("watching the run"))?
-        .into_inner();
-    let mut stopping = false;
-    while let Some(item) = stream.next().await {
-        let status =
-            RunStatus::try_from(item.map_err(remote::status("watching the run"))?).context("reading run status")?;
-        eprint!("\r{}   ", progress_line(&status));
-        let _ = std::io::stderr().flush();
-        if status.run.state != RunState::Active {
-            eprintln!();
-            return Ok(status);
-        }
-        let games = status.live.first().map_or(0, |l| l.counts.games());
-        if !stopping && max_games.is_some_and(|m| games >= m) {
-            stopping = true;
-            client.stop_run(pb::StopRunRequest::from(run)).await.map_err(remote::status("stopping the run"))?;
-        }
-    }
-    eprintln!();
-    bail!("run {run}: the coordinator closed the stream before the run ended")
-}
-
-/// An SPRT of `candidate` against `base` on the suite `openings`, positions sampled every 8 plies.
-pub fn sprt_spec(
-    name: String,
-    sprt: SprtSettings,
-    candidate: VariantId,
-    base: VariantId,
-    tc: TimeControl,
-    openings: SuiteId,
-) -> RunSpec {
-    RunSpec {
-        name,
-        kind: RunKind::Sprt(sprt),
-        variants: vec![candidate, base],
-        tc,
-        openings,
-        adjudication: Adjudication::default(),
-        bench_signature: None,
-        sample_every: 8,
-    }
-}
-
-pub fn progress_line(status: &RunStatus) -> String {
-    let Some(l) = status.live.first() else {
-        return format!("run {}: no statistics", status.run.id);
-    };
-    let c = &l.counts;
-    let mut line = format!(
-        "games {} W {} D {} L {} ptnml {:?} Elo {:+.1} +- {:.1} nElo {:+.1}",
-        c.games(),
-        c.wins,
-        c.draws,
-        c.losses,
-        c.pentanomial,
-        l.elo,
-        (l.elo_upper - l.elo_lower) / 2.0,
-        l.nelo
-    );
-    if let Some(s) = &l.sprt {
-        line.push_str(&format!(" LLR {:.2} ({:.2}, {:.2})", s.llr, s.lower_bound, s.upper_bound));
-    }
-    line
-}
-
-pub fn summary(status: &RunStatus) -> String {
-    let mut out = String::new();
-    out.push_str(&format!("run {}: {}\n", status.run.id, status.run.spec.name));
-    out.push_str(&format!("state: {:?}\n", status.run.state));
-    for engine in &status.missing_engines {
-        out.push_str(&format!(
-            "waiting: no connected worker has engine `{engine}` (with the binary the run pinned, if any)\n"
-        ));
-    }
-    if let Some(l) = status.live.first() {
-        let c = &l.counts;
-        out.push_str(&format!(
-            "games: {}  W {}  D {}  L {} (candidate's view)\n",
-            c.games(),
-            c.wins,
-            c.draws,
-            c.losses
-        ));
-        out.push_str(&format!("pentanomial: {:?}\n", c.pentanomial));
-        out.push_str(&format!("elo: {:+.2} [{:+.2}, {:+.2}]\n", l.elo, l.elo_lower, l.elo_upper));
-        out.push_str(&format!("nelo: {:+.2} [{:+.2}, {:+.2}]\n", l.nelo, l.nelo_lower, l.nelo_upper));
-        out.push_str(&format!("los: {:.2}%\n", 100.0 * l.los));
-        if let Some(s) = &l.sprt {
-            out.push_str(&format!("llr: {:.3} ({:.3}, {:.3})\n", s.llr, s.lower_bound, s.upper_bound));
-        }
-    }
-    out
+pub async fn watch(client: &FarmClient, run: RunId) -> Result<RunStatus> {
+    Ok(watching(client).wait_finished(run, None).await?)
 }
 
 fn write_summary(dir: &Path, status: &RunStatus) -> Result<()> {

@@ -6,18 +6,19 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use analysis::charts::{self, LossPoint};
 use analysis::data::PositionFilter;
-use analysis::texel::{self, Change, TexelConfig, TexelRun};
+use analysis::texel::{self, TexelConfig, TexelRun};
 use analysis::tune::{AdamConfig, EpochReport, Selection, parse_groups};
 use anyhow::{Context, Result, bail};
+use campaign::tuner::changes_table;
+use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
 use engine::eval::Params;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
 use crate::local_match::load_params;
 use crate::remote;
-use crate::sprt::{add_params_variant, add_suite, create_run, name_of, opening_lines, sprt_spec};
+use crate::sprt::{name_of, opening_lines, sprt_spec};
 
 /// Default ridge pull (`--l2`) of `xqfarm tune` and `xqfarm loop`.
 pub const DEFAULT_L2: f64 = 1e-4;
@@ -122,89 +123,32 @@ impl TuneArgs {
 
 /// A progress line redrawn every epoch.
 pub fn progress(total: usize) -> impl FnMut(&EpochReport) {
-    move |r: &EpochReport| {
-        let width = 30;
-        let done = (r.epoch * width / total.max(1)).min(width);
-        eprint!(
-            "\r[{}{}] epoch {:>4}/{total}  train {:.6}  validation {:.6}   ",
-            "#".repeat(done),
-            " ".repeat(width - done),
-            r.epoch,
-            r.train_loss,
-            r.validation_loss
-        );
-        let _ = std::io::stderr().flush();
-    }
+    move |r: &EpochReport| draw_progress(total, r)
 }
 
-/// The files a tuning session writes beside `out`.
-pub fn side_files(out: &Path) -> (PathBuf, PathBuf) {
-    let stem = out.file_stem().map_or_else(|| "tuned".into(), |s| s.to_string_lossy().into_owned());
-    let dir = out.parent().unwrap_or(Path::new("."));
-    (dir.join(format!("{stem}-loss.png")), dir.join(format!("{stem}-changes.md")))
+/// Draws the progress line of epoch `r` of `total`.
+pub fn draw_progress(total: usize, r: &EpochReport) {
+    let width = 30;
+    let done = (r.epoch * width / total.max(1)).min(width);
+    eprint!(
+        "\r[{}{}] epoch {:>4}/{total}  train {:.6}  validation {:.6}   ",
+        "#".repeat(done),
+        " ".repeat(width - done),
+        r.epoch,
+        r.train_loss,
+        r.validation_loss
+    );
+    let _ = std::io::stderr().flush();
 }
 
-pub fn changes_table(changes: &[Change]) -> String {
-    let mut s = String::from("| weight | before | after | change |\n|---|---:|---:|---:|\n");
-    for c in changes {
-        s.push_str(&format!("| {} | {} | {} | {:+} |\n", c.name, c.before, c.after, c.after - c.before));
-    }
-    s
-}
+pub use campaign::tuner::{side_files, summary};
 
-fn loss(value: f64, positions: usize) -> String {
-    if positions == 0 { "n/a (no validation games)".into() } else { format!("{value:.6}") }
-}
-
-pub fn summary(run: &TexelRun) -> String {
-    let end = run.end();
-    format!(
-        "positions: {} sampled, {} quiet at the minimum ply, {} distinct from {} games: {} train / {} validation ({:.1} bytes each)\n\
-         weights kept at the base for being too rare: {}\n\
-         K = {:.6}\n\
-         loss: train {:.6} -> {:.6}, validation {} -> {} (best epoch {} of {}{})\n\
-         time: {:.1} s loading, {:.1} s tuning\n",
-        run.counts.sampled,
-        run.counts.quiet,
-        run.counts.unique,
-        run.games,
-        run.train_positions,
-        run.validation_positions,
-        run.bytes_per_position,
-        run.rare_frozen,
-        run.k,
-        run.start.train_loss,
-        end.train_loss,
-        loss(run.start.validation_loss, run.validation_positions),
-        loss(end.validation_loss, run.validation_positions),
-        run.outcome.best_epoch,
-        run.outcome.history.len().saturating_sub(1),
-        if run.outcome.stopped_early { ", stopped early" } else { "" },
-        run.load_seconds,
-        run.tune_seconds,
-    )
-}
-
-/// Tunes and writes the parameter file, the loss curve and the change table.
+/// Tunes and writes the parameter file, the loss curve and the change table, with a progress
+/// bar.
 pub fn tune_to_files(data: &Path, base: &Params, out: &Path, config: &TexelConfig) -> Result<TexelRun> {
-    let run = texel::texel(data, base, config, progress(config.adam.epochs))
+    let run = campaign::tuner::tune_to_files(data, base, out, config, progress(config.adam.epochs))
         .with_context(|| format!("tuning on {}", data.display()))?;
     eprintln!();
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(out, run.outcome.params.to_toml()).with_context(|| format!("writing {}", out.display()))?;
-    let (loss_png, changes_md) = side_files(out);
-    let points: Vec<LossPoint> = run
-        .outcome
-        .history
-        .iter()
-        .map(|r| LossPoint { epoch: r.epoch, train: r.train_loss, validation: r.validation_loss })
-        .collect();
-    charts::loss_curve(&loss_png, "Texel tuning: mean squared error", &points)?;
-    let changes = texel::biggest_changes(base, &run.outcome.params, 30);
-    std::fs::write(&changes_md, changes_table(&changes))
-        .with_context(|| format!("writing {}", changes_md.display()))?;
     Ok(run)
 }
 
@@ -226,18 +170,16 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
 
     if let Some(url) = &args.submit {
         let token = remote::token(args.token.clone())?;
-        let mut client = remote::connect_with(url, &token, args.ca_cert.as_deref()).await?;
+        let farm = RemoteFarm::new(remote::connect(url, &token, args.ca_cert.as_deref()).await?);
         let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
-        let base_v = add_params_variant(&mut client, &name_of(&args.base), &base.to_toml()).await?;
-        let tuned_v =
-            add_params_variant(&mut client, &name_of(&out.display().to_string()), &run.outcome.params.to_toml())
-                .await?;
-        let suite = add_suite(&mut client, "tune-openings", opening_lines(None)?).await?;
+        let (base_name, tuned_name) = (name_of(&args.base), name_of(&out.display().to_string()));
+        let base_v = farm.add_params_variant(&base_name, &base).await?;
+        let tuned_v = farm.add_params_variant(&tuned_name, &run.outcome.params).await?;
+        let suite = farm.add_suite("tune-openings", opening_lines(None)?).await?;
         let sprt =
             SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
-        let name = format!("{} vs {} (tuned)", tuned_v.spec.name, base_v.spec.name);
-        let spec = sprt_spec(name, sprt, tuned_v.id, base_v.id, tc, suite.id);
-        let id = create_run(&mut client, spec).await?;
+        let name = format!("{tuned_name} vs {base_name} (tuned)");
+        let id = farm.create_run(sprt_spec(name, sprt, tuned_v, base_v, tc, suite)).await?;
         println!(
             "submitted: run {id} on {url}, SPRT[{}, {}] of the tuned parameters against the base at {tc}",
             args.elo0, args.elo1

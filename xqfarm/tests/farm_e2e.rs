@@ -166,7 +166,7 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     assert!(err.message().contains("99"), "{}", err.message());
     // A missing field names it.
     let err = c
-        .create_run(pb::CreateRunRequest { protocol_version: proto::PROTOCOL_VERSION, spec: None })
+        .create_run(pb::CreateRunRequest { protocol_version: proto::PROTOCOL_VERSION, ..Default::default() })
         .await
         .expect_err("missing spec");
     assert_eq!(err.code(), Code::InvalidArgument);

@@ -14,8 +14,10 @@ use crate::pb;
 macro_rules! message_request {
     ($request:ident { $field:ident: $domain:ty }) => {
         impl From<$domain> for pb::$request {
+            // Requests with optional fields besides the payload leave them at their default.
+            #[allow(clippy::needless_update)]
             fn from(value: $domain) -> pb::$request {
-                pb::$request { protocol_version: PROTOCOL_VERSION, $field: Some(value.into()) }
+                pb::$request { protocol_version: PROTOCOL_VERSION, $field: Some(value.into()), ..Default::default() }
             }
         }
 

@@ -327,6 +327,7 @@ impl From<RunStatus> for pb::RunStatus {
             run: Some(status.run.into()),
             live: status.live.into_iter().map(Into::into).collect(),
             missing_engines: status.missing_engines,
+            exported_games: status.exported_games,
         }
     }
 }
@@ -338,6 +339,7 @@ impl TryFrom<pb::RunStatus> for RunStatus {
             run: required(status.run, "run")?,
             live: each(status.live, "live")?,
             missing_engines: status.missing_engines,
+            exported_games: status.exported_games,
         })
     }
 }

@@ -122,6 +122,7 @@ fn status() -> RunStatus {
         run: run(),
         live: vec![live(), LiveStats { sprt: None, counts: PairingStats::default(), ..live() }],
         missing_engines: vec!["fsf".into()],
+        exported_games: 7,
     }
 }
 
@@ -310,7 +311,7 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
         status(),
-        RunStatus { run: run(), live: vec![], missing_engines: vec![] },
+        RunStatus { run: run(), live: vec![], missing_engines: vec![], exported_games: 0 },
     ]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }
@@ -647,7 +648,7 @@ fn every_request_checks_the_version() {
         refused::<WorkerInfo, _>(pb::RegisterRequest { protocol_version: version, worker: None }, version);
         refused::<LeaseRequest, _>(pb::LeaseRequest { protocol_version: version, ..Default::default() }, version);
         refused::<SubmitRequest, _>(pb::SubmitRequest { protocol_version: version, ..Default::default() }, version);
-        refused::<RunSpec, _>(pb::CreateRunRequest { protocol_version: version, spec: None }, version);
+        refused::<RunSpec, _>(pb::CreateRunRequest { protocol_version: version, ..Default::default() }, version);
         refused::<RunFilter, _>(pb::ListRunsRequest { protocol_version: version, ..Default::default() }, version);
         refused::<RunId, _>(pb::GetRunRequest { protocol_version: version, run_id: 1 }, version);
         refused::<RunId, _>(pb::StopRunRequest { protocol_version: version, run_id: 1 }, version);

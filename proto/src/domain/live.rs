@@ -41,4 +41,6 @@ pub struct RunStatus {
     /// Engines the active run needs that no connected worker has (with the binary the run
     /// pinned, if it pinned one): the run waits for them. Empty otherwise.
     pub missing_engines: Vec<String>,
+    /// Games of the run in the coordinator's Parquet data (0 without a data directory).
+    pub exported_games: u64,
 }

@@ -1,0 +1,32 @@
+//! The campaign crate's error type.
+
+use std::path::Path;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A farm call failed (the gRPC code and message are kept).
+    #[error("farm: {0}")]
+    Farm(#[from] proto::Error),
+    /// The tuner, the summary chart or the Parquet data.
+    #[error("analysis: {0}")]
+    Analysis(#[from] analysis::Error),
+    #[error("{path}: {reason}")]
+    File { path: String, reason: String },
+    /// A setting outside its domain, named.
+    #[error("campaign setting {name}: {reason}")]
+    Setting { name: &'static str, reason: String },
+    /// A run that ended without what the campaign needs of it.
+    #[error("run {run}: {reason}")]
+    Run { run: proto::domain::RunId, reason: String },
+    /// A blocking task (the tuner) that panicked or was cancelled.
+    #[error("{what} failed to complete: {reason}")]
+    Task { what: &'static str, reason: String },
+}
+
+impl Error {
+    pub(crate) fn file(path: &Path, error: impl std::fmt::Display) -> Error {
+        Error::File { path: path.display().to_string(), reason: error.to_string() }
+    }
+}

@@ -1,0 +1,42 @@
+//! The campaign: self-play → Texel tuning → SPRT → promotion, repeated, written once over two
+//! traits — a [`Farm`] (variants, runs, waiting for a run to end and for its games to reach
+//! Parquet) and a [`Tuner`] — so it runs against a coordinator ([`RemoteFarm`] over
+//! `proto::client::FarmClient`, [`TexelTuner`] over its data directory) and, in tests, against
+//! fakes with no network.
+//!
+//! ```no_run
+//! use campaign::{CampaignConfig, RemoteFarm, TexelTuner};
+//! use proto::client::{ClientConfig, FarmClient, RetryPolicy};
+//! use proto::domain::{SprtSettings, TimeControl};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = ClientConfig::default().with_retry(RetryPolicy::FOREVER);
+//! let client = FarmClient::connect("http://127.0.0.1:7878", None, "token", config).await?;
+//! let farm = RemoteFarm::new(client);
+//! let tuner = TexelTuner { data: "xqfarm-data".into(), config: Default::default(), on_epoch: None };
+//! let config = CampaignConfig {
+//!     dir: "xqfarm-loop".into(),
+//!     iterations: 1,
+//!     pairs: 2500,
+//!     tc: TimeControl::Nodes(3000),
+//!     sample_every: 2,
+//!     sprt: SprtSettings { elo0: 0.0, elo1: 10.0, ..SprtSettings::default() },
+//!     max_games: 6000,
+//! };
+//! let openings = vec!["startpos".to_owned()];
+//! let outcome = campaign::run(&farm, &tuner, &config, Default::default(), openings, &mut |line| eprintln!("{line}")).await?;
+//! println!("best: {}", outcome.best_name);
+//! # Ok(()) }
+//! ```
+
+mod campaign;
+mod error;
+pub mod farm;
+pub mod summary;
+pub mod text;
+pub mod tuner;
+
+pub use campaign::{CampaignConfig, Iteration, Outcome, Verdict, run, sprt_spec, twin};
+pub use error::{Error, Result};
+pub use farm::{Farm, RemoteFarm};
+pub use tuner::{TexelTuner, Tuner, Tuning};
