@@ -14,8 +14,8 @@ mod work;
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
 pub use live::{LiveStats, RunStatus, SprtProgress};
-pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
-pub use termination::{Termination, UnknownTermination};
+pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};
+pub use termination::Termination;
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 
 pub type RunId = u64;
@@ -349,23 +349,7 @@ pub struct Lease {
     pub variants: Vec<Variant>,
 }
 
-/// A game's result from Red's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameOutcome {
-    RedWins,
-    BlackWins,
-    Draw,
-}
-
 impl GameOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameOutcome::RedWins => "1-0",
-            GameOutcome::BlackWins => "0-1",
-            GameOutcome::Draw => "1/2-1/2",
-        }
-    }
-
     /// Red's score: 1, 0.5 or 0.
     pub fn red_score(self) -> f64 {
         match self {

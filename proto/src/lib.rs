@@ -22,9 +22,11 @@
 //! The gRPC client is [`pb::farm_client::FarmClient`], the server trait
 //! [`pb::farm_server::Farm`] wrapped by [`pb::farm_server::FarmServer`]; the farm token
 //! travels as metadata (see [`auth`], which also holds the roles); clients dial through
-//! [`endpoint`], with TLS files loaded by [`tls`].
+//! [`endpoint`], with TLS files loaded by [`tls`]. [`columns`] names the Parquet export's
+//! tables and columns for its writer (the coordinator) and its readers (analysis).
 
 pub mod auth;
+pub mod columns;
 pub mod convert;
 pub mod domain;
 pub mod endpoint;

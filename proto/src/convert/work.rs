@@ -3,7 +3,7 @@
 use super::{each, enumeration, non_empty, positive, required};
 use crate::domain::{
     BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, MoveStat,
-    PairReport, PairTask, PositionSample, UnknownTermination, WorkerInfo,
+    PairReport, PairTask, PositionSample, WorkerInfo,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -186,7 +186,7 @@ impl TryFrom<pb::GameReport> for GameReport {
             black: non_empty(game.black_variant, "black_variant")?,
             start_fen: non_empty(game.start_fen, "start_fen")?,
             outcome: enumeration::<pb::GameOutcome, _>(game.outcome, "outcome")?,
-            reason: game.reason.parse().map_err(|e: UnknownTermination| Error::invalid("reason", e.to_string()))?,
+            reason: game.reason.parse().map_err(|e: Error| Error::invalid("reason", e.to_string()))?,
             moves: game.moves,
             move_stats: game.move_stats.into_iter().map(MoveStat::from).collect(),
             forfeit: game.forfeit.map(ForfeitAttempt::from),
