@@ -13,7 +13,7 @@ mod runs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use proto::columns::{self, games, positions};
+use proto::columns;
 
 use crate::error::{Error, Result};
 
@@ -34,8 +34,8 @@ pub enum Table {
 impl Table {
     fn dir_name(self) -> &'static str {
         match self {
-            Table::Games => games::TABLE,
-            Table::Positions => positions::TABLE,
+            Table::Games => columns::games::TABLE,
+            Table::Positions => columns::positions::TABLE,
         }
     }
 }

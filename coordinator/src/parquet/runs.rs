@@ -211,6 +211,13 @@ mod tests {
     }
 
     #[test]
+    fn the_written_columns_are_the_shared_names() {
+        // Analysis reads with `proto::columns::runs`: a column renamed here alone fails this.
+        let names: Vec<&str> = RUNS.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, runs::ALL);
+    }
+
+    #[test]
     fn rewrites_the_whole_table() -> Result<()> {
         let dir = tempfile::tempdir().map_err(|e| super::super::error::Error::Io { path: "tmp".into(), source: e })?;
         write_runs(dir.path(), &[row(1)])?;

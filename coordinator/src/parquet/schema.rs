@@ -344,3 +344,23 @@ pub(crate) fn game_ids(batch: &RecordBatch, path: &Path) -> Result<Vec<u64>> {
     // Both tables call it the same.
     Ok(c.primitive::<UInt64Type>(games::GAME_ID)?.values().to_vec())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(schema: &Schema) -> Vec<&str> {
+        schema.fields().iter().map(|f| f.name().as_str()).collect()
+    }
+
+    #[test]
+    fn the_written_columns_are_the_shared_names() {
+        // Analysis reads with `proto::columns`: a column renamed here alone would fail this.
+        assert_eq!(names(&Table::Games.schema()), games::ALL);
+        assert_eq!(names(&Table::Positions.schema()), positions::ALL);
+        assert_eq!(Table::Games.dir_name(), games::TABLE);
+        assert_eq!(Table::Positions.dir_name(), positions::TABLE);
+        // `game_ids` reads either table by one name.
+        assert_eq!(games::GAME_ID, positions::GAME_ID);
+    }
+}
