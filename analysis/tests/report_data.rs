@@ -8,8 +8,8 @@ use std::path::Path;
 use analysis::data::{self, PositionFilter};
 use analysis::report::{self, ReportOptions};
 use analysis::tune::is_validation_game;
-use polars::prelude::*;
 use engine::rules::Reason;
+use polars::prelude::*;
 use proto::domain::{EloModel, RunKindName, RunState, Termination};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;

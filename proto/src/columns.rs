@@ -133,11 +133,9 @@ mod tests {
 
     #[test]
     fn each_table_names_each_column_once_and_never_the_partition() {
-        for (table, columns) in [
-            (games::TABLE, &games::ALL[..]),
-            (positions::TABLE, &positions::ALL[..]),
-            (runs::FILE, &runs::ALL[..]),
-        ] {
+        for (table, columns) in
+            [(games::TABLE, &games::ALL[..]), (positions::TABLE, &positions::ALL[..]), (runs::FILE, &runs::ALL[..])]
+        {
             assert!(distinct(columns), "{table}: {columns:?}");
         }
         // A partition key that is also a file column makes pyarrow and pandas refuse the data.

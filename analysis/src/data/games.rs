@@ -119,7 +119,15 @@ fn oriented(lf: LazyFrame) -> LazyFrame {
 
 /// Complete pairs: `run, a, b, pair_id, first_game, worker, index`.
 fn complete_pairs(lf: LazyFrame) -> LazyFrame {
-    let columns = [RUN, column::PAIR_ID, column::GAME_ID, column::RED_VARIANT, column::BLACK_VARIANT, column::RESULT, column::WORKER];
+    let columns = [
+        RUN,
+        column::PAIR_ID,
+        column::GAME_ID,
+        column::RED_VARIANT,
+        column::BLACK_VARIANT,
+        column::RESULT,
+        column::WORKER,
+    ];
     oriented(lf.select(columns.map(col)))
         .group_by([col(RUN), col(column::PAIR_ID), col("a"), col("b")])
         .agg([
@@ -150,9 +158,14 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         return Ok(Vec::new());
     };
     let games = collect(
-        oriented(lf.clone().select([col(RUN), col(column::RED_VARIANT), col(column::BLACK_VARIANT), col(column::RESULT)]))
-            .group_by([col(RUN), col("a"), col("b"), col("score_a")])
-            .agg([len().alias("n")]),
+        oriented(lf.clone().select([
+            col(RUN),
+            col(column::RED_VARIANT),
+            col(column::BLACK_VARIANT),
+            col(column::RESULT),
+        ]))
+        .group_by([col(RUN), col("a"), col("b"), col("score_a")])
+        .agg([len().alias("n")]),
         data,
     )?;
     let pairs = collect(

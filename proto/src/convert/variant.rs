@@ -47,7 +47,7 @@ impl TryFrom<pb::variant_spec::Kind> for VariantKind {
         Ok(match kind {
             pb::variant_spec::Kind::Params(params) => VariantKind::Params { toml: params.toml },
             pb::variant_spec::Kind::External(external) => VariantKind::External {
-                command: non_empty(external.command, "external.command")?,
+                command: external.command,
                 args: external.args,
                 protocol: enumeration::<pb::EngineProtocol, _>(external.protocol, "external.protocol")?,
                 options: external.options.into_iter().map(|option| (option.name, option.value)).collect(),
@@ -66,7 +66,9 @@ impl TryFrom<pb::VariantSpec> for VariantSpec {
     type Error = Error;
     fn try_from(spec: pb::VariantSpec) -> Result<VariantSpec> {
         let kind = spec.kind.ok_or_else(|| Error::missing("kind"))?;
-        Ok(VariantSpec { name: non_empty(spec.name, "name")?, kind: kind.try_into()? })
+        let spec = VariantSpec { name: spec.name, kind: kind.try_into()? };
+        spec.validate()?;
+        Ok(spec)
     }
 }
 

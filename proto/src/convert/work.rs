@@ -1,6 +1,6 @@
 //! Work: leases of game pairs, the games played, and their delivery.
 
-use super::{each, enumeration, non_empty, positive, required};
+use super::{each, enumeration, non_empty, required};
 use crate::domain::{
     BatchAck, BatchResult, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseReply, MoveStat,
     PairReport, PairTask, PositionSample, WorkerInfo,
@@ -306,29 +306,16 @@ impl From<WorkerInfo> for pb::WorkerInfo {
 impl TryFrom<pb::WorkerInfo> for WorkerInfo {
     type Error = Error;
     fn try_from(worker: pb::WorkerInfo) -> Result<WorkerInfo> {
-        Ok(WorkerInfo {
-            name: non_empty(worker.name, "name")?,
+        let worker = WorkerInfo {
+            name: worker.name,
             host: worker.host,
-            cores: positive(worker.cores, "cores")?,
+            cores: worker.cores,
             engine_version: worker.engine_version,
             bench_signature: worker.bench_signature,
-            worker_key: worker_key(worker.worker_key)?,
+            worker_key: worker.worker_key,
             rules_version: worker.rules_version,
-        })
+        };
+        worker.validate()?;
+        Ok(worker)
     }
-}
-
-/// The longest worker key accepted.
-const MAX_WORKER_KEY_BYTES: usize = 128;
-
-/// A worker key is empty or printable ASCII without spaces, at most
-/// [`MAX_WORKER_KEY_BYTES`] long.
-fn worker_key(key: String) -> Result<String> {
-    if key.len() > MAX_WORKER_KEY_BYTES {
-        return Err(Error::invalid("worker_key", format!("{} bytes, at most {MAX_WORKER_KEY_BYTES}", key.len())));
-    }
-    if !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(Error::invalid("worker_key", "only printable ASCII without spaces"));
-    }
-    Ok(key)
 }

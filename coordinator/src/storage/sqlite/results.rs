@@ -1,8 +1,6 @@
 //! Recording reported pairs, idempotently, and reading recorded games back.
 
-use proto::domain::{
-    GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId,
-};
+use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
