@@ -96,7 +96,7 @@ impl FromStr for TimeControl {
             let (base, inc) = s.split_once('+').ok_or_else(bad)?;
             let ms = |t: &str| -> Result<u64, String> {
                 let v: f64 = t.trim().parse().map_err(|_| bad())?;
-                if !(v >= 0.0) {
+                if v.is_nan() || v < 0.0 {
                     return Err(bad());
                 }
                 // Saturates for huge values, which the bounds then refuse.

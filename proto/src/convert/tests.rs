@@ -474,7 +474,7 @@ fn the_wire_refuses_what_the_store_would() {
     let last = external_of(&mut request).options.len() - 1;
     rejects::<VariantSpec, _>(request, &format!("spec.external.options[{last}].name"));
 
-    let mut request = pb::AddOpeningsRequest::from(OpeningSuiteSpec {
+    let request = pb::AddOpeningsRequest::from(OpeningSuiteSpec {
         name: "s".into(),
         openings: vec!["startpos".into(), "x".repeat(MAX_OPENING_BYTES + 1)],
     });
