@@ -8,8 +8,9 @@ use std::path::Path;
 use analysis::data::{self, PositionFilter};
 use analysis::report::{self, ReportOptions};
 use analysis::tune::is_validation_game;
+use engine::rules::Reason;
 use polars::prelude::*;
-use proto::domain::{EloModel, RunKindName, RunState};
+use proto::domain::{EloModel, RunKindName, RunState, Termination};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -153,6 +154,12 @@ fn pairing_counts_and_report() -> TestResult {
     assert_eq!(base.elo, 0.0);
     let reasons: u64 = report.reasons.iter().map(|r| r.games).sum();
     assert_eq!(reasons, 27);
+    let by_reason: Vec<(Termination, u64)> = report.reasons.iter().map(|r| (r.reason, r.games)).collect();
+    assert_eq!(
+        by_reason,
+        [(Termination::Rules(Reason::Checkmate), 19), (Termination::Rules(Reason::Repetition), 8)],
+        "read back as the closed set, most frequent first"
+    );
     assert_eq!(report.lengths[0].min_plies, 40);
     assert_eq!(report.lengths[0].max_plies, 53);
     // w1 won everything, w2 lost most: the per-worker check sees two workers.
@@ -174,6 +181,17 @@ fn a_run_filter_selects_only_that_run() -> TestResult {
     assert_eq!(data::game_totals(dir.path(), Some(1))?.games, 27);
     assert_eq!(data::game_totals(dir.path(), Some(2))?.games, 0);
     assert!(data::pairing_counts(dir.path(), Some(2))?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_reason_outside_the_closed_set_is_an_error_naming_it() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut df = df!("game_id" => [1u64, 2], "reason" => ["checkmate", "resigned"])?;
+    write(&mut df, &dir.path().join("games/run=3/part-000000000001-000000000002.parquet"))?;
+    let err = data::reasons(dir.path(), None).expect_err("`resigned` is no termination");
+    let text = err.to_string();
+    assert!(text.contains("run 3") && text.contains("`resigned`"), "{text}");
     Ok(())
 }
 

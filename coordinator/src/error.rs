@@ -56,8 +56,14 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn invalid_spec(field: impl Into<String>, reason: impl Into<String>) -> Error {
-        Error::InvalidSpec { field: field.into(), reason: reason.into() }
+    /// A spec that its `validate()` in `proto::domain` refused: the field path and reason
+    /// as the wire conversion would report them.
+    pub(crate) fn from_spec(error: proto::Error) -> Error {
+        match error {
+            proto::Error::InvalidField { field, reason } => Error::InvalidSpec { field, reason },
+            proto::Error::MissingField { field } => Error::InvalidSpec { field, reason: "missing".into() },
+            other => Error::InvalidSpec { field: String::new(), reason: other.to_string() },
+        }
     }
 
     pub(crate) fn invalid_report(lease: LeaseId, pair: u64, reason: impl Into<String>) -> Error {

@@ -329,24 +329,18 @@ impl Farm {
     }
 
     pub fn add_variant(&self, spec: &VariantSpec) -> Result<Variant> {
-        if spec.name.trim().is_empty() {
-            return Err(Error::InvalidSpec { field: "name".into(), reason: "empty".into() });
-        }
-        match &spec.kind {
-            VariantKind::Params { toml } => {
-                engine::eval::Params::from_toml_str(toml)
-                    .map_err(|e| Error::InvalidSpec { field: "params".into(), reason: e.to_string() })?;
-            }
-            VariantKind::External { engine, .. } => {
-                proto::domain::check_engine_name(engine)
-                    .map_err(|reason| Error::InvalidSpec { field: "external.engine".into(), reason })?;
-            }
+        spec.validate().map_err(Error::from_spec)?;
+        // Beyond the structure, parameters must mean something to the engine.
+        if let VariantKind::Params { toml } = &spec.kind {
+            engine::eval::Params::from_toml_str(toml)
+                .map_err(|e| Error::InvalidSpec { field: "params.toml".into(), reason: e.to_string() })?;
         }
         self.storage.add_variant(spec)
     }
 
     /// Stores a suite after checking every line with the engine's rules.
     pub fn add_openings(&self, spec: &OpeningSuiteSpec) -> Result<OpeningSuiteSummary> {
+        spec.validate().map_err(Error::from_spec)?;
         for (i, line) in spec.openings.iter().enumerate() {
             check_opening(line).map_err(|reason| Error::InvalidSpec { field: format!("openings[{i}]"), reason })?;
         }

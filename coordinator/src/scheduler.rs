@@ -111,7 +111,7 @@ pub fn opening_for_pair(run: RunId, pair_index: u64, suite_len: usize) -> u32 {
     }
     let cycle = pair_index / n;
     let key = splitmix64(splitmix64(run.get()) ^ cycle.rotate_left(32));
-    // Suites hold at most `spec::MAX_SUITE_OPENINGS` lines, far below `u32::MAX`.
+    // Suites hold at most `proto::domain::MAX_SUITE_OPENINGS` lines, far below `u32::MAX`.
     u32::try_from(permute(pair_index % n, n, key)).unwrap_or(u32::MAX)
 }
 

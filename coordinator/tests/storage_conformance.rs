@@ -234,10 +234,13 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
         other => panic!("expected an invalid spec, got {other:?}"),
     };
     assert_eq!(field(s.create_run(&run_spec(sprt.clone(), v.clone(), suite, SLOW), now)), "variants");
-    assert_eq!(field(s.create_run(&run_spec(RunKind::Games { pairs: 0 }, v[..2].to_vec(), suite, SLOW), now)), "pairs");
+    assert_eq!(
+        field(s.create_run(&run_spec(RunKind::Games { pairs: 0 }, v[..2].to_vec(), suite, SLOW), now)),
+        "games.pairs"
+    );
     assert_eq!(
         field(s.create_run(&run_spec(sprt.clone(), v[..2].to_vec(), suite, TimeControl::Nodes(0)), now)),
-        "time control"
+        "tc.nodes"
     );
     assert!(s.list_runs().expect("list").is_empty(), "failed creations leave nothing");
 

@@ -62,6 +62,6 @@ fn a_worker_key_brings_the_same_worker_back() {
         assert_eq!(farm.register(&info("spool-key", engine::RULES_VERSION)).expect("again"), first);
         assert_ne!(other, first);
         let bad = farm.register(&info("two words", engine::RULES_VERSION)).expect_err("a key with a space");
-        assert!(matches!(&bad, Error::InvalidSpec { field, .. } if field == "worker key"), "{bad}");
+        assert!(matches!(&bad, Error::InvalidSpec { field, .. } if field == "worker_key"), "{bad}");
     }
 }

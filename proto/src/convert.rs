@@ -89,10 +89,6 @@ fn non_empty(value: String, field: &str) -> Result<String> {
     if value.is_empty() { Err(Error::invalid(field, "must not be empty")) } else { Ok(value) }
 }
 
-fn positive<N: Default + PartialEq>(value: N, field: &str) -> Result<N> {
-    if value == N::default() { Err(Error::invalid(field, "must be positive, got 0")) } else { Ok(value) }
-}
-
 /// Exactly five pentanomial counts.
 fn pentanomial(counts: Vec<u64>, field: &str) -> Result<[u64; 5]> {
     let n = counts.len();

@@ -11,6 +11,7 @@ mod ids;
 mod live;
 mod names;
 mod termination;
+mod validate;
 mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
@@ -18,8 +19,12 @@ pub use clock::{GameClock, Overrun};
 pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sha256};
 pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
-pub use names::{EloModel, EngineProtocol, RunKindName, RunStateName};
-pub use termination::{Termination, UnknownTermination};
+pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};
+pub use termination::Termination;
+pub use validate::{
+    MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,
+    MAX_VARIANT_TEXT_BYTES, MAX_WORKER_KEY_BYTES, validate_suite,
+};
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 
 /// What plays: the in-process engine with a parameter set, or an external engine.
@@ -84,34 +89,32 @@ impl fmt::Display for TimeControl {
 
 impl FromStr for TimeControl {
     type Err = String;
-    /// `nodes=N`, `depth=N`, `movetime=MS`, or `BASE+INC` in seconds (`10+0.1`).
+    /// `nodes=N`, `depth=N`, `movetime=MS`, or `BASE+INC` in seconds (`10+0.1`), within
+    /// [`TimeControl::validate`]'s bounds.
     fn from_str(s: &str) -> Result<TimeControl, String> {
         let bad = || format!("time control `{s}`: expected nodes=N, depth=N, movetime=MS or BASE+INC seconds");
-        if let Some((key, value)) = s.split_once('=') {
+        let tc = if let Some((key, value)) = s.split_once('=') {
             let n: u64 = value.trim().parse().map_err(|_| bad())?;
-            if n == 0 {
-                return Err(bad());
+            match key.trim() {
+                "nodes" => TimeControl::Nodes(n),
+                "depth" => TimeControl::Depth(u32::try_from(n).unwrap_or(u32::MAX)),
+                "movetime" => TimeControl::MoveTimeMs(n),
+                _ => return Err(bad()),
             }
-            return match key.trim() {
-                "nodes" => Ok(TimeControl::Nodes(n)),
-                "depth" => Ok(TimeControl::Depth(n.min(100) as u32)),
-                "movetime" => Ok(TimeControl::MoveTimeMs(n)),
-                _ => Err(bad()),
+        } else {
+            let (base, inc) = s.split_once('+').ok_or_else(bad)?;
+            let ms = |t: &str| -> Result<u64, String> {
+                let v: f64 = t.trim().parse().map_err(|_| bad())?;
+                if v.is_nan() || v < 0.0 {
+                    return Err(bad());
+                }
+                // Saturates for huge values, which the bounds then refuse.
+                Ok((v * 1000.0).round() as u64)
             };
-        }
-        let (base, inc) = s.split_once('+').ok_or_else(bad)?;
-        let ms = |t: &str| -> Result<u64, String> {
-            let v: f64 = t.trim().parse().map_err(|_| bad())?;
-            if !v.is_finite() || !(0.0..=1e6).contains(&v) {
-                return Err(bad());
-            }
-            Ok((v * 1000.0).round() as u64)
+            TimeControl::Clock { base_ms: ms(base)?, inc_ms: ms(inc)? }
         };
-        let base_ms = ms(base)?;
-        if base_ms == 0 {
-            return Err(bad());
-        }
-        Ok(TimeControl::Clock { base_ms, inc_ms: ms(inc)? })
+        tc.validate().map_err(|e| format!("time control `{s}`: {e}"))?;
+        Ok(tc)
     }
 }
 
@@ -358,23 +361,7 @@ pub struct Lease {
     pub variants: Vec<Variant>,
 }
 
-/// A game's result from Red's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameOutcome {
-    RedWins,
-    BlackWins,
-    Draw,
-}
-
 impl GameOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameOutcome::RedWins => "1-0",
-            GameOutcome::BlackWins => "0-1",
-            GameOutcome::Draw => "1/2-1/2",
-        }
-    }
-
     /// Red's score: 1, 0.5 or 0.
     pub fn red_score(self) -> f64 {
         match self {
@@ -486,9 +473,19 @@ mod tests {
             assert_eq!(tc.to_string().parse::<TimeControl>(), Ok(tc), "{text}");
         }
         assert_eq!("10+0.1".parse(), Ok(TimeControl::Clock { base_ms: 10_000, inc_ms: 100 }));
-        for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1"] {
+        for bad in ["nodes=", "nodes=0", "speed=3", "10", "+1", "-1+0", "x+y", "nan+0", "0+1", "inf+0"] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
+        // The text obeys the same bounds as every other time control, at their edges.
+        assert_eq!("depth=100".parse(), Ok(TimeControl::Depth(MAX_DEPTH)));
+        let deep = "depth=101".parse::<TimeControl>().expect_err("deeper than the engine goes");
+        assert!(deep.contains("`depth=101`") && deep.contains("depth"), "{deep}");
+        assert!("depth=4294967296".parse::<TimeControl>().is_err());
+        assert_eq!("86400+86400".parse(), Ok(TimeControl::Clock { base_ms: MAX_TIME_MS, inc_ms: MAX_TIME_MS }));
+        assert!("86400.001+0".parse::<TimeControl>().is_err());
+        assert!("60+86400.001".parse::<TimeControl>().is_err());
+        assert_eq!("movetime=86400000".parse(), Ok(TimeControl::MoveTimeMs(MAX_TIME_MS)));
+        assert!("movetime=86400001".parse::<TimeControl>().is_err());
     }
 
     #[test]

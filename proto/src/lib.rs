@@ -24,10 +24,13 @@
 //! travels as metadata (see [`auth`], which also holds the roles); clients dial through
 //! [`endpoint`], with TLS files loaded by [`tls`]. Programs do not use the generated client
 //! directly: [`client::FarmClient`] is the typed client (domain types in and out, a deadline
-//! on every call, retries with backoff) that the worker and every command use.
+//! on every call, retries with backoff) that the worker and every command use. [`columns`]
+//! names the Parquet export's tables and columns for its writer (the coordinator) and its
+//! readers (analysis).
 
 pub mod auth;
 pub mod client;
+pub mod columns;
 pub mod convert;
 pub mod domain;
 pub mod endpoint;

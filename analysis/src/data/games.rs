@@ -8,8 +8,10 @@
 use std::path::Path;
 
 use polars::prelude::*;
+use proto::columns::{RUN, games as column};
+use proto::domain::{GameOutcome, Termination};
 
-use super::{Table, collect, f64s, scan, strings, u64s};
+use super::{Table, collect, data_error, f64s, scan, strings, u64s};
 use crate::error::Result;
 
 /// W/D/L and pentanomial counts of variant `a` against `b` in one run.
@@ -61,7 +63,7 @@ pub struct WorkerCounts {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReasonCount {
     pub run: u64,
-    pub reason: String,
+    pub reason: Termination,
     pub games: u64,
 }
 
@@ -95,11 +97,11 @@ pub struct GameTotals {
 
 /// Games with `a`/`b` (the two variants ordered by id) and `score_a` (a's points).
 fn oriented(lf: LazyFrame) -> LazyFrame {
-    let red = col("red_variant");
-    let black = col("black_variant");
-    let score_red = when(col("result").eq(lit("1-0")))
+    let red = col(column::RED_VARIANT);
+    let black = col(column::BLACK_VARIANT);
+    let score_red = when(col(column::RESULT).eq(lit(GameOutcome::RedWins.as_str())))
         .then(lit(1.0f64))
-        .when(col("result").eq(lit("0-1")))
+        .when(col(column::RESULT).eq(lit(GameOutcome::BlackWins.as_str())))
         .then(lit(0.0f64))
         .otherwise(lit(0.5f64));
     lf.with_columns([
@@ -108,7 +110,7 @@ fn oriented(lf: LazyFrame) -> LazyFrame {
         score_red.alias("score_red"),
     ])
     .with_column(
-        when(col("red_variant").eq(col("a")))
+        when(col(column::RED_VARIANT).eq(col("a")))
             .then(col("score_red"))
             .otherwise(lit(1.0f64) - col("score_red"))
             .alias("score_a"),
@@ -117,14 +119,22 @@ fn oriented(lf: LazyFrame) -> LazyFrame {
 
 /// Complete pairs: `run, a, b, pair_id, first_game, worker, index`.
 fn complete_pairs(lf: LazyFrame) -> LazyFrame {
-    let columns = ["run", "pair_id", "game_id", "red_variant", "black_variant", "result", "worker"];
+    let columns = [
+        RUN,
+        column::PAIR_ID,
+        column::GAME_ID,
+        column::RED_VARIANT,
+        column::BLACK_VARIANT,
+        column::RESULT,
+        column::WORKER,
+    ];
     oriented(lf.select(columns.map(col)))
-        .group_by([col("run"), col("pair_id"), col("a"), col("b")])
+        .group_by([col(RUN), col(column::PAIR_ID), col("a"), col("b")])
         .agg([
             col("score_a").sum().alias("points"),
             len().alias("games"),
-            col("game_id").min().alias("first_game"),
-            col("worker").sort(SortOptions::default()).first().alias("worker"),
+            col(column::GAME_ID).min().alias("first_game"),
+            col(column::WORKER).sort(SortOptions::default()).first().alias(column::WORKER),
         ])
         .filter(col("games").eq(lit(2u32)))
         .with_column((col("points") * lit(2.0f64)).cast(DataType::UInt64).alias("index"))
@@ -138,7 +148,7 @@ pub fn game_totals(data: &Path, run: Option<u64>) -> Result<GameTotals> {
     let Some(lf) = games_scan(data, run)? else {
         return Ok(GameTotals::default());
     };
-    let df = collect(lf.select([len().alias("games"), col("run").n_unique().alias("runs")]), data)?;
+    let df = collect(lf.select([len().alias("games"), col(RUN).n_unique().alias("runs")]), data)?;
     Ok(GameTotals { games: u64s(&df, "games", data)?[0], runs: u64s(&df, "runs", data)?[0] })
 }
 
@@ -148,13 +158,18 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         return Ok(Vec::new());
     };
     let games = collect(
-        oriented(lf.clone().select([col("run"), col("red_variant"), col("black_variant"), col("result")]))
-            .group_by([col("run"), col("a"), col("b"), col("score_a")])
-            .agg([len().alias("n")]),
+        oriented(lf.clone().select([
+            col(RUN),
+            col(column::RED_VARIANT),
+            col(column::BLACK_VARIANT),
+            col(column::RESULT),
+        ]))
+        .group_by([col(RUN), col("a"), col("b"), col("score_a")])
+        .agg([len().alias("n")]),
         data,
     )?;
     let pairs = collect(
-        complete_pairs(lf).group_by([col("run"), col("a"), col("b"), col("index")]).agg([len().alias("n")]),
+        complete_pairs(lf).group_by([col(RUN), col("a"), col("b"), col("index")]).agg([len().alias("n")]),
         data,
     )?;
     let mut out: Vec<PairingCounts> = Vec::new();
@@ -174,7 +189,7 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         out.len() - 1
     };
     let (runs, a, b, score, n) = (
-        u64s(&games, "run", data)?,
+        u64s(&games, RUN, data)?,
         strings(&games, "a", data)?,
         strings(&games, "b", data)?,
         f64s(&games, "score_a", data)?,
@@ -189,7 +204,7 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
         }
     }
     let (runs, a, b, index, n) = (
-        u64s(&pairs, "run", data)?,
+        u64s(&pairs, RUN, data)?,
         strings(&pairs, "a", data)?,
         strings(&pairs, "b", data)?,
         u64s(&pairs, "index", data)?,
@@ -210,15 +225,15 @@ pub fn worker_counts(data: &Path, run: Option<u64>) -> Result<Vec<WorkerCounts>>
     };
     let df = collect(
         complete_pairs(lf)
-            .group_by([col("run"), col("a"), col("b"), col("worker"), col("index")])
+            .group_by([col(RUN), col("a"), col("b"), col(column::WORKER), col("index")])
             .agg([len().alias("n")]),
         data,
     )?;
     let (runs, a, b, worker, index, n) = (
-        u64s(&df, "run", data)?,
+        u64s(&df, RUN, data)?,
         strings(&df, "a", data)?,
         strings(&df, "b", data)?,
-        strings(&df, "worker", data)?,
+        strings(&df, column::WORKER, data)?,
         u64s(&df, "index", data)?,
         u64s(&df, "n", data)?,
     );
@@ -248,11 +263,15 @@ pub fn reasons(data: &Path, run: Option<u64>) -> Result<Vec<ReasonCount>> {
     let Some(lf) = games_scan(data, run)? else {
         return Ok(Vec::new());
     };
-    let df = collect(lf.group_by([col("run"), col("reason")]).agg([len().alias("n")]), data)?;
-    let (runs, reason, n) = (u64s(&df, "run", data)?, strings(&df, "reason", data)?, u64s(&df, "n", data)?);
-    let mut out: Vec<ReasonCount> =
-        (0..runs.len()).map(|i| ReasonCount { run: runs[i], reason: reason[i].clone(), games: n[i] }).collect();
-    out.sort_by(|x, y| x.run.cmp(&y.run).then(y.games.cmp(&x.games)).then(x.reason.cmp(&y.reason)));
+    let df = collect(lf.group_by([col(RUN), col(column::REASON)]).agg([len().alias("n")]), data)?;
+    let (runs, reason, n) = (u64s(&df, RUN, data)?, strings(&df, column::REASON, data)?, u64s(&df, "n", data)?);
+    let mut out = Vec::with_capacity(runs.len());
+    for i in 0..runs.len() {
+        let reason: Termination =
+            reason[i].parse().map_err(|e: proto::Error| data_error(data, format!("run {}: {e}", runs[i])))?;
+        out.push(ReasonCount { run: runs[i], reason, games: n[i] });
+    }
+    out.sort_by(|x, y| x.run.cmp(&y.run).then(y.games.cmp(&x.games)).then(x.reason.as_str().cmp(y.reason.as_str())));
     Ok(out)
 }
 
@@ -262,18 +281,18 @@ pub fn lengths(data: &Path, run: Option<u64>) -> Result<Vec<LengthStats>> {
         return Ok(Vec::new());
     };
     let df = collect(
-        lf.group_by([col("run")]).agg([
+        lf.group_by([col(RUN)]).agg([
             len().alias("games"),
-            col("plies").cast(DataType::Float64).mean().alias("mean_plies"),
-            col("plies").cast(DataType::Float64).median().alias("median_plies"),
-            col("plies").min().alias("min_plies"),
-            col("plies").max().alias("max_plies"),
-            col("duration_ms").cast(DataType::Float64).mean().alias("mean_duration_ms"),
-            col("nodes").sum().alias("nodes"),
+            col(column::PLIES).cast(DataType::Float64).mean().alias("mean_plies"),
+            col(column::PLIES).cast(DataType::Float64).median().alias("median_plies"),
+            col(column::PLIES).min().alias("min_plies"),
+            col(column::PLIES).max().alias("max_plies"),
+            col(column::DURATION_MS).cast(DataType::Float64).mean().alias("mean_duration_ms"),
+            col(column::NODES).sum().alias("nodes"),
         ]),
         data,
     )?;
-    let runs = u64s(&df, "run", data)?;
+    let runs = u64s(&df, RUN, data)?;
     let games = u64s(&df, "games", data)?;
     let mean = f64s(&df, "mean_plies", data)?;
     let median = f64s(&df, "median_plies", data)?;

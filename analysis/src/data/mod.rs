@@ -13,6 +13,7 @@ mod runs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
+use proto::columns;
 
 use crate::error::{Error, Result};
 
@@ -33,8 +34,8 @@ pub enum Table {
 impl Table {
     fn dir_name(self) -> &'static str {
         match self {
-            Table::Games => "games",
-            Table::Positions => "positions",
+            Table::Games => columns::games::TABLE,
+            Table::Positions => columns::positions::TABLE,
         }
     }
 }
@@ -75,9 +76,9 @@ pub fn scan(data: &Path, table: Table, run: Option<u64>) -> Result<Option<LazyFr
     args.hive_options.enabled = Some(true);
     let path = PlRefPath::try_from_path(&dir).map_err(|e| data_error(&dir, e))?;
     let lf = LazyFrame::scan_parquet(path, args).map_err(|e| data_error(&dir, e))?;
-    let lf = lf.with_column(col("run").cast(DataType::UInt64));
+    let lf = lf.with_column(col(columns::RUN).cast(DataType::UInt64));
     Ok(Some(match run {
-        Some(r) => lf.filter(col("run").eq(lit(r))),
+        Some(r) => lf.filter(col(columns::RUN).eq(lit(r))),
         None => lf,
     }))
 }

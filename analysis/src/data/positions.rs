@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use polars::prelude::*;
+use proto::columns::{RUN, positions as column};
 
 use super::{Table, collect, f64s, i64s, scan, strings, u64s};
 use crate::error::Result;
@@ -61,31 +62,31 @@ pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<Tun
     if !filter.runs.is_empty() {
         let mut any = lit(false);
         for &r in &filter.runs {
-            any = any.or(col("run").eq(lit(r)));
+            any = any.or(col(RUN).eq(lit(r)));
         }
         lf = lf.filter(any);
     }
     let sampled = u64s(&collect(lf.clone().select([len().alias("n")]), data)?, "n", data)?[0];
     let df = collect(
-        lf.filter(col("quiet").and(col("in_check").not()).and(col("ply").gt_eq(lit(filter.min_ply))))
+        lf.filter(col(column::QUIET).and(col(column::IN_CHECK).not()).and(col(column::PLY).gt_eq(lit(filter.min_ply))))
             .select([
-                col("run"),
-                col("game_id"),
-                col("ply"),
-                col("fen"),
-                col("side_to_move"),
-                col("search_score"),
-                col("result"),
+                col(RUN),
+                col(column::GAME_ID),
+                col(column::PLY),
+                col(column::FEN),
+                col(column::SIDE_TO_MOVE),
+                col(column::SEARCH_SCORE),
+                col(column::RESULT),
             ])
-            .sort(["run", "game_id", "ply"], SortMultipleOptions::default()),
+            .sort([RUN, column::GAME_ID, column::PLY], SortMultipleOptions::default()),
         data,
     )?;
-    let runs = u64s(&df, "run", data)?;
-    let games = u64s(&df, "game_id", data)?;
-    let fens = strings(&df, "fen", data)?;
-    let sides = strings(&df, "side_to_move", data)?;
-    let scores = i64s(&df, "search_score", data)?;
-    let results = f64s(&df, "result", data)?;
+    let runs = u64s(&df, RUN, data)?;
+    let games = u64s(&df, column::GAME_ID, data)?;
+    let fens = strings(&df, column::FEN, data)?;
+    let sides = strings(&df, column::SIDE_TO_MOVE, data)?;
+    let scores = i64s(&df, column::SEARCH_SCORE, data)?;
+    let results = f64s(&df, column::RESULT, data)?;
     let quiet = runs.len() as u64;
     let mut seen = HashSet::with_capacity(runs.len());
     let mut out = Vec::with_capacity(runs.len());

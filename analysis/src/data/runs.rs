@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use polars::prelude::*;
+use proto::columns::runs as column;
 use proto::domain::{EloModel, RunKindName, RunState};
 
 use super::{collect, column, data_error, f64s, strings, u64s};
@@ -40,25 +41,25 @@ impl RunInfo {
 /// Every run of the data directory, by id; empty when the file does not exist (data written
 /// before the table existed, or by hand).
 pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
-    let path = data.join("runs.parquet");
+    let path = data.join(column::FILE);
     if !path.exists() {
         return Ok(Vec::new());
     }
     let pl_path = PlRefPath::try_from_path(&path).map_err(|e| data_error(&path, e))?;
     let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default()).map_err(|e| data_error(&path, e))?;
     let df = collect(lf, &path)?;
-    let runs = u64s(&df, "run", &path)?;
-    let name = strings(&df, "name", &path)?;
-    let kind = strings(&df, "kind", &path)?;
-    let elo0 = f64s(&df, "elo0", &path)?;
-    let elo1 = f64s(&df, "elo1", &path)?;
-    let alpha = f64s(&df, "alpha", &path)?;
-    let beta = f64s(&df, "beta", &path)?;
-    let model = strings(&df, "model", &path)?;
-    let state = strings(&df, "state", &path)?;
-    let tc = strings(&df, "tc", &path)?;
-    let ids = string_lists(&df, "variant_ids", &path)?;
-    let names = string_lists(&df, "variant_names", &path)?;
+    let runs = u64s(&df, column::RUN, &path)?;
+    let name = strings(&df, column::NAME, &path)?;
+    let kind = strings(&df, column::KIND, &path)?;
+    let elo0 = f64s(&df, column::ELO0, &path)?;
+    let elo1 = f64s(&df, column::ELO1, &path)?;
+    let alpha = f64s(&df, column::ALPHA, &path)?;
+    let beta = f64s(&df, column::BETA, &path)?;
+    let model = strings(&df, column::MODEL, &path)?;
+    let state = strings(&df, column::STATE, &path)?;
+    let tc = strings(&df, column::TC, &path)?;
+    let ids = string_lists(&df, column::VARIANT_IDS, &path)?;
+    let names = string_lists(&df, column::VARIANT_NAMES, &path)?;
     let bad = |run: u64, e: proto::Error| data_error(&path, format!("run {run}: {e}"));
     let mut out = Vec::with_capacity(runs.len());
     for i in 0..runs.len() {

@@ -105,7 +105,7 @@ impl fmt::Display for PartRange {
 
 /// `<data>/<table>/run=<run>`: a Hive partition, so readers get `run` as a column.
 pub fn partition_dir(data_dir: &Path, table: Table, run: RunId) -> PathBuf {
-    data_dir.join(table.dir_name()).join(format!("run={run}"))
+    data_dir.join(table.dir_name()).join(format!("{}={run}", proto::columns::RUN))
 }
 
 pub fn part_path(data_dir: &Path, table: Table, run: RunId, range: PartRange) -> PathBuf {

@@ -11,6 +11,7 @@ use ::parquet::arrow::ArrowWriter;
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use proto::columns::runs;
 use proto::domain::{Run, RunId, RunKind, Variant, VariantId};
 
 use super::error::{AtPath, Result};
@@ -20,7 +21,7 @@ use super::writer::writer_properties;
 
 /// Where the runs table lives.
 pub fn runs_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("runs.parquet")
+    data_dir.join(runs::FILE)
 }
 
 /// One run as the `runs` table holds it.
@@ -90,20 +91,20 @@ static RUNS: LazyLock<SchemaRef> = LazyLock::new(|| {
     let metadata = [("xqfarm.table", "runs"), ("xqfarm.schema_version", SCHEMA_VERSION)];
     Arc::new(
         Schema::new(vec![
-            Field::new("run", DataType::UInt64, false),
-            Field::new("name", DataType::Utf8, false),
-            Field::new("kind", DataType::Utf8, false),
-            Field::new("elo0", DataType::Float64, false),
-            Field::new("elo1", DataType::Float64, false),
-            Field::new("alpha", DataType::Float64, false),
-            Field::new("beta", DataType::Float64, false),
-            Field::new("model", DataType::Utf8, false),
-            Field::new("variant_ids", DataType::List(Arc::new(names_item())), false),
-            Field::new("variant_names", DataType::List(Arc::new(names_item())), false),
-            Field::new("state", DataType::Utf8, false),
-            Field::new("tc", DataType::Utf8, false),
-            Field::new("sample_every", DataType::UInt32, false),
-            Field::new("created_unix_ms", DataType::UInt64, false),
+            Field::new(runs::RUN, DataType::UInt64, false),
+            Field::new(runs::NAME, DataType::Utf8, false),
+            Field::new(runs::KIND, DataType::Utf8, false),
+            Field::new(runs::ELO0, DataType::Float64, false),
+            Field::new(runs::ELO1, DataType::Float64, false),
+            Field::new(runs::ALPHA, DataType::Float64, false),
+            Field::new(runs::BETA, DataType::Float64, false),
+            Field::new(runs::MODEL, DataType::Utf8, false),
+            Field::new(runs::VARIANT_IDS, DataType::List(Arc::new(names_item())), false),
+            Field::new(runs::VARIANT_NAMES, DataType::List(Arc::new(names_item())), false),
+            Field::new(runs::STATE, DataType::Utf8, false),
+            Field::new(runs::TC, DataType::Utf8, false),
+            Field::new(runs::SAMPLE_EVERY, DataType::UInt32, false),
+            Field::new(runs::CREATED_UNIX_MS, DataType::UInt64, false),
         ])
         .with_metadata(metadata),
     )
@@ -207,6 +208,13 @@ mod tests {
             sample_every: 8,
             created_unix_ms: 1,
         }
+    }
+
+    #[test]
+    fn the_written_columns_are_the_shared_names() {
+        // Analysis reads with `proto::columns::runs`: a column renamed here alone fails this.
+        let names: Vec<&str> = RUNS.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, runs::ALL);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int32Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use proto::columns::{games, positions};
 
 use super::error::{AtPath, Error, Result};
 use super::rows::{GameRow, PositionRow};
@@ -35,8 +36,8 @@ impl Table {
 
     pub fn dir_name(self) -> &'static str {
         match self {
-            Table::Games => "games",
-            Table::Positions => "positions",
+            Table::Games => games::TABLE,
+            Table::Positions => positions::TABLE,
         }
     }
 
@@ -61,19 +62,19 @@ static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
     with_metadata(
         Table::Games,
         vec![
-            Field::new("game_id", DataType::UInt64, false),
-            Field::new("pair_id", DataType::UInt64, false),
-            Field::new("opening_id", DataType::UInt32, false),
-            Field::new("start_fen", DataType::Utf8, false),
-            Field::new("red_variant", DataType::Utf8, false),
-            Field::new("black_variant", DataType::Utf8, false),
-            Field::new("result", DataType::Utf8, false),
-            Field::new("reason", DataType::Utf8, false),
-            Field::new("plies", DataType::UInt32, false),
-            Field::new("moves", DataType::List(Arc::new(moves_item())), false),
-            Field::new("duration_ms", DataType::UInt64, false),
-            Field::new("nodes", DataType::UInt64, false),
-            Field::new("worker", DataType::Utf8, false),
+            Field::new(games::GAME_ID, DataType::UInt64, false),
+            Field::new(games::PAIR_ID, DataType::UInt64, false),
+            Field::new(games::OPENING_ID, DataType::UInt32, false),
+            Field::new(games::START_FEN, DataType::Utf8, false),
+            Field::new(games::RED_VARIANT, DataType::Utf8, false),
+            Field::new(games::BLACK_VARIANT, DataType::Utf8, false),
+            Field::new(games::RESULT, DataType::Utf8, false),
+            Field::new(games::REASON, DataType::Utf8, false),
+            Field::new(games::PLIES, DataType::UInt32, false),
+            Field::new(games::MOVES, DataType::List(Arc::new(moves_item())), false),
+            Field::new(games::DURATION_MS, DataType::UInt64, false),
+            Field::new(games::NODES, DataType::UInt64, false),
+            Field::new(games::WORKER, DataType::Utf8, false),
         ],
     )
 });
@@ -82,16 +83,16 @@ static POSITIONS: LazyLock<SchemaRef> = LazyLock::new(|| {
     with_metadata(
         Table::Positions,
         vec![
-            Field::new("game_id", DataType::UInt64, false),
-            Field::new("ply", DataType::UInt32, false),
-            Field::new("fen", DataType::Utf8, false),
-            Field::new("side_to_move", DataType::Utf8, false),
-            Field::new("static_eval", DataType::Int32, false),
-            Field::new("search_score", DataType::Int32, false),
-            Field::new("best_move", DataType::Utf8, false),
-            Field::new("in_check", DataType::Boolean, false),
-            Field::new("quiet", DataType::Boolean, false),
-            Field::new("result", DataType::Float32, false),
+            Field::new(positions::GAME_ID, DataType::UInt64, false),
+            Field::new(positions::PLY, DataType::UInt32, false),
+            Field::new(positions::FEN, DataType::Utf8, false),
+            Field::new(positions::SIDE_TO_MOVE, DataType::Utf8, false),
+            Field::new(positions::STATIC_EVAL, DataType::Int32, false),
+            Field::new(positions::SEARCH_SCORE, DataType::Int32, false),
+            Field::new(positions::BEST_MOVE, DataType::Utf8, false),
+            Field::new(positions::IN_CHECK, DataType::Boolean, false),
+            Field::new(positions::QUIET, DataType::Boolean, false),
+            Field::new(positions::RESULT, DataType::Float32, false),
         ],
     )
 });
@@ -274,19 +275,19 @@ impl<'a> Columns<'a> {
 
 pub(crate) fn games_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> Result<Vec<GameRow>> {
     let c = Columns { batch, path };
-    let game_id = c.primitive::<UInt64Type>("game_id")?;
-    let pair_id = c.primitive::<UInt64Type>("pair_id")?;
-    let opening_id = c.primitive::<UInt32Type>("opening_id")?;
-    let start_fen = c.string("start_fen")?;
-    let red_variant = c.string("red_variant")?;
-    let black_variant = c.string("black_variant")?;
-    let result = c.string("result")?;
-    let reason = c.string("reason")?;
-    let plies = c.primitive::<UInt32Type>("plies")?;
-    let moves = c.string_lists("moves")?;
-    let duration_ms = c.primitive::<UInt64Type>("duration_ms")?;
-    let nodes = c.primitive::<UInt64Type>("nodes")?;
-    let worker = c.string("worker")?;
+    let game_id = c.primitive::<UInt64Type>(games::GAME_ID)?;
+    let pair_id = c.primitive::<UInt64Type>(games::PAIR_ID)?;
+    let opening_id = c.primitive::<UInt32Type>(games::OPENING_ID)?;
+    let start_fen = c.string(games::START_FEN)?;
+    let red_variant = c.string(games::RED_VARIANT)?;
+    let black_variant = c.string(games::BLACK_VARIANT)?;
+    let result = c.string(games::RESULT)?;
+    let reason = c.string(games::REASON)?;
+    let plies = c.primitive::<UInt32Type>(games::PLIES)?;
+    let moves = c.string_lists(games::MOVES)?;
+    let duration_ms = c.primitive::<UInt64Type>(games::DURATION_MS)?;
+    let nodes = c.primitive::<UInt64Type>(games::NODES)?;
+    let worker = c.string(games::WORKER)?;
     Ok(moves
         .into_iter()
         .enumerate()
@@ -311,16 +312,16 @@ pub(crate) fn games_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> 
 
 pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> Result<Vec<PositionRow>> {
     let c = Columns { batch, path };
-    let game_id = c.primitive::<UInt64Type>("game_id")?;
-    let ply = c.primitive::<UInt32Type>("ply")?;
-    let fen = c.string("fen")?;
-    let side_to_move = c.string("side_to_move")?;
-    let static_eval = c.primitive::<Int32Type>("static_eval")?;
-    let search_score = c.primitive::<Int32Type>("search_score")?;
-    let best_move = c.string("best_move")?;
-    let in_check = c.boolean("in_check")?;
-    let quiet = c.boolean("quiet")?;
-    let result = c.primitive::<Float32Type>("result")?;
+    let game_id = c.primitive::<UInt64Type>(positions::GAME_ID)?;
+    let ply = c.primitive::<UInt32Type>(positions::PLY)?;
+    let fen = c.string(positions::FEN)?;
+    let side_to_move = c.string(positions::SIDE_TO_MOVE)?;
+    let static_eval = c.primitive::<Int32Type>(positions::STATIC_EVAL)?;
+    let search_score = c.primitive::<Int32Type>(positions::SEARCH_SCORE)?;
+    let best_move = c.string(positions::BEST_MOVE)?;
+    let in_check = c.boolean(positions::IN_CHECK)?;
+    let quiet = c.boolean(positions::QUIET)?;
+    let result = c.primitive::<Float32Type>(positions::RESULT)?;
     Ok((0..batch.num_rows())
         .map(|i| PositionRow {
             run,
@@ -341,5 +342,26 @@ pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path)
 /// The `game_id` column of a batch of either table.
 pub(crate) fn game_ids(batch: &RecordBatch, path: &Path) -> Result<Vec<u64>> {
     let c = Columns { batch, path };
-    Ok(c.primitive::<UInt64Type>("game_id")?.values().to_vec())
+    // Both tables call it the same.
+    Ok(c.primitive::<UInt64Type>(games::GAME_ID)?.values().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(schema: &Schema) -> Vec<&str> {
+        schema.fields().iter().map(|f| f.name().as_str()).collect()
+    }
+
+    #[test]
+    fn the_written_columns_are_the_shared_names() {
+        // Analysis reads with `proto::columns`: a column renamed here alone would fail this.
+        assert_eq!(names(&Table::Games.schema()), games::ALL);
+        assert_eq!(names(&Table::Positions.schema()), positions::ALL);
+        assert_eq!(Table::Games.dir_name(), games::TABLE);
+        assert_eq!(Table::Positions.dir_name(), positions::TABLE);
+        // `game_ids` reads either table by one name.
+        assert_eq!(games::GAME_ID, positions::GAME_ID);
+    }
 }

@@ -1,7 +1,7 @@
 //! Request and response envelopes. Converting a domain value into a request stamps
 //! [`PROTOCOL_VERSION`] on it; converting a request back checks the version first.
 
-use super::{each, non_empty, required, same_version};
+use super::{each, required, same_version};
 use crate::PROTOCOL_VERSION;
 use crate::domain::{
     BatchAck, LeaseId, LeaseRequest, OpeningSuiteSpec, OpeningSuiteSummary, Run, RunFilter, RunId, RunSpec, RunStatus,
@@ -149,16 +149,9 @@ impl TryFrom<pb::AddOpeningsRequest> for OpeningSuiteSpec {
     type Error = Error;
     fn try_from(request: pb::AddOpeningsRequest) -> Result<OpeningSuiteSpec> {
         same_version(request.protocol_version)?;
-        if request.openings.is_empty() {
-            return Err(Error::invalid("openings", "a suite holds at least one opening"));
-        }
-        let openings = request
-            .openings
-            .into_iter()
-            .enumerate()
-            .map(|(i, opening)| non_empty(opening, &format!("openings[{i}]")))
-            .collect::<Result<_>>()?;
-        Ok(OpeningSuiteSpec { name: non_empty(request.name, "name")?, openings })
+        let suite = OpeningSuiteSpec { name: request.name, openings: request.openings };
+        suite.validate()?;
+        Ok(suite)
     }
 }
 

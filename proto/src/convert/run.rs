@@ -1,6 +1,6 @@
 //! Runs: what they play, how long players think, where they stand.
 
-use super::{each, enumeration, non_empty, pentanomial, positive, required};
+use super::{each, enumeration, non_empty, pentanomial, required};
 use crate::domain::{
     Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState,
     RunStatus, SprtProgress, SprtSettings, SuiteId, TimeControl, VariantId,
@@ -25,14 +25,14 @@ impl TryFrom<pb::TimeControl> for TimeControl {
     type Error = Error;
     fn try_from(tc: pb::TimeControl) -> Result<TimeControl> {
         use pb::time_control::Kind;
-        Ok(match tc.kind.ok_or_else(|| Error::missing("kind"))? {
-            Kind::Nodes(nodes) => TimeControl::Nodes(positive(nodes, "nodes")?),
-            Kind::Depth(depth) => TimeControl::Depth(positive(depth, "depth")?),
-            Kind::MovetimeMs(ms) => TimeControl::MoveTimeMs(positive(ms, "movetime_ms")?),
-            Kind::Clock(clock) => {
-                TimeControl::Clock { base_ms: positive(clock.base_ms, "clock.base_ms")?, inc_ms: clock.inc_ms }
-            }
-        })
+        let tc = match tc.kind.ok_or_else(|| Error::missing("kind"))? {
+            Kind::Nodes(nodes) => TimeControl::Nodes(nodes),
+            Kind::Depth(depth) => TimeControl::Depth(depth),
+            Kind::MovetimeMs(ms) => TimeControl::MoveTimeMs(ms),
+            Kind::Clock(clock) => TimeControl::Clock { base_ms: clock.base_ms, inc_ms: clock.inc_ms },
+        };
+        tc.validate()?;
+        Ok(tc)
     }
 }
 
@@ -51,16 +51,15 @@ impl From<Adjudication> for pb::Adjudication {
 impl TryFrom<pb::Adjudication> for Adjudication {
     type Error = Error;
     fn try_from(a: pb::Adjudication) -> Result<Adjudication> {
-        let centipawns = |score: i32, field: &str| {
-            if score < 0 { Err(Error::invalid(field, format!("must not be negative, got {score}"))) } else { Ok(score) }
-        };
-        Ok(Adjudication {
-            resign_score: centipawns(a.resign_score, "resign_score")?,
+        let adjudication = Adjudication {
+            resign_score: a.resign_score,
             resign_moves: a.resign_moves,
-            draw_score: centipawns(a.draw_score, "draw_score")?,
+            draw_score: a.draw_score,
             draw_moves: a.draw_moves,
             draw_after_move: a.draw_after_move,
-        })
+        };
+        adjudication.validate()?;
+        Ok(adjudication)
     }
 }
 
@@ -129,24 +128,11 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
         use pb::run_spec::Kind;
         Ok(match kind {
             Kind::Sprt(sprt) => RunKind::Sprt(sprt.try_into().map_err(|e: Error| e.within("sprt"))?),
-            Kind::Games(games) => RunKind::Games { pairs: positive(games.pairs, "games.pairs")? },
-            Kind::Gauntlet(g) => {
-                RunKind::Gauntlet { pairs_per_opponent: positive(g.pairs_per_opponent, "gauntlet.pairs_per_opponent")? }
-            }
-            Kind::RoundRobin(r) => RunKind::RoundRobin {
-                pairs_per_pairing: positive(r.pairs_per_pairing, "round_robin.pairs_per_pairing")?,
-            },
+            // Counts are checked with the rest of the spec (`RunSpec::validate`).
+            Kind::Games(games) => RunKind::Games { pairs: games.pairs },
+            Kind::Gauntlet(g) => RunKind::Gauntlet { pairs_per_opponent: g.pairs_per_opponent },
+            Kind::RoundRobin(r) => RunKind::RoundRobin { pairs_per_pairing: r.pairs_per_pairing },
         })
-    }
-}
-
-/// The players a kind needs: `(description, smallest, largest)`.
-fn players(kind: &RunKind) -> (&'static str, usize, usize) {
-    match kind {
-        RunKind::Sprt(_) => ("an SPRT run plays exactly 2 variants (base, candidate)", 2, 2),
-        RunKind::Games { .. } => ("a games run plays exactly 2 variants", 2, 2),
-        RunKind::Gauntlet { .. } => ("a gauntlet plays a candidate and at least one opponent", 2, usize::MAX),
-        RunKind::RoundRobin { .. } => ("a round robin plays at least 2 variants", 2, usize::MAX),
     }
 }
 
@@ -168,28 +154,18 @@ impl From<RunSpec> for pb::RunSpec {
 impl TryFrom<pb::RunSpec> for RunSpec {
     type Error = Error;
     fn try_from(spec: pb::RunSpec) -> Result<RunSpec> {
-        let kind: RunKind = spec.kind.ok_or_else(|| Error::missing("kind"))?.try_into()?;
-        let (rule, fewest, most) = players(&kind);
-        let n = spec.variants.len();
-        if n < fewest || n > most {
-            return Err(Error::invalid("variants", format!("{rule}, got {n}")));
-        }
-        let variants = spec
-            .variants
-            .into_iter()
-            .enumerate()
-            .map(|(i, id)| non_empty(id, &format!("variants[{i}]")).map(VariantId::new))
-            .collect::<Result<_>>()?;
-        Ok(RunSpec {
+        let spec = RunSpec {
             name: spec.name,
-            kind,
-            variants,
+            kind: spec.kind.ok_or_else(|| Error::missing("kind"))?.try_into()?,
+            variants: spec.variants.into_iter().map(VariantId::new).collect(),
             tc: required(spec.tc, "tc")?,
             openings: SuiteId::new(spec.opening_suite_id),
             adjudication: required(spec.adjudication, "adjudication")?,
             bench_signature: spec.bench_signature,
             sample_every: spec.sample_every,
-        })
+        };
+        spec.validate()?;
+        Ok(spec)
     }
 }
 

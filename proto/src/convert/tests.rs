@@ -445,6 +445,56 @@ fn bad_run_specs_name_the_field() {
     }
 }
 
+/// The wire applies the same `validate()` as the store: rules that once held only in the
+/// coordinator (name, most players, deepest depth, longest host, option names) now refuse
+/// the message itself, under the message's path.
+#[test]
+fn the_wire_refuses_what_the_store_would() {
+    use pb::run_spec::Kind;
+    use pb::time_control::Kind as Tc;
+    type RunMutation = fn(&mut pb::CreateRunRequest);
+    let runs: [(&str, RunMutation); 6] = [
+        ("spec.name", |r| spec_of(r).name = " ".into()),
+        ("spec.variants", |r| {
+            spec_of(r).kind = Some(Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing: 1 }));
+            spec_of(r).variants = (0..=MAX_RUN_VARIANTS).map(|i| format!("v{i}")).collect();
+        }),
+        ("spec.variants", |r| {
+            spec_of(r).kind = Some(Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent: 1 }));
+            spec_of(r).variants = vec!["a".into(), "b".into(), "a".into()];
+        }),
+        ("spec.tc.depth", |r| *tc_of(r) = Some(Tc::Depth(MAX_DEPTH + 1))),
+        ("spec.tc.clock.inc_ms", |r| {
+            *tc_of(r) = Some(Tc::Clock(pb::ClockControl { base_ms: 1000, inc_ms: MAX_TIME_MS + 1 }))
+        }),
+        ("spec.games.pairs", |r| spec_of(r).kind = Some(Kind::Games(pb::GamesRun { pairs: MAX_RUN_PAIRS + 1 }))),
+    ];
+    for (field, mutate) in runs {
+        let mut request = pb::CreateRunRequest::from(sprt_spec());
+        mutate(&mut request);
+        rejects::<RunSpec, _>(request, field);
+    }
+    let mut deepest = sprt_spec();
+    deepest.tc = TimeControl::Depth(MAX_DEPTH);
+    round_trip::<RunSpec, pb::CreateRunRequest>(deepest);
+
+    let mut request = pb::RegisterRequest::from(worker());
+    request.worker.as_mut().expect("worker").host = "h".repeat(MAX_NAME_BYTES + 1);
+    rejects::<WorkerInfo, _>(request, "worker.host");
+    round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { host: "h".repeat(MAX_NAME_BYTES), ..worker() });
+
+    let mut request = pb::AddVariantRequest::from(external_variant().spec);
+    external_of(&mut request).options.push(pb::EngineOption { name: " ".into(), value: "1".into() });
+    let last = external_of(&mut request).options.len() - 1;
+    rejects::<VariantSpec, _>(request, &format!("spec.external.options[{last}].name"));
+
+    let request = pb::AddOpeningsRequest::from(OpeningSuiteSpec {
+        name: "s".into(),
+        openings: vec!["startpos".into(), "x".repeat(MAX_OPENING_BYTES + 1)],
+    });
+    rejects::<OpeningSuiteSpec, _>(request, "openings[1]");
+}
+
 #[test]
 fn unspecified_and_unknown_enums_differ_in_kind() {
     let mut request = pb::CreateRunRequest::from(sprt_spec());

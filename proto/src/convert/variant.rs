@@ -90,7 +90,9 @@ impl TryFrom<pb::VariantSpec> for VariantSpec {
     type Error = Error;
     fn try_from(spec: pb::VariantSpec) -> Result<VariantSpec> {
         let kind = spec.kind.ok_or_else(|| Error::missing("kind"))?;
-        Ok(VariantSpec { name: non_empty(spec.name, "name")?, kind: kind.try_into()? })
+        let spec = VariantSpec { name: spec.name, kind: kind.try_into()? };
+        spec.validate()?;
+        Ok(spec)
     }
 }
 

@@ -1,10 +1,9 @@
 //! Work: leases of game pairs, the games played, and their delivery.
 
-use super::{each, enumeration, non_empty, positive, required};
+use super::{each, enumeration, non_empty, required};
 use crate::domain::{
     BatchAck, BatchResult, EngineInfo, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply,
-    MoveStat, PairReport, PairTask, PositionSample, RunId, UnknownTermination, VariantId, WorkerInfo,
-    check_engine_name, check_sha256,
+    MoveStat, PairReport, PairTask, PositionSample, RunId, VariantId, WorkerInfo, check_engine_name, check_sha256,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -187,7 +186,7 @@ impl TryFrom<pb::GameReport> for GameReport {
             black: VariantId::new(non_empty(game.black_variant, "black_variant")?),
             start_fen: non_empty(game.start_fen, "start_fen")?,
             outcome: enumeration::<pb::GameOutcome, _>(game.outcome, "outcome")?,
-            reason: game.reason.parse().map_err(|e: UnknownTermination| Error::invalid("reason", e.to_string()))?,
+            reason: game.reason.parse().map_err(|e: Error| Error::invalid("reason", e.to_string()))?,
             moves: game.moves,
             move_stats: game.move_stats.into_iter().map(MoveStat::from).collect(),
             forfeit: game.forfeit.map(ForfeitAttempt::from),
@@ -333,16 +332,18 @@ const MAX_ENGINE_ID_BYTES: usize = 200;
 impl TryFrom<pb::WorkerInfo> for WorkerInfo {
     type Error = Error;
     fn try_from(worker: pb::WorkerInfo) -> Result<WorkerInfo> {
-        Ok(WorkerInfo {
-            name: non_empty(worker.name, "name")?,
+        let worker = WorkerInfo {
+            name: worker.name,
             host: worker.host,
-            cores: positive(worker.cores, "cores")?,
+            cores: worker.cores,
             engine_version: worker.engine_version,
             bench_signature: worker.bench_signature,
-            worker_key: worker_key(worker.worker_key)?,
+            worker_key: worker.worker_key,
             rules_version: worker.rules_version,
             engines: worker_engines(worker.engines)?,
-        })
+        };
+        worker.validate()?;
+        Ok(worker)
     }
 }
 
@@ -355,19 +356,4 @@ fn worker_engines(engines: Vec<pb::EngineInfo>) -> Result<Vec<EngineInfo>> {
         }
     }
     Ok(engines)
-}
-
-/// The longest worker key accepted.
-const MAX_WORKER_KEY_BYTES: usize = 128;
-
-/// A worker key is empty or printable ASCII without spaces, at most
-/// [`MAX_WORKER_KEY_BYTES`] long.
-fn worker_key(key: String) -> Result<String> {
-    if key.len() > MAX_WORKER_KEY_BYTES {
-        return Err(Error::invalid("worker_key", format!("{} bytes, at most {MAX_WORKER_KEY_BYTES}", key.len())));
-    }
-    if !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(Error::invalid("worker_key", "only printable ASCII without spaces"));
-    }
-    Ok(key)
 }

@@ -13,11 +13,18 @@
 //! # Ok::<(), proto::Error>(())
 //! ```
 
+#[cfg(test)]
 use crate::error::Error;
 
-/// Declares a fieldless enum with its texts: `as_str`, `ALL`, `Display`, `FromStr` (an
-/// unknown text is [`Error::UnknownName`] listing the known ones) and, with `clap`,
-/// `ValueEnum` (`| "alias"` after a text adds a spelling only the command line accepts).
+/// Declares a closed set with its texts: `as_str`, `ALL`, `Display`, `FromStr` (an unknown
+/// text is [`crate::Error::UnknownName`] listing the known ones) and, with `clap`, `ValueEnum` (`|
+/// "alias"` after a text adds a spelling only the command line accepts).
+///
+/// Two forms. `enum Name ("what") { Variant = "text", ... }` declares a fieldless enum.
+/// `impl Name ("what") { Variant = "text", Wrapper(Inner::Value) = "text", ... }` gives the
+/// texts of an enum declared elsewhere whose members may wrap a value of another closed set
+/// (a termination wraps the rules' reason); `otherwise = "text"` after the braces names the
+/// values outside the set, which `FromStr` never returns and `ALL` does not hold.
 macro_rules! closed_set {
     (
         $(#[$meta:meta])*
@@ -31,14 +38,27 @@ macro_rules! closed_set {
             $( $(#[$vmeta])* $variant ),+
         }
 
+        closed_set! {
+            impl $name ($what) {
+                $( $variant = $text $(| $alias)* ),+
+            }
+        }
+    };
+    (
+        impl $name:ident ($what:literal) {
+            $( $variant:ident $(($inner:path))? = $text:literal $(| $alias:literal)* ),+ $(,)?
+        }
+        $(otherwise = $other:literal)?
+    ) => {
         impl $name {
             /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            pub const ALL: &'static [$name] = &[$($name::$variant $(($inner))?),+];
 
             /// The value's one text, as stored and typed.
-            pub fn as_str(self) -> &'static str {
+            pub const fn as_str(self) -> &'static str {
                 match self {
-                    $( $name::$variant => $text ),+
+                    $( $name::$variant $(($inner))? => $text, )+
+                    $( #[allow(unreachable_patterns)] _ => $other, )?
                 }
             }
         }
@@ -50,9 +70,9 @@ macro_rules! closed_set {
         }
 
         impl std::str::FromStr for $name {
-            type Err = Error;
-            fn from_str(s: &str) -> Result<$name, Error> {
-                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| Error::UnknownName {
+            type Err = $crate::Error;
+            fn from_str(s: &str) -> ::std::result::Result<$name, $crate::Error> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| $crate::Error::UnknownName {
                     what: $what,
                     given: s.to_owned(),
                     expected: $name::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(" or "),
@@ -67,13 +87,16 @@ macro_rules! closed_set {
             }
             fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
                 let aliases: &[&'static str] = match self {
-                    $( $name::$variant => &[$($alias),*] ),+
+                    $( $name::$variant $(($inner))? => &[$($alias),*], )+
+                    $( #[allow(unreachable_patterns)] _ => { let _ = $other; return None } )?
                 };
                 Some(clap::builder::PossibleValue::new(self.as_str()).aliases(aliases.iter().copied()))
             }
         }
     };
 }
+
+pub(crate) use closed_set;
 
 closed_set! {
     /// Protocol of an external engine.
@@ -122,6 +145,16 @@ closed_set! {
     }
 }
 
+closed_set! {
+    /// A game's result from Red's side, in PGN's words (as [`engine::rules::GameResult`] writes
+    /// a finished game's).
+    pub enum GameOutcome ("game outcome") {
+        RedWins = "1-0",
+        BlackWins = "0-1",
+        Draw = "1/2-1/2",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +176,39 @@ mod tests {
         round_trips(EloModel::ALL, EloModel::as_str);
         round_trips(RunKindName::ALL, RunKindName::as_str);
         round_trips(RunStateName::ALL, RunStateName::as_str);
+        round_trips(GameOutcome::ALL, GameOutcome::as_str);
+    }
+
+    fn texts<T: Copy>(all: &[T], text: fn(T) -> &'static str) -> Vec<&'static str> {
+        all.iter().map(|&v| text(v)).collect()
+    }
+
+    #[test]
+    fn stored_texts_never_change() {
+        // These texts are in SQLite databases and Parquet files written by earlier versions.
+        assert_eq!(texts(EngineProtocol::ALL, EngineProtocol::as_str), ["uci", "ucci"]);
+        assert_eq!(texts(EloModel::ALL, EloModel::as_str), ["normalized", "logistic"]);
+        assert_eq!(texts(RunKindName::ALL, RunKindName::as_str), ["sprt", "games", "gauntlet", "round_robin"]);
+        assert_eq!(
+            texts(RunStateName::ALL, RunStateName::as_str),
+            ["active", "sprt_h0", "sprt_h1", "completed", "stopped"]
+        );
+        assert_eq!(texts(GameOutcome::ALL, GameOutcome::as_str), ["1-0", "0-1", "1/2-1/2"]);
+    }
+
+    #[test]
+    fn outcomes_are_written_as_the_engine_writes_results() {
+        use engine::rules::GameResult;
+        let pairs = [
+            (GameOutcome::RedWins, GameResult::RedWins),
+            (GameOutcome::BlackWins, GameResult::BlackWins),
+            (GameOutcome::Draw, GameResult::Draw),
+        ];
+        for (outcome, result) in pairs {
+            assert_eq!(outcome.as_str(), result.as_str());
+        }
+        let err = "2-0".parse::<GameOutcome>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown game outcome `2-0` (expected 1-0 or 0-1 or 1/2-1/2)");
     }
 
     #[test]

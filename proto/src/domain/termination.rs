@@ -1,10 +1,9 @@
 //! Why a game ended: the one closed set the worker reports, the referee checks, SQLite and
 //! Parquet store (as [`Termination::as_str`]) and analysis reads.
 
-use std::fmt;
-use std::str::FromStr;
-
 use engine::rules::Reason;
+
+use super::names::closed_set;
 
 /// Why a game ended: the rules' own reasons, the arbiter's adjudications, and forfeits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,46 +24,28 @@ pub enum Termination {
     EngineError,
 }
 
-/// The rules' reasons that end a game, in a fixed order.
-const RULES: [Reason; 6] = [
-    Reason::Checkmate,
-    Reason::Stalemate,
-    Reason::PerpetualCheck,
-    Reason::PerpetualChase,
-    Reason::Repetition,
-    Reason::MoveLimit,
-];
+closed_set! {
+    // The rules' texts are the engine's own (`Reason::as_str`); a test holds them equal.
+    impl Termination ("termination reason") {
+        Rules(Reason::Checkmate) = "checkmate",
+        Rules(Reason::Stalemate) = "stalemate",
+        Rules(Reason::PerpetualCheck) = "perpetual_check",
+        Rules(Reason::PerpetualChase) = "perpetual_chase",
+        Rules(Reason::Repetition) = "repetition",
+        Rules(Reason::MoveLimit) = "move_limit",
+        AdjudicatedResign = "adjudication_resign",
+        AdjudicatedDraw = "adjudication_draw",
+        IllegalMove = "illegal_move",
+        NoMove = "no_move",
+        TimeForfeit = "time_forfeit",
+        EngineError = "engine_error",
+    }
+    // `Rules(Reason::Ongoing)`, a game not over yet, is no termination: it is never stored
+    // and never read back.
+    otherwise = "ongoing"
+}
 
 impl Termination {
-    /// Every termination, rules first.
-    pub const ALL: [Termination; 12] = [
-        Termination::Rules(RULES[0]),
-        Termination::Rules(RULES[1]),
-        Termination::Rules(RULES[2]),
-        Termination::Rules(RULES[3]),
-        Termination::Rules(RULES[4]),
-        Termination::Rules(RULES[5]),
-        Termination::AdjudicatedResign,
-        Termination::AdjudicatedDraw,
-        Termination::IllegalMove,
-        Termination::NoMove,
-        Termination::TimeForfeit,
-        Termination::EngineError,
-    ];
-
-    /// The stored and reported name (`checkmate`, `adjudication_resign`, `time_forfeit`, ...).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Termination::Rules(r) => r.as_str(),
-            Termination::AdjudicatedResign => "adjudication_resign",
-            Termination::AdjudicatedDraw => "adjudication_draw",
-            Termination::IllegalMove => "illegal_move",
-            Termination::NoMove => "no_move",
-            Termination::TimeForfeit => "time_forfeit",
-            Termination::EngineError => "engine_error",
-        }
-    }
-
     /// A forfeit: the player at fault loses, whatever the board says.
     pub const fn is_forfeit(self) -> bool {
         matches!(
@@ -74,33 +55,13 @@ impl Termination {
     }
 }
 
-impl fmt::Display for Termination {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A name outside the closed set of terminations.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown termination reason `{0}` (expected one of checkmate, stalemate, perpetual_check, perpetual_chase, repetition, move_limit, adjudication_resign, adjudication_draw, illegal_move, no_move, time_forfeit, engine_error)"
-)]
-pub struct UnknownTermination(pub String);
-
-impl FromStr for Termination {
-    type Err = UnknownTermination;
-    fn from_str(s: &str) -> Result<Termination, UnknownTermination> {
-        Termination::ALL.into_iter().find(|t| t.as_str() == s).ok_or_else(|| UnknownTermination(s.to_owned()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names_round_trip_and_stay_as_stored() {
-        for t in Termination::ALL {
+        for &t in Termination::ALL {
             assert_eq!(t.as_str().parse::<Termination>(), Ok(t));
         }
         // These strings are in SQLite databases and Parquet files: they never change.
@@ -127,5 +88,35 @@ mod tests {
         }
         assert!(Termination::TimeForfeit.is_forfeit());
         assert!(!Termination::AdjudicatedDraw.is_forfeit());
+    }
+
+    #[test]
+    fn every_rules_reason_but_ongoing_is_a_termination_with_the_engines_text() {
+        let reasons = [
+            Reason::Checkmate,
+            Reason::Stalemate,
+            Reason::PerpetualCheck,
+            Reason::PerpetualChase,
+            Reason::Repetition,
+            Reason::MoveLimit,
+        ];
+        for r in reasons {
+            assert!(Termination::ALL.contains(&Termination::Rules(r)), "{r}");
+            assert_eq!(Termination::Rules(r).as_str(), r.as_str());
+        }
+        assert!(!Termination::ALL.contains(&Termination::Rules(Reason::Ongoing)));
+        assert_eq!(Termination::Rules(Reason::Ongoing).as_str(), Reason::Ongoing.as_str());
+    }
+
+    #[test]
+    fn an_unknown_reason_is_an_error_naming_it_and_the_choices() {
+        let err = "resigned".parse::<Termination>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown termination reason `resigned` (expected checkmate or stalemate or perpetual_check or \
+             perpetual_chase or repetition or move_limit or adjudication_resign or adjudication_draw or \
+             illegal_move or no_move or time_forfeit or engine_error)"
+        );
+        assert!(matches!(err, crate::Error::UnknownName { what: "termination reason", .. }));
     }
 }

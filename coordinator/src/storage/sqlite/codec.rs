@@ -57,12 +57,7 @@ pub(super) fn outcome_text(o: GameOutcome) -> &'static str {
 }
 
 pub(super) fn outcome_from(text: &str) -> Result<GameOutcome> {
-    match text {
-        "1-0" => Ok(GameOutcome::RedWins),
-        "0-1" => Ok(GameOutcome::BlackWins),
-        "1/2-1/2" => Ok(GameOutcome::Draw),
-        _ => Err(corrupt(format!("game outcome {text:?}"))),
-    }
+    text.parse().map_err(|e| corrupt(format!("game outcome: {e}")))
 }
 
 pub(super) fn state_text(state: &RunState) -> &'static str {

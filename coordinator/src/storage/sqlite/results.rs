@@ -1,8 +1,6 @@
 //! Recording reported pairs, idempotently, and reading recorded games back.
 
-use proto::domain::{
-    GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, UnknownTermination, WorkerId,
-};
+use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, PositionSample, RunId, RunState, WorkerId};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
@@ -312,7 +310,7 @@ pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usiz
                         black: black.into(),
                         start_fen,
                         outcome: codec::outcome_from(&outcome)?,
-                        reason: reason.parse().map_err(|e: UnknownTermination| corrupt(format!("game {id}: {e}")))?,
+                        reason: reason.parse().map_err(|e: proto::Error| corrupt(format!("game {id}: {e}")))?,
                         moves,
                         move_stats: Vec::new(),
                         forfeit: None,

@@ -1,0 +1,146 @@
+//! The Parquet export's names: each table's directory or file and every column, written once.
+//! The coordinator builds its Arrow schemas from these constants and analysis reads with
+//! them, so a renamed column is renamed for both (a coordinator test holds each writer schema
+//! to the table's [`games::ALL`], [`positions::ALL`] or [`runs::ALL`]).
+//!
+//! ```
+//! use proto::columns::{self, games};
+//!
+//! assert_eq!(games::TABLE, "games");
+//! assert_eq!(games::ALL[0], games::GAME_ID);
+//! // `run` is no column of the games files: it is their Hive partition (`run=<id>`).
+//! assert!(!games::ALL.contains(&columns::RUN));
+//! ```
+//!
+//! Values of the closed sets in these columns are their `as_str` texts: `games.result` is a
+//! [`crate::domain::GameOutcome`], `games.reason` a [`crate::domain::Termination`],
+//! `runs.kind` a [`crate::domain::RunKindName`], `runs.model` an [`crate::domain::EloModel`]
+//! and `runs.state` a [`crate::domain::RunStateName`].
+
+/// The Hive partition of `games` and `positions` (`<table>/run=<id>/` directories), which
+/// readers see as a column; in `runs` an ordinary column.
+pub const RUN: &str = "run";
+
+/// One row per game (`<data>/games/run=<id>/part-*.parquet`).
+pub mod games {
+    /// The table's directory under the data directory.
+    pub const TABLE: &str = "games";
+    pub const GAME_ID: &str = "game_id";
+    pub const PAIR_ID: &str = "pair_id";
+    pub const OPENING_ID: &str = "opening_id";
+    pub const START_FEN: &str = "start_fen";
+    pub const RED_VARIANT: &str = "red_variant";
+    pub const BLACK_VARIANT: &str = "black_variant";
+    /// [`crate::domain::GameOutcome::as_str`]: `1-0`, `0-1` or `1/2-1/2`, from Red's side.
+    pub const RESULT: &str = "result";
+    /// [`crate::domain::Termination::as_str`].
+    pub const REASON: &str = "reason";
+    pub const PLIES: &str = "plies";
+    pub const MOVES: &str = "moves";
+    pub const DURATION_MS: &str = "duration_ms";
+    pub const NODES: &str = "nodes";
+    pub const WORKER: &str = "worker";
+
+    /// The files' columns, in order.
+    pub const ALL: [&str; 13] = [
+        GAME_ID,
+        PAIR_ID,
+        OPENING_ID,
+        START_FEN,
+        RED_VARIANT,
+        BLACK_VARIANT,
+        RESULT,
+        REASON,
+        PLIES,
+        MOVES,
+        DURATION_MS,
+        NODES,
+        WORKER,
+    ];
+}
+
+/// One row per sampled position (`<data>/positions/run=<id>/part-*.parquet`).
+pub mod positions {
+    /// The table's directory under the data directory.
+    pub const TABLE: &str = "positions";
+    pub const GAME_ID: &str = "game_id";
+    pub const PLY: &str = "ply";
+    pub const FEN: &str = "fen";
+    /// `w` (Red) or `b` (Black), as in the FEN.
+    pub const SIDE_TO_MOVE: &str = "side_to_move";
+    pub const STATIC_EVAL: &str = "static_eval";
+    pub const SEARCH_SCORE: &str = "search_score";
+    pub const BEST_MOVE: &str = "best_move";
+    pub const IN_CHECK: &str = "in_check";
+    pub const QUIET: &str = "quiet";
+    /// The game's result for Red as a number: 1, 0.5 or 0.
+    pub const RESULT: &str = "result";
+
+    /// The files' columns, in order.
+    pub const ALL: [&str; 10] =
+        [GAME_ID, PLY, FEN, SIDE_TO_MOVE, STATIC_EVAL, SEARCH_SCORE, BEST_MOVE, IN_CHECK, QUIET, RESULT];
+}
+
+/// One row per run (`<data>/runs.parquet`, rewritten whole).
+pub mod runs {
+    /// The table's file under the data directory.
+    pub const FILE: &str = "runs.parquet";
+    pub const RUN: &str = super::RUN;
+    pub const NAME: &str = "name";
+    /// [`crate::domain::RunKindName::as_str`].
+    pub const KIND: &str = "kind";
+    pub const ELO0: &str = "elo0";
+    pub const ELO1: &str = "elo1";
+    pub const ALPHA: &str = "alpha";
+    pub const BETA: &str = "beta";
+    /// [`crate::domain::EloModel::as_str`] for an SPRT, empty otherwise.
+    pub const MODEL: &str = "model";
+    pub const VARIANT_IDS: &str = "variant_ids";
+    pub const VARIANT_NAMES: &str = "variant_names";
+    /// [`crate::domain::RunStateName::as_str`].
+    pub const STATE: &str = "state";
+    pub const TC: &str = "tc";
+    pub const SAMPLE_EVERY: &str = "sample_every";
+    pub const CREATED_UNIX_MS: &str = "created_unix_ms";
+
+    /// The file's columns, in order.
+    pub const ALL: [&str; 14] = [
+        RUN,
+        NAME,
+        KIND,
+        ELO0,
+        ELO1,
+        ALPHA,
+        BETA,
+        MODEL,
+        VARIANT_IDS,
+        VARIANT_NAMES,
+        STATE,
+        TC,
+        SAMPLE_EVERY,
+        CREATED_UNIX_MS,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn distinct(columns: &[&str]) -> bool {
+        let set: std::collections::HashSet<&&str> = columns.iter().collect();
+        set.len() == columns.len()
+    }
+
+    #[test]
+    fn each_table_names_each_column_once_and_never_the_partition() {
+        for (table, columns) in
+            [(games::TABLE, &games::ALL[..]), (positions::TABLE, &positions::ALL[..]), (runs::FILE, &runs::ALL[..])]
+        {
+            assert!(distinct(columns), "{table}: {columns:?}");
+        }
+        // A partition key that is also a file column makes pyarrow and pandas refuse the data.
+        assert!(!games::ALL.contains(&RUN));
+        assert!(!positions::ALL.contains(&RUN));
+        assert_eq!(runs::ALL[0], RUN);
+    }
+}
