@@ -12,7 +12,7 @@ use proto::domain::{
 
 use super::StoredGame;
 use super::tx::{
-    Allocation, Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
 };
 use crate::error::{Error, Result};
 use crate::scheduler::{self, NewPair, RunLoad};
@@ -425,11 +425,18 @@ impl Tx for MemoryTx<'_> {
         self.pair_row(run, index).map(Some)
     }
 
-    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<(u64, PairRow)>> {
+    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>> {
         let run = self.lease_row(lease)?.run;
-        let indices: Vec<u64> =
-            self.state.lease_pairs.range((lease, 0)..=(lease, u64::MAX)).map(|(&(_, i), _)| i).collect();
-        indices.into_iter().map(|i| Ok((i, self.pair_row(run, i)?))).collect()
+        let state = &*self.state;
+        state
+            .lease_pairs
+            .range((lease, 0)..=(lease, u64::MAX))
+            .map(|(&(_, index), &status)| {
+                let pair = state.pairs.get(&(run, index)).copied();
+                let pair = pair.ok_or_else(|| Error::Corrupt(format!("run {run} has no pair {index}")))?;
+                Ok(LeasePair { index, status, pair })
+            })
+            .collect()
     }
 
     fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>> {

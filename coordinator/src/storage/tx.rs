@@ -75,6 +75,16 @@ pub struct PairRow {
     pub status: PairStatus,
 }
 
+/// A pair as one lease was given it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeasePair {
+    pub index: u64,
+    /// What became of it in this lease.
+    pub status: LeasePairStatus,
+    /// The pair itself.
+    pub pair: PairRow,
+}
+
 /// A lease as stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeaseRow {
@@ -183,7 +193,7 @@ pub trait Tx {
     /// A pair of the lease, `None` if the lease was never given it.
     fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>>;
     /// Every pair the lease was given, lowest index first.
-    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<(u64, PairRow)>>;
+    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>>;
     /// The lease's pairs still pending, lowest index first.
     fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>>;
     fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()>;

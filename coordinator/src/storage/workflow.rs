@@ -93,7 +93,7 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
     let tasks = tx
         .lease_pairs(lease)?
         .into_iter()
-        .map(|(index, pair)| task(tx, &spec, &pairings, index, pair.pairing, pair.opening_index))
+        .map(|p| task(tx, &spec, &pairings, p.index, p.pair.pairing, p.pair.opening_index))
         .collect::<Result<Vec<_>>>()?;
     Ok(LeaseTerms { lease, run, tc: spec.tc, adjudication: spec.adjudication, sample_every: spec.sample_every, tasks })
 }
@@ -354,3 +354,6 @@ impl<B: Backend> Storage for B {
         self.read("reading the export mark", move |tx| tx.exported_up_to(run))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,7 +7,7 @@ use super::Ctx;
 use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, RunLoad};
-use crate::storage::tx::{LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus};
+use crate::storage::tx::{LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus};
 
 /// Registers a worker; a worker whose key is known gets its id back, with its description
 /// brought up to date.
@@ -267,19 +267,26 @@ pub(super) fn lease_pair(conn: &Connection, lease: LeaseId, index: u64) -> Resul
     row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
 }
 
-pub(super) fn lease_pairs(conn: &Connection, lease: LeaseId) -> Result<Vec<(u64, PairRow)>> {
-    let rows: Vec<(i64, i64, i64, String)> = conn
+pub(super) fn lease_pairs(conn: &Connection, lease: LeaseId) -> Result<Vec<LeasePair>> {
+    let rows: Vec<(i64, String, i64, i64, String)> = conn
         .prepare_cached(
-            "SELECT lp.pair_index, p.pairing, p.opening_index, p.status FROM lease_pairs lp
+            "SELECT lp.pair_index, lp.status, p.pairing, p.opening_index, p.status FROM lease_pairs lp
              JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
              WHERE lp.lease_id = ?1 ORDER BY lp.pair_index",
         )
         .and_then(|mut s| {
-            s.query_map([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect()
+            s.query_map([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect()
         })
         .ctx("reading a lease's pairs")?;
     rows.into_iter()
-        .map(|(index, pairing, opening, status)| Ok((to_u64(index, "pair index")?, pair_row(pairing, opening, &status)?)))
+        .map(|(index, in_lease, pairing, opening, status)| {
+            Ok(LeasePair {
+                index: to_u64(index, "pair index")?,
+                status: LeasePairStatus::parse(&in_lease)
+                    .ok_or_else(|| corrupt(format!("lease {lease} pair status {in_lease:?}")))?,
+                pair: pair_row(pairing, opening, &status)?,
+            })
+        })
         .collect()
 }
 

@@ -12,7 +12,7 @@ use super::{catalog, leasing, results};
 use crate::error::Result;
 use crate::scheduler::{NewPair, RunLoad};
 use crate::storage::StoredGame;
-use crate::storage::tx::{Allocation, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx};
+use crate::storage::tx::{Allocation, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx};
 
 pub(super) struct SqliteTx<'a>(pub(super) &'a Db);
 
@@ -141,7 +141,7 @@ impl Tx for SqliteTx<'_> {
         leasing::lease_pair(self.0, lease, index)
     }
 
-    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<(u64, PairRow)>> {
+    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>> {
         leasing::lease_pairs(self.0, lease)
     }
 
