@@ -210,7 +210,10 @@ fn total_pairs(stats: &[PairingStats]) -> u64 {
 // Primitives
 
 /// Runs `f` in one write transaction of `b`, which must succeed.
-fn tx<B: Backend, T: Send + 'static>(b: &B, f: impl FnOnce(&mut dyn Tx) -> coordinator::Result<T> + Send + 'static) -> T {
+fn tx<B: Backend, T: Send + 'static>(
+    b: &B,
+    f: impl FnOnce(&mut dyn Tx) -> coordinator::Result<T> + Send + 'static,
+) -> T {
     b.write("a conformance case", f).expect("the primitives succeed")
 }
 
@@ -240,7 +243,10 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
     assert_eq!(stats, vec![PairingStats::default()]);
     assert_eq!(tx(b, |tx| tx.run_ids()), vec![1, 2]);
     let suite = read.spec.openings;
-    assert_eq!(tx(b, move |tx| Ok((tx.suite_size(suite)?, tx.opening(suite, 2)?))), (3, format!("{START} moves h2e2 opening2")));
+    assert_eq!(
+        tx(b, move |tx| Ok((tx.suite_size(suite)?, tx.opening(suite, 2)?))),
+        (3, format!("{START} moves h2e2 opening2"))
+    );
     assert_eq!(*tx(b, move |tx| tx.run_spec(run)), read.spec);
     let first = read.spec.variants[0].clone();
     assert!(tx(b, move |tx| tx.variant_exists(&first)));
@@ -402,7 +408,8 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!((after.2.state, after.2.stats), (RunState::Active, vec![PairingStats::default()]));
     assert!(after.3.is_empty() && after.4, "no lease was left behind");
     // The ids of rolled-back rows are given out again.
-    let lease = tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
+    let lease =
+        tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
     assert_eq!(lease, 1);
     assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
 }

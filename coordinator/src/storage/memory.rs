@@ -183,7 +183,11 @@ impl MemoryTx<'_> {
     }
 
     fn pair_row(&self, run: RunId, index: u64) -> Result<PairRow> {
-        self.state.pairs.get(&(run, index)).copied().ok_or_else(|| Error::Corrupt(format!("run {run} has no pair {index}")))
+        self.state
+            .pairs
+            .get(&(run, index))
+            .copied()
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pair {index}")))
     }
 }
 
@@ -227,7 +231,10 @@ impl Tx for MemoryTx<'_> {
 
     fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String> {
         let openings = &self.state.suites.get(&suite).ok_or(Error::SuiteNotFound(suite))?.openings;
-        openings.get(index as usize).cloned().ok_or_else(|| Error::Corrupt(format!("suite {suite} has no opening {index}")))
+        openings
+            .get(index as usize)
+            .cloned()
+            .ok_or_else(|| Error::Corrupt(format!("suite {suite} has no opening {index}")))
     }
 
     fn insert_run(&mut self, spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {

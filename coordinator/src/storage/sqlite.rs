@@ -130,7 +130,6 @@ impl SqliteStorage {
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
-
 }
 
 impl Backend for SqliteStorage {

@@ -8,8 +8,8 @@
 //! lease reports it first.
 
 use proto::domain::{
-    Lease, LeaseId, OpeningSuite, PairReport, PairTask, PairingStats, Run, RunId, RunSpec, RunState, SuiteId,
-    Variant, VariantSpec, WorkerId, WorkerInfo,
+    Lease, LeaseId, OpeningSuite, PairReport, PairTask, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant,
+    VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};

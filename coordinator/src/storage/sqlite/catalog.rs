@@ -20,7 +20,9 @@ pub(super) fn insert_variant(conn: &Connection, variant: &Variant) -> Result<()>
 }
 
 pub(super) fn variant_exists(conn: &Connection, id: &str) -> Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM variants WHERE id = ?1").and_then(|mut s| s.exists([id])).ctx("looking up a variant")
+    conn.prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
+        .and_then(|mut s| s.exists([id]))
+        .ctx("looking up a variant")
 }
 
 /// A variant, checked against its id the first time this connection reads it.

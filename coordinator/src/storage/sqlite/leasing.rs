@@ -104,7 +104,6 @@ pub(super) fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad
         .collect()
 }
 
-
 /// Notes the worker's activity and reads its bench signature, in one statement.
 pub(super) fn touch_worker(conn: &Connection, worker: WorkerId, now_ms: u64) -> Result<u64> {
     let signature: i64 = conn
@@ -247,9 +246,11 @@ pub(super) fn overdue_leases(conn: &Connection, now_ms: u64) -> Result<Vec<Lease
 }
 
 pub(super) fn insert_lease_pair(conn: &Connection, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
-    conn.prepare_cached("INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES (?1, ?2, ?3, 'pending')")
-        .and_then(|mut s| s.execute(params![key(lease), key(run), int(index)]))
-        .ctx("recording a leased pair")?;
+    conn.prepare_cached(
+        "INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES (?1, ?2, ?3, 'pending')",
+    )
+    .and_then(|mut s| s.execute(params![key(lease), key(run), int(index)]))
+    .ctx("recording a leased pair")?;
     Ok(())
 }
 

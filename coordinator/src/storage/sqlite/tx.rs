@@ -12,7 +12,9 @@ use super::{catalog, leasing, results};
 use crate::error::Result;
 use crate::scheduler::{NewPair, RunLoad};
 use crate::storage::StoredGame;
-use crate::storage::tx::{Allocation, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx};
+use crate::storage::tx::{
+    Allocation, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+};
 
 pub(super) struct SqliteTx<'a>(pub(super) &'a Db);
 

@@ -231,10 +231,7 @@ fn stop_and_resume_gate_leasing() {
     assert_eq!(f.s.lease_batch(w, 1, 0).expect("lease"), None);
     // Games under way when it stopped still count.
     assert_eq!(f.s.record_results(w, held.id, 0, &reports(&held), true, 1).expect("record").accepted, 1);
-    assert!(matches!(
-        f.s.set_run_state(f.run, RunState::SprtDone { h1: true }),
-        Err(Error::InvalidStateChange { .. })
-    ));
+    assert!(matches!(f.s.set_run_state(f.run, RunState::SprtDone { h1: true }), Err(Error::InvalidStateChange { .. })));
     f.s.set_run_state(f.run, RunState::Active).expect("resume");
     assert_eq!(f.lease(w, 1, 2).tasks[0].pair_index, 1);
     f.s.set_run_state(f.run, RunState::SprtDone { h1: true }).expect("verdict");
