@@ -1,12 +1,16 @@
 //! One behaviour for every storage backend: each case below runs against the in-memory
-//! backend and against SQLite on a temporary file. SQLite-only cases (reopening, corrupt
-//! files) follow at the end.
+//! backend and against SQLite on a temporary file — first the storage primitives (`Tx`, the
+//! same calls giving the same results), then the workflow written over them (`Storage`).
+//! SQLite-only cases (reopening, corrupt files) follow at the end.
 
 use std::collections::BTreeSet;
 
 use coordinator::LeaseTerms;
 use coordinator::clock::{Clock, ManualClock};
-use coordinator::scheduler;
+use coordinator::scheduler::{self, NewPair, RunLoad};
+use coordinator::storage::tx::{
+    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+};
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
 use proto::domain::{
@@ -68,6 +72,28 @@ conformance!(
     a_worker_key_registers_the_same_worker_again,
     lease_terms_are_what_the_lease_was_given,
     leases_go_only_to_workers_with_the_runs_engines,
+);
+
+macro_rules! primitives {
+    ($($case:ident),* $(,)?) => {
+        mod memory_primitives {
+            $( #[test] fn $case() { super::$case(&coordinator::MemoryStorage::new()) } )*
+        }
+        mod sqlite_primitives {
+            $( #[test] fn $case() {
+                let dir = tempfile::tempdir().expect("temp dir");
+                super::$case(&coordinator::SqliteStorage::open(dir.path().join("farm.db")).expect("open"))
+            } )*
+        }
+    };
+}
+
+primitives!(
+    run_and_pair_rows,
+    lease_rows,
+    submission_game_and_worker_rows,
+    a_failed_transaction_changes_nothing,
+    missing_rows_are_named,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -181,6 +207,253 @@ fn indices(lease: &Lease) -> Vec<u64> {
 
 fn total_pairs(stats: &[PairingStats]) -> u64 {
     stats.iter().map(scheduler::pairs_recorded).sum()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Primitives
+
+/// Runs `f` in one write transaction of `b`, which must succeed.
+fn tx<B: Backend, T: Send + 'static>(
+    b: &B,
+    f: impl FnOnce(&mut dyn Tx) -> coordinator::Result<T> + Send + 'static,
+) -> T {
+    b.write("a conformance case", f).expect("the primitives succeed")
+}
+
+/// A run of `pairs` pairs between two fresh variants, created through the primitives.
+fn primitive_run<B: Backend>(b: &B, kind: RunKind, bench_signature: Option<u64>) -> RunId {
+    tx(b, move |tx| {
+        let mut ids = Vec::new();
+        for i in 0..2 {
+            let spec = params(&format!("v{i}"), &format!("x = {i}\n"));
+            let variant = proto::domain::Variant { id: coordinator::spec::variant_id(&spec), spec };
+            tx.insert_variant(&variant)?;
+            ids.push(variant.id);
+        }
+        let lines: Vec<String> = (0..3).map(|i| format!("{START} moves h2e2 opening{i}")).collect();
+        let suite = tx.insert_suite("suite", &lines)?;
+        let spec = RunSpec { bench_signature, ..run_spec(kind, ids, suite, SLOW) };
+        tx.insert_run(&spec, 1, 77)
+    })
+}
+
+fn run_and_pair_rows<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let pinned = primitive_run(b, RunKind::Sprt(SprtSettings::default()), Some(9));
+    assert_eq!((run, pinned), (RunId::new(1), RunId::new(2)));
+    let (read, state, stats) = tx(b, move |tx| Ok((tx.run(run)?, tx.run_state(run)?, tx.run_stats(run)?)));
+    assert_eq!((read.state, read.created_unix_ms, state), (RunState::Active, 77, RunState::Active));
+    assert_eq!(stats, vec![PairingStats::default()]);
+    assert_eq!(tx(b, |tx| tx.run_ids()), vec![RunId::new(1), RunId::new(2)]);
+    let suite = read.spec.openings;
+    assert_eq!(
+        tx(b, move |tx| Ok((tx.suite_size(suite)?, tx.opening(suite, 2)?))),
+        (3, format!("{START} moves h2e2 opening2"))
+    );
+    assert_eq!(*tx(b, move |tx| tx.run_spec(run)), read.spec);
+    let first = read.spec.variants[0].clone();
+    assert!(tx(b, move |tx| tx.variant_exists(&first)));
+    assert!(!tx(b, |tx| tx.variant_exists(&VariantId::from("feed"))));
+
+    assert_eq!(tx(b, move |tx| tx.allocation(run)), Allocation { next_pair_index: 0, allocated: vec![0] });
+    tx(b, move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 2)?;
+        tx.insert_pair(run, NewPair { pair_index: 1, pairing: 0 }, 0)?;
+        tx.insert_pair(run, NewPair { pair_index: 2, pairing: 0 }, 1)
+    });
+    assert_eq!(tx(b, move |tx| tx.allocation(run)), Allocation { next_pair_index: 3, allocated: vec![3] });
+    assert_eq!(
+        tx(b, move |tx| Ok((tx.pair(run, 0)?, tx.pair(run, 3)?, tx.pair(pinned, 0)?))),
+        (Some(PairRow { pairing: 0, opening_index: 2, status: PairStatus::Leased }), None, None)
+    );
+    tx(b, move |tx| {
+        tx.set_pair_status(run, 2, PairStatus::Pooled)?;
+        tx.set_pair_status(run, 0, PairStatus::Pooled)?;
+        tx.set_pair_status(run, 1, PairStatus::Done)
+    });
+    assert_eq!(tx(b, move |tx| tx.pooled_pairs(run, 10)), vec![0, 2], "lowest index first");
+    assert_eq!(tx(b, move |tx| tx.pooled_pairs(run, 1)), vec![0]);
+    let loads = tx(b, |tx| Ok((tx.active_run_loads(1)?, tx.active_run_loads(9)?)));
+    let games = RunLoad { run, requeued: 2, in_flight: 0, unallocated: Some(2), engines: Vec::new() };
+    let sprt = RunLoad { run: pinned, requeued: 0, in_flight: 0, unallocated: None, engines: Vec::new() };
+    assert_eq!(loads, (vec![games.clone()], vec![games, sprt]), "a pinned run only for its bench signature");
+    tx(b, move |tx| tx.set_pair_status(run, 0, PairStatus::Leased));
+    assert_eq!(tx(b, |tx| tx.active_run_loads(1))[0].in_flight, 1);
+
+    let delta = PairingStats { pentanomial: [0, 1, 2, 0, 0], wins: 1, draws: 4, losses: 1 };
+    tx(b, move |tx| {
+        tx.add_stats(run, 0, &delta)?;
+        tx.add_stats(run, 0, &delta)
+    });
+    let twice = PairingStats { pentanomial: [0, 2, 4, 0, 0], wins: 2, draws: 8, losses: 2 };
+    assert_eq!(tx(b, move |tx| tx.run_stats(run)), vec![twice]);
+    tx(b, move |tx| tx.set_run_state(run, &RunState::Stopped));
+    assert_eq!(tx(b, move |tx| tx.run(run)).state, RunState::Stopped);
+    assert!(tx(b, |tx| tx.active_run_loads(1)).is_empty(), "only active runs have a load");
+    tx(b, move |tx| tx.set_exported_up_to(run, 12));
+    assert_eq!(tx(b, move |tx| tx.exported_up_to(run)), 12);
+}
+
+fn lease_rows<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
+    let new = NewLease { run, worker, created_ms: 100, deadline_ms: 500, duration_ms: 400 };
+    let (lease, other) = tx(b, move |tx| {
+        for i in 0..3 {
+            tx.insert_pair(run, NewPair { pair_index: i, pairing: 0 }, 0)?;
+        }
+        let lease = tx.insert_lease(&new)?;
+        let other = tx.insert_lease(&NewLease { deadline_ms: 900, ..new })?;
+        tx.insert_lease_pair(lease, run, 2)?;
+        tx.insert_lease_pair(lease, run, 0)?;
+        tx.insert_lease_pair(other, run, 1)?;
+        Ok((lease, other))
+    });
+    assert_eq!((lease, other), (LeaseId::new(1), LeaseId::new(2)));
+    let active = LeaseRow { run, worker, state: LeaseState::Active, deadline_ms: 500, duration_ms: 400 };
+    assert_eq!(tx(b, move |tx| tx.lease(lease)), active);
+    let leased = PairRow { pairing: 0, opening_index: 0, status: PairStatus::Leased };
+    assert_eq!(tx(b, move |tx| Ok((tx.lease_pair(lease, 2)?, tx.lease_pair(lease, 1)?))), (Some(leased), None));
+    assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), vec![0, 2]);
+    assert_eq!(tx(b, move |tx| Ok((tx.pair_holder(run, 1)?, tx.pair_holder(run, 2)?))), (Some(other), Some(lease)));
+
+    tx(b, move |tx| tx.set_lease_pair_status(lease, 2, LeasePairStatus::Finished));
+    assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), vec![0]);
+    assert_eq!(tx(b, move |tx| tx.pair_holder(run, 2)), None, "a finished pair has no holder");
+    let pending = |index| LeasePair { index, status: LeasePairStatus::Pending, pair: leased };
+    let finished = LeasePair { index: 2, status: LeasePairStatus::Finished, pair: leased };
+    assert_eq!(tx(b, move |tx| tx.lease_pairs(lease)), vec![pending(0), finished]);
+
+    assert_eq!(tx(b, |tx| tx.overdue_leases(500)), Vec::<LeaseId>::new(), "a lease lasts up to its deadline");
+    assert_eq!(tx(b, |tx| tx.overdue_leases(501)), vec![lease]);
+    let mut both = tx(b, |tx| tx.overdue_leases(901));
+    both.sort_unstable();
+    assert_eq!(both, vec![lease, other]);
+    tx(b, move |tx| {
+        tx.set_lease_deadline(lease, 2_000)?;
+        tx.set_lease_state(other, LeaseState::Expired)
+    });
+    assert_eq!(tx(b, |tx| tx.overdue_leases(1_000)), Vec::<LeaseId>::new(), "only active leases expire");
+    assert_eq!(tx(b, move |tx| tx.lease(other)).state, LeaseState::Expired);
+    assert_eq!(tx(b, move |tx| tx.lease(lease)).deadline_ms, 2_000);
+}
+
+fn info(name: &str, signature: u64) -> WorkerInfo {
+    WorkerInfo {
+        name: name.into(),
+        host: "host".into(),
+        cores: 1,
+        engine_version: "1.0".into(),
+        bench_signature: signature,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+    }
+}
+
+fn submission_game_and_worker_rows<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let keyed = tx(b, |tx| tx.upsert_worker(&info("first", 3), Some("digest"), 1));
+    let again = tx(b, |tx| tx.upsert_worker(&info("renamed", 4), Some("digest"), 2));
+    let anonymous = tx(b, |tx| tx.upsert_worker(&info("anon", 5), None, 3));
+    assert_eq!((keyed, again), (WorkerId::new(1), WorkerId::new(1)), "a known key digest is the same worker");
+    assert_eq!(anonymous, WorkerId::new(2));
+    assert_eq!(tx(b, move |tx| tx.touch_worker(keyed, 9)), 4, "its description was replaced");
+
+    let lease = tx(b, move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
+        tx.insert_lease(&NewLease { run, worker: keyed, created_ms: 0, deadline_ms: 10, duration_ms: 10 })
+    });
+    assert!(!tx(b, move |tx| tx.submission_seen(lease, u64::MAX)));
+    tx(b, move |tx| tx.insert_submission(lease, u64::MAX, 1, 5));
+    assert!(tx(b, move |tx| tx.submission_seen(lease, u64::MAX)), "sequence numbers use all 64 bits");
+    assert!(!tx(b, move |tx| tx.submission_seen(lease, 0)));
+
+    let (a, b_): (VariantId, VariantId) = ("a".into(), "b".into());
+    let played = [game(&a, &b_, GameOutcome::RedWins, 1), game(&b_, &a, GameOutcome::Draw, 2)];
+    let reports = played.clone();
+    let ids = tx(b, move |tx| {
+        let mut ids = Vec::new();
+        for (game_in_pair, report) in (0u8..).zip(reports.iter()) {
+            let worker = if game_in_pair == 0 { keyed } else { anonymous };
+            ids.push(tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, worker, report })?);
+        }
+        Ok(ids)
+    });
+    assert_eq!(ids, vec![1, 2]);
+    let stored = tx(b, move |tx| tx.games_since(run, 0, 10));
+    assert_eq!(stored.len(), 2);
+    assert_eq!((stored[0].game_id, stored[0].worker.as_str(), stored[1].worker.as_str()), (1, "renamed", "anon"));
+    assert_eq!((stored[1].pair_index, stored[1].game_in_pair, stored[1].opening_index), (0, 1, 1));
+    let kept = GameReport { move_stats: Vec::new(), forfeit: None, ..played[0].clone() };
+    assert_eq!(stored[0].report, kept, "per-move statistics are not kept");
+    assert_eq!(tx(b, move |tx| tx.games_since(run, 1, 10)), stored[1..]);
+    assert_eq!(tx(b, move |tx| tx.games_since(run, 0, 1)), stored[..1]);
+}
+
+fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
+    let failed = b.write("a failing case", move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
+        let lease = tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 })?;
+        tx.insert_lease_pair(lease, run, 0)?;
+        tx.add_stats(run, 0, &PairingStats { wins: 2, ..PairingStats::default() })?;
+        tx.set_run_state(run, &RunState::Stopped)?;
+        tx.insert_submission(lease, 1, 1, 0)?;
+        tx.touch_worker(worker, 99)?;
+        Err::<(), _>(Error::LeaseClosed(lease))
+    });
+    assert!(matches!(failed, Err(Error::LeaseClosed(l)) if l.get() == 1), "the closure's own error: {failed:?}");
+    let after = tx(b, move |tx| {
+        Ok((
+            tx.pair(run, 0)?,
+            tx.allocation(run)?,
+            tx.run(run)?,
+            tx.overdue_leases(u64::MAX)?,
+            tx.lease(LeaseId::new(1)).is_err(),
+        ))
+    });
+    assert_eq!(after.0, None);
+    assert_eq!(after.1, Allocation { next_pair_index: 0, allocated: vec![0] });
+    assert_eq!((after.2.state, after.2.stats), (RunState::Active, vec![PairingStats::default()]));
+    assert!(after.3.is_empty() && after.4, "no lease was left behind");
+    // The ids of rolled-back rows are given out again.
+    let lease =
+        tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
+    assert_eq!(lease, LeaseId::new(1));
+    assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
+}
+
+fn missing_rows_are_named<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let err = |r: coordinator::Result<()>| r.expect_err("missing");
+    let (no_run, no_lease, no_worker, no_suite) =
+        (RunId::new(42), LeaseId::new(42), WorkerId::new(42), SuiteId::new(42));
+    assert!(matches!(err(b.write("t", move |tx| tx.run(no_run).map(drop))), Error::RunNotFound(r) if r == no_run));
+    assert!(matches!(err(b.write("t", move |tx| tx.run_spec(no_run).map(drop))), Error::RunNotFound(_)));
+    assert!(matches!(err(b.write("t", move |tx| tx.set_run_state(no_run, &RunState::Stopped))), Error::RunNotFound(_)));
+    assert!(matches!(err(b.write("t", move |tx| tx.allocation(no_run).map(drop))), Error::RunNotFound(_)));
+    assert!(matches!(err(b.write("t", move |tx| tx.games_since(no_run, 0, 1).map(drop))), Error::RunNotFound(_)));
+    assert!(
+        matches!(err(b.write("t", move |tx| tx.lease(no_lease).map(drop))), Error::LeaseNotFound(l) if l == no_lease)
+    );
+    assert!(matches!(
+        err(b.write("t", move |tx| tx.set_lease_state(no_lease, LeaseState::Closed))),
+        Error::LeaseNotFound(_)
+    ));
+    assert!(matches!(
+        err(b.write("t", move |tx| tx.touch_worker(no_worker, 0).map(drop))),
+        Error::WorkerNotFound(w) if w == no_worker
+    ));
+    assert!(matches!(err(b.write("t", move |tx| tx.suite_size(no_suite).map(drop))), Error::SuiteNotFound(_)));
+    assert!(matches!(
+        err(b.write("t", |tx| tx.variant(&VariantId::from("feed")).map(drop))),
+        Error::VariantNotFound(_)
+    ));
+    assert!(matches!(err(b.write("t", move |tx| tx.set_pair_status(run, 7, PairStatus::Done))), Error::Corrupt(_)));
+    assert!(matches!(err(b.write("t", move |tx| tx.opening(SuiteId::new(1), 3).map(drop))), Error::Corrupt(_)));
+    assert!(tx(b, |tx| tx.run_ids()) == vec![run], "failed calls changed nothing");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,17 +1,21 @@
-//! The in-memory backend: all state behind one mutex. For tests and throwaway local runs.
+//! The in-memory backend: all state behind one mutex, each transaction holding it. For tests
+//! and throwaway local runs. A write transaction keeps an undo journal and plays it back when
+//! its closure fails, so that it happens completely or not at all, as in SQLite.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use proto::domain::{
-    EngineInfo, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairingStats, Run, RunId, RunSpec, RunState,
-    SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, GameReport, LeaseId, OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant,
+    VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
-use super::{LeaseTerms, RecordOutcome, Storage, StoredGame, check_state_change, make_task, task_variant_ids};
+use super::StoredGame;
+use super::tx::{
+    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+};
 use crate::error::{Error, Result};
-use crate::scheduler::{self, EngineNeed, Pairing, RunLoad};
-use crate::{report, spec};
+use crate::scheduler::{self, EngineNeed, NewPair, RunLoad};
 
 #[derive(Debug, Default)]
 pub struct MemoryStorage {
@@ -29,82 +33,84 @@ impl MemoryStorage {
     }
 }
 
+impl Backend for MemoryStorage {
+    fn write<T, F>(&self, _context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+    {
+        let mut guard = self.lock()?;
+        let mut tx = MemoryTx { state: &mut guard, undo: Vec::new() };
+        let out = f(&mut tx);
+        if out.is_err() {
+            let MemoryTx { state, undo } = tx;
+            for step in undo.into_iter().rev() {
+                step(state);
+            }
+        }
+        out
+    }
+
+    fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+    {
+        // One lock for both: a read sees no transaction half done.
+        self.write(context, f)
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     variants: BTreeMap<VariantId, VariantSpec>,
     suites: BTreeMap<SuiteId, OpeningSuite>,
-    runs: BTreeMap<RunId, RunRecord>,
-    workers: BTreeMap<WorkerId, WorkerRecord>,
-    /// Worker ids by the digest of their key (`spec::worker_key_digest`).
+    runs: BTreeMap<RunId, RunRow>,
+    pairs: BTreeMap<(RunId, u64), PairRow>,
+    /// The pooled pairs: an index of `pairs`.
+    pooled: BTreeSet<(RunId, u64)>,
+    /// The lease each pair is pending in: an index of `lease_pairs`.
+    holders: HashMap<(RunId, u64), LeaseId>,
+    workers: BTreeMap<WorkerId, WorkerRow>,
+    /// Worker ids by the digest of their key.
     worker_keys: HashMap<String, WorkerId>,
-    leases: BTreeMap<LeaseId, LeaseRecord>,
+    leases: BTreeMap<LeaseId, LeaseRow>,
+    lease_pairs: BTreeMap<(LeaseId, u64), LeasePairStatus>,
     /// Accepted pair count by (lease, sequence number).
     submissions: HashMap<(LeaseId, u64), usize>,
+    games: BTreeMap<(RunId, u64), GameRow>,
     last_game_id: u64,
 }
 
-#[derive(Debug)]
-struct RunRecord {
-    run: Run,
-    pairings: Vec<Pairing>,
-    suite_len: usize,
-    /// Pairs ever created, per pairing.
-    allocated: Vec<u64>,
-    next_pair_index: u64,
-    pairs: BTreeMap<u64, PairRecord>,
-    pooled: BTreeSet<u64>,
-    in_flight: u64,
-    games: Vec<StoredGame>,
+#[derive(Clone, Debug)]
+struct RunRow {
+    spec: Arc<RunSpec>,
+    state: RunState,
+    created_ms: u64,
+    stats: Vec<PairingStats>,
+    allocation: Allocation,
+    /// Pairs leased now: a count of `pairs`.
+    leased: u64,
     exported_up_to: u64,
-    /// The external engines the run's variants name, pinned as leased.
+    /// The engines the run's variants name, by name, pinned as leased.
     engines: Vec<EngineNeed>,
 }
 
-#[derive(Debug)]
-struct PairRecord {
-    pairing: u32,
-    opening_index: u32,
-    /// The lease holding the pair while it is leased.
-    holder: Option<LeaseId>,
-    done: bool,
-}
-
-#[derive(Debug)]
-struct WorkerRecord {
+#[derive(Clone, Debug)]
+struct WorkerRow {
     info: WorkerInfo,
     last_seen_ms: u64,
+    /// What it advertised, by name (not `info.engines`: see [`Tx::store_worker_engines`]).
+    engines: Vec<EngineInfo>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LeaseState {
-    Active,
-    Closed,
-    Expired,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LeasePair {
-    Pending,
-    Finished,
-    Returned,
-}
-
-#[derive(Debug)]
-struct LeaseRecord {
+#[derive(Clone, Debug)]
+struct GameRow {
+    pair_index: u64,
+    game_in_pair: u8,
+    opening_index: u32,
     worker: WorkerId,
-    run: RunId,
-    state: LeaseState,
-    deadline_ms: u64,
-    duration_ms: u64,
-    pairs: BTreeMap<u64, LeasePair>,
-}
-
-fn opening_line(suite: &OpeningSuite, index: u32) -> Result<String> {
-    suite
-        .openings
-        .get(index as usize)
-        .cloned()
-        .ok_or_else(|| Error::Corrupt(format!("suite {} has no opening {index}", suite.id)))
+    report: GameReport,
 }
 
 fn next_id<K: Copy + Ord, V>(map: &BTreeMap<K, V>) -> u64
@@ -115,419 +121,512 @@ where
 }
 
 impl State {
-    fn run(&self, id: RunId) -> Result<&RunRecord> {
-        self.runs.get(&id).ok_or(Error::RunNotFound(id))
-    }
-
-    fn run_mut(&mut self, id: RunId) -> Result<&mut RunRecord> {
+    fn run_row(&mut self, id: RunId) -> Result<&mut RunRow> {
         self.runs.get_mut(&id).ok_or(Error::RunNotFound(id))
     }
 
-    /// Ends an active lease: its pending pairs go back to the pool.
-    fn end_lease(&mut self, lease_id: LeaseId, state: LeaseState) -> Result<usize> {
-        let lease = self.leases.get_mut(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
-        lease.state = state;
-        let run = self.runs.get_mut(&lease.run).ok_or(Error::RunNotFound(lease.run))?;
-        let mut returned = 0;
-        for (&index, status) in lease.pairs.iter_mut().filter(|(_, s)| **s == LeasePair::Pending) {
-            let pair = run
-                .pairs
-                .get_mut(&index)
-                .ok_or_else(|| Error::Corrupt(format!("lease {lease_id} holds unknown pair {index}")))?;
-            *status = LeasePair::Returned;
-            if pair.holder == Some(lease_id) && !pair.done {
-                pair.holder = None;
-                run.pooled.insert(index);
-                run.in_flight = run.in_flight.saturating_sub(1);
-                returned += 1;
-            }
+    /// Sets or removes a pair, keeping the pool index and the run's leased count.
+    fn put_pair(&mut self, key: (RunId, u64), row: Option<PairRow>) {
+        let old = match row {
+            Some(row) => self.pairs.insert(key, row),
+            None => self.pairs.remove(&key),
+        };
+        let leased = |r: Option<PairRow>| u64::from(r.is_some_and(|r| r.status == PairStatus::Leased));
+        if let Some(run) = self.runs.get_mut(&key.0) {
+            run.leased = (run.leased + leased(row)).saturating_sub(leased(old));
         }
-        Ok(returned)
+        if row.is_some_and(|r| r.status == PairStatus::Pooled) {
+            self.pooled.insert(key);
+        } else {
+            self.pooled.remove(&key);
+        }
     }
 
-    fn expire(&mut self, now_ms: u64) -> Result<usize> {
-        let overdue: Vec<LeaseId> = self
+    /// Sets or removes a lease's pair, keeping the holder index.
+    fn put_lease_pair(&mut self, lease: LeaseId, run: RunId, index: u64, status: Option<LeasePairStatus>) {
+        match status {
+            Some(status) => self.lease_pairs.insert((lease, index), status),
+            None => self.lease_pairs.remove(&(lease, index)),
+        };
+        if status == Some(LeasePairStatus::Pending) {
+            self.holders.insert((run, index), lease);
+        } else if self.holders.get(&(run, index)) == Some(&lease) {
+            self.holders.remove(&(run, index));
+        }
+    }
+}
+
+type Undo = Box<dyn FnOnce(&mut State)>;
+
+struct MemoryTx<'a> {
+    state: &'a mut State,
+    undo: Vec<Undo>,
+}
+
+impl MemoryTx<'_> {
+    fn journal(&mut self, step: impl FnOnce(&mut State) + 'static) {
+        self.undo.push(Box::new(step));
+    }
+
+    /// Journals the run's row as it is now, to restore it on rollback.
+    fn save_run(&mut self, id: RunId) -> Result<&mut RunRow> {
+        let saved = self.state.run_row(id)?.clone();
+        self.journal(move |s| {
+            s.runs.insert(id, saved);
+        });
+        self.state.run_row(id)
+    }
+
+    fn lease_row(&mut self, id: LeaseId) -> Result<&mut LeaseRow> {
+        self.state.leases.get_mut(&id).ok_or(Error::LeaseNotFound(id))
+    }
+
+    fn save_lease(&mut self, id: LeaseId) -> Result<&mut LeaseRow> {
+        let saved = *self.lease_row(id)?;
+        self.journal(move |s| {
+            s.leases.insert(id, saved);
+        });
+        self.lease_row(id)
+    }
+
+    fn pair_row(&self, run: RunId, index: u64) -> Result<PairRow> {
+        self.state
+            .pairs
+            .get(&(run, index))
+            .copied()
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pair {index}")))
+    }
+}
+
+impl Tx for MemoryTx<'_> {
+    fn insert_variant(&mut self, variant: &Variant) -> Result<()> {
+        if !self.state.variants.contains_key(&variant.id) {
+            self.state.variants.insert(variant.id.clone(), variant.spec.clone());
+            let id = variant.id.clone();
+            self.journal(move |s| {
+                s.variants.remove(&id);
+            });
+        }
+        Ok(())
+    }
+
+    fn variant(&mut self, id: &VariantId) -> Result<Variant> {
+        let spec = self.state.variants.get(id).ok_or_else(|| Error::VariantNotFound(id.clone()))?;
+        Ok(Variant { id: id.clone(), spec: spec.clone() })
+    }
+
+    fn variant_exists(&mut self, id: &VariantId) -> Result<bool> {
+        Ok(self.state.variants.contains_key(id))
+    }
+
+    fn insert_suite(&mut self, name: &str, lines: &[String]) -> Result<SuiteId> {
+        let id = SuiteId::new(next_id(&self.state.suites));
+        self.state.suites.insert(id, OpeningSuite { id, name: name.into(), openings: lines.to_vec() });
+        self.journal(move |s| {
+            s.suites.remove(&id);
+        });
+        Ok(id)
+    }
+
+    fn suite(&mut self, id: SuiteId) -> Result<OpeningSuite> {
+        self.state.suites.get(&id).cloned().ok_or(Error::SuiteNotFound(id))
+    }
+
+    fn suite_size(&mut self, id: SuiteId) -> Result<usize> {
+        Ok(self.state.suites.get(&id).ok_or(Error::SuiteNotFound(id))?.openings.len())
+    }
+
+    fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String> {
+        let openings = &self.state.suites.get(&suite).ok_or(Error::SuiteNotFound(suite))?.openings;
+        openings
+            .get(index as usize)
+            .cloned()
+            .ok_or_else(|| Error::Corrupt(format!("suite {suite} has no opening {index}")))
+    }
+
+    fn insert_run(&mut self, spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
+        let id = RunId::new(next_id(&self.state.runs));
+        let row = RunRow {
+            spec: Arc::new(spec.clone()),
+            state: RunState::Active,
+            created_ms: now_ms,
+            stats: vec![PairingStats::default(); pairings],
+            allocation: Allocation { next_pair_index: 0, allocated: vec![0; pairings] },
+            leased: 0,
+            exported_up_to: 0,
+            engines: Vec::new(),
+        };
+        self.state.runs.insert(id, row);
+        self.journal(move |s| {
+            s.runs.remove(&id);
+        });
+        Ok(id)
+    }
+
+    fn run(&mut self, id: RunId) -> Result<Run> {
+        let row = self.state.run_row(id)?;
+        Ok(Run {
+            id,
+            spec: RunSpec::clone(&row.spec),
+            state: row.state.clone(),
+            stats: row.stats.clone(),
+            created_unix_ms: row.created_ms,
+        })
+    }
+
+    fn run_ids(&mut self) -> Result<Vec<RunId>> {
+        Ok(self.state.runs.keys().copied().collect())
+    }
+
+    fn run_spec(&mut self, id: RunId) -> Result<Arc<RunSpec>> {
+        Ok(Arc::clone(&self.state.run_row(id)?.spec))
+    }
+
+    fn run_state(&mut self, id: RunId) -> Result<RunState> {
+        Ok(self.state.run_row(id)?.state.clone())
+    }
+
+    fn set_run_state(&mut self, id: RunId, state: &RunState) -> Result<()> {
+        self.save_run(id)?.state = state.clone();
+        Ok(())
+    }
+
+    fn run_stats(&mut self, id: RunId) -> Result<Vec<PairingStats>> {
+        Ok(self.state.run_row(id)?.stats.clone())
+    }
+
+    fn add_stats(&mut self, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
+        let row = self.save_run(run)?;
+        let stats = row
+            .stats
+            .get_mut(pairing as usize)
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pairing {pairing}")))?;
+        for (total, d) in stats.pentanomial.iter_mut().zip(delta.pentanomial) {
+            *total += d;
+        }
+        stats.wins += delta.wins;
+        stats.draws += delta.draws;
+        stats.losses += delta.losses;
+        Ok(())
+    }
+
+    fn active_run_loads(&mut self, bench_signature: u64) -> Result<Vec<RunLoad>> {
+        let state = &*self.state;
+        Ok(state
+            .runs
+            .iter()
+            .filter(|(_, r)| r.state == RunState::Active && r.spec.bench_signature.is_none_or(|s| s == bench_signature))
+            .map(|(&run, r)| {
+                let pairings = r.allocation.allocated.len() as u64;
+                let allocated: u64 = r.allocation.allocated.iter().sum();
+                RunLoad {
+                    run,
+                    requeued: state.pooled.range((run, 0)..=(run, u64::MAX)).count() as u64,
+                    in_flight: r.leased,
+                    unallocated: scheduler::pairs_per_pairing(&r.spec.kind)
+                        .map(|t| t.saturating_mul(pairings).saturating_sub(allocated)),
+                    engines: r.engines.clone(),
+                }
+            })
+            .collect())
+    }
+
+    fn allocation(&mut self, run: RunId) -> Result<Allocation> {
+        Ok(self.state.run_row(run)?.allocation.clone())
+    }
+
+    fn exported_up_to(&mut self, run: RunId) -> Result<u64> {
+        Ok(self.state.run_row(run)?.exported_up_to)
+    }
+
+    fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {
+        self.save_run(run)?.exported_up_to = game_id;
+        Ok(())
+    }
+
+    fn insert_run_engines(&mut self, run: RunId, needs: &[EngineNeed]) -> Result<()> {
+        let engines = &mut self.save_run(run)?.engines;
+        for need in needs {
+            if engines.iter().any(|n| n.name == need.name) {
+                return Err(Error::Corrupt(format!("run {run} needs engine {} twice", need.name)));
+            }
+            engines.push(need.clone());
+        }
+        engines.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(())
+    }
+
+    fn run_engine_needs(&mut self, run: RunId) -> Result<Vec<EngineNeed>> {
+        Ok(self.state.run_row(run)?.engines.clone())
+    }
+
+    fn pin_engine(&mut self, run: RunId, engine: &EngineInfo) -> Result<()> {
+        let needs = &self.state.run_row(run)?.engines;
+        if needs.iter().any(|n| n.name == engine.name && n.pinned_sha256.is_none()) {
+            let need = self.save_run(run)?.engines.iter_mut().find(|n| n.name == engine.name);
+            if let Some(need) = need {
+                need.pinned_sha256 = Some(engine.sha256.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn store_worker_engines(&mut self, worker: WorkerId, engines: &[EngineInfo]) -> Result<()> {
+        let row = self.state.workers.get_mut(&worker).ok_or(Error::WorkerNotFound(worker))?;
+        let mut sorted = engines.to_vec();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        if sorted.windows(2).any(|w| w[0].name == w[1].name) {
+            return Err(Error::Corrupt(format!("worker {worker} advertised an engine name twice")));
+        }
+        let old = std::mem::replace(&mut row.engines, sorted);
+        self.journal(move |s| {
+            if let Some(row) = s.workers.get_mut(&worker) {
+                row.engines = old;
+            }
+        });
+        Ok(())
+    }
+
+    fn worker_engines(&mut self, worker: WorkerId) -> Result<Vec<EngineInfo>> {
+        Ok(self.state.workers.get(&worker).ok_or(Error::WorkerNotFound(worker))?.engines.clone())
+    }
+
+    fn connected_engines(&mut self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
+        Ok(self
+            .state
+            .workers
+            .values()
+            .filter(|w| w.last_seen_ms >= since_ms && !w.engines.is_empty())
+            .map(|w| w.engines.clone())
+            .collect())
+    }
+
+    fn pooled_pairs(&mut self, run: RunId, limit: usize) -> Result<Vec<u64>> {
+        Ok(self.state.pooled.range((run, 0)..=(run, u64::MAX)).take(limit).map(|&(_, i)| i).collect())
+    }
+
+    fn pair(&mut self, run: RunId, index: u64) -> Result<Option<PairRow>> {
+        Ok(self.state.pairs.get(&(run, index)).copied())
+    }
+
+    fn insert_pair(&mut self, run: RunId, pair: NewPair, opening_index: u32) -> Result<()> {
+        let key = (run, pair.pair_index);
+        if self.state.pairs.contains_key(&key) {
+            return Err(Error::Corrupt(format!("run {run} already has pair {}", pair.pair_index)));
+        }
+        let allocation = &mut self.save_run(run)?.allocation;
+        let count = allocation
+            .allocated
+            .get_mut(pair.pairing as usize)
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pairing {}", pair.pairing)))?;
+        *count += 1;
+        allocation.next_pair_index = allocation.next_pair_index.max(pair.pair_index + 1);
+        let row = PairRow { pairing: pair.pairing, opening_index, status: PairStatus::Leased };
+        self.state.put_pair(key, Some(row));
+        self.journal(move |s| s.put_pair(key, None));
+        Ok(())
+    }
+
+    fn set_pair_status(&mut self, run: RunId, index: u64, status: PairStatus) -> Result<()> {
+        let old = self.pair_row(run, index)?;
+        self.state.put_pair((run, index), Some(PairRow { status, ..old }));
+        self.journal(move |s| s.put_pair((run, index), Some(old)));
+        Ok(())
+    }
+
+    fn pair_holder(&mut self, run: RunId, index: u64) -> Result<Option<LeaseId>> {
+        Ok(self.state.holders.get(&(run, index)).copied())
+    }
+
+    fn insert_lease(&mut self, lease: &NewLease) -> Result<LeaseId> {
+        let id = LeaseId::new(next_id(&self.state.leases));
+        let row = LeaseRow {
+            run: lease.run,
+            worker: lease.worker,
+            state: LeaseState::Active,
+            deadline_ms: lease.deadline_ms,
+            duration_ms: lease.duration_ms,
+        };
+        self.state.leases.insert(id, row);
+        self.journal(move |s| {
+            s.leases.remove(&id);
+        });
+        Ok(id)
+    }
+
+    fn lease(&mut self, id: LeaseId) -> Result<LeaseRow> {
+        self.lease_row(id).copied()
+    }
+
+    fn set_lease_state(&mut self, id: LeaseId, state: LeaseState) -> Result<()> {
+        self.save_lease(id)?.state = state;
+        Ok(())
+    }
+
+    fn set_lease_deadline(&mut self, id: LeaseId, deadline_ms: u64) -> Result<()> {
+        self.save_lease(id)?.deadline_ms = deadline_ms;
+        Ok(())
+    }
+
+    fn overdue_leases(&mut self, now_ms: u64) -> Result<Vec<LeaseId>> {
+        Ok(self
+            .state
             .leases
             .iter()
             .filter(|(_, l)| l.state == LeaseState::Active && scheduler::is_expired(l.deadline_ms, now_ms))
             .map(|(&id, _)| id)
-            .collect();
-        for &lease in &overdue {
-            let returned = self.end_lease(lease, LeaseState::Expired)?;
-            tracing::info!(lease = %lease, returned, "lease expired");
-        }
-        Ok(overdue.len())
+            .collect())
     }
 
-    fn owned_lease(&mut self, worker: WorkerId, lease: LeaseId) -> Result<&mut LeaseRecord> {
-        let record = self.leases.get_mut(&lease).ok_or(Error::LeaseNotFound(lease))?;
-        if record.worker != worker {
-            return Err(Error::LeaseNotOwned { lease, worker });
+    fn insert_lease_pair(&mut self, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
+        if self.lease_row(lease)?.run != run || !self.state.pairs.contains_key(&(run, index)) {
+            return Err(Error::Corrupt(format!("lease {lease} given pair {index} of run {run}")));
         }
-        Ok(record)
-    }
-}
-
-impl Storage for MemoryStorage {
-    fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
-        spec::validate_variant_spec(variant)?;
-        let id = spec::variant_id(variant);
-        self.lock()?.variants.entry(id.clone()).or_insert_with(|| variant.clone());
-        Ok(Variant { id, spec: variant.clone() })
-    }
-
-    fn get_variant(&self, id: &VariantId) -> Result<Variant> {
-        let state = self.lock()?;
-        let spec = state.variants.get(id).ok_or_else(|| Error::VariantNotFound(id.clone()))?;
-        Ok(Variant { id: id.clone(), spec: spec.clone() })
-    }
-
-    fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
-        spec::validate_suite(name, lines)?;
-        let mut state = self.lock()?;
-        let id = SuiteId::new(next_id(&state.suites));
-        let suite = OpeningSuite { id, name: name.into(), openings: lines.to_vec() };
-        state.suites.insert(id, suite.clone());
-        Ok(suite)
-    }
-
-    fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite> {
-        self.lock()?.suites.get(&id).cloned().ok_or(Error::SuiteNotFound(id))
-    }
-
-    fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
-        spec::validate_run_spec(run_spec)?;
-        let mut state = self.lock()?;
-        if let Some(missing) = run_spec.variants.iter().find(|v| !state.variants.contains_key(*v)) {
-            return Err(Error::VariantNotFound(missing.clone()));
+        if self.state.lease_pairs.contains_key(&(lease, index)) {
+            return Err(Error::Corrupt(format!("lease {lease} given pair {index} twice")));
         }
-        let suite_len =
-            state.suites.get(&run_spec.openings).ok_or(Error::SuiteNotFound(run_spec.openings))?.openings.len();
-        let pairings = scheduler::pairings(run_spec);
-        let engines = scheduler::engine_needs(run_spec.variants.iter().filter_map(|v| state.variants.get(v)));
-        let id = RunId::new(next_id(&state.runs));
-        let run = Run {
-            id,
-            spec: run_spec.clone(),
-            state: RunState::Active,
-            stats: vec![PairingStats::default(); pairings.len()],
-            created_unix_ms: now_ms,
-        };
-        state.runs.insert(
-            id,
-            RunRecord {
-                run: run.clone(),
-                allocated: vec![0; pairings.len()],
-                pairings,
-                suite_len,
-                next_pair_index: 0,
-                pairs: BTreeMap::new(),
-                pooled: BTreeSet::new(),
-                in_flight: 0,
-                games: Vec::new(),
-                exported_up_to: 0,
-                engines,
-            },
-        );
-        tracing::info!(run = %id, name = %run_spec.name, "run created");
-        Ok(run)
-    }
-
-    fn get_run(&self, id: RunId) -> Result<Run> {
-        Ok(self.lock()?.run(id)?.run.clone())
-    }
-
-    fn list_runs(&self) -> Result<Vec<Run>> {
-        Ok(self.lock()?.runs.values().map(|r| r.run.clone()).collect())
-    }
-
-    fn set_run_state(&self, id: RunId, new_state: RunState) -> Result<Run> {
-        let mut state = self.lock()?;
-        let record = state.run_mut(id)?;
-        check_state_change(&record.run, &new_state)?;
-        record.run.state = new_state;
-        tracing::info!(run = %id, state = ?record.run.state, "run state set");
-        Ok(record.run.clone())
-    }
-
-    fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
-        spec::validate_worker_info(info)?;
-        let mut state = self.lock()?;
-        let key = spec::worker_key_digest(&info.worker_key);
-        let known = key.as_ref().and_then(|k| state.worker_keys.get(k).copied());
-        let id = known.unwrap_or_else(|| WorkerId::new(next_id(&state.workers)));
-        state.workers.insert(id, WorkerRecord { info: info.clone(), last_seen_ms: now_ms });
-        if let Some(k) = key {
-            state.worker_keys.insert(k, id);
-        }
-        tracing::info!(worker = %id, name = %info.name, again = known.is_some(), "worker registered");
-        Ok(id)
-    }
-
-    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
-        let mut guard = self.lock()?;
-        let state = &mut *guard;
-        state.expire(now_ms)?;
-        let record = state.workers.get_mut(&worker).ok_or(Error::WorkerNotFound(worker))?;
-        record.last_seen_ms = now_ms;
-        let signature = record.info.bench_signature;
-        let worker_engines = record.info.engines.clone();
-        if free_slots == 0 {
-            return Ok(None);
-        }
-        let loads: Vec<RunLoad> = state
-            .runs
-            .values()
-            .filter(|r| r.run.state == RunState::Active && r.run.spec.bench_signature.is_none_or(|s| s == signature))
-            .map(|r| RunLoad {
-                run: r.run.id,
-                requeued: r.pooled.len() as u64,
-                in_flight: r.in_flight,
-                unallocated: scheduler::pairs_per_pairing(&r.run.spec.kind)
-                    .map(|t| t.saturating_mul(r.pairings.len() as u64).saturating_sub(r.allocated.iter().sum())),
-                engines: r.engines.clone(),
-            })
-            .collect();
-        let Some(run_id) = scheduler::choose_run(&loads, &worker_engines) else {
-            return Ok(None);
-        };
-        let lease_id = LeaseId::new(next_id(&state.leases));
-        let run = state.runs.get_mut(&run_id).ok_or(Error::RunNotFound(run_id))?;
-        let suite = state.suites.get(&run.run.spec.openings).ok_or(Error::SuiteNotFound(run.run.spec.openings))?;
-        let tc = run.run.spec.tc;
-        let batch = scheduler::batch_pairs(tc, free_slots);
-        let pooled: Vec<u64> = run.pooled.iter().take(batch).copied().collect();
-        let target = scheduler::pairs_per_pairing(&run.run.spec.kind);
-        let plan = scheduler::plan_batch(&pooled, &run.allocated, target, run.next_pair_index, batch);
-        if plan.is_empty() {
-            return Ok(None);
-        }
-        for pin in scheduler::new_pins(&run.engines, &worker_engines) {
-            if let Some(need) = run.engines.iter_mut().find(|n| n.name == pin.name) {
-                need.pinned_sha256 = Some(pin.sha256.clone());
-                tracing::info!(run = %run_id, engine = %pin.name, sha256 = %pin.sha256, "engine pinned");
-            }
-        }
-        let mut tasks = Vec::with_capacity(plan.len());
-        for &index in &plan.requeued {
-            let pair =
-                run.pairs.get_mut(&index).ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
-            pair.holder = Some(lease_id);
-            run.pooled.remove(&index);
-            let opening = opening_line(suite, pair.opening_index)?;
-            tasks.push(make_task(&run.run.spec, &run.pairings, index, pair.pairing, pair.opening_index, opening)?);
-        }
-        for new in &plan.fresh {
-            let opening_index = scheduler::opening_for_pair(run_id, new.pair_index, run.suite_len);
-            run.pairs.insert(
-                new.pair_index,
-                PairRecord { pairing: new.pairing, opening_index, holder: Some(lease_id), done: false },
-            );
-            if let Some(count) = run.allocated.get_mut(new.pairing as usize) {
-                *count += 1;
-            }
-            run.next_pair_index = new.pair_index + 1;
-            let opening = opening_line(suite, opening_index)?;
-            tasks.push(make_task(&run.run.spec, &run.pairings, new.pair_index, new.pairing, opening_index, opening)?);
-        }
-        run.in_flight += plan.len() as u64;
-        let duration_ms = scheduler::LEASE_TIMEOUT_MS;
-        let deadline_ms = now_ms.saturating_add(duration_ms);
-        state.leases.insert(
-            lease_id,
-            LeaseRecord {
-                worker,
-                run: run_id,
-                state: LeaseState::Active,
-                deadline_ms,
-                duration_ms,
-                pairs: tasks.iter().map(|t| (t.pair_index, LeasePair::Pending)).collect(),
-            },
-        );
-        let variants = task_variant_ids(&tasks)
-            .into_iter()
-            .map(|id| {
-                let spec = state.variants.get(&id).cloned().ok_or_else(|| Error::VariantNotFound(id.clone()))?;
-                Ok(Variant { id, spec })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let spec = &run.run.spec;
-        tracing::debug!(lease = %lease_id, run = %run_id, worker = %worker, pairs = tasks.len(), "lease granted");
-        Ok(Some(Lease {
-            id: lease_id,
-            run: run_id,
-            tasks,
-            deadline_unix_ms: deadline_ms,
-            tc,
-            adjudication: spec.adjudication,
-            sample_every: spec.sample_every,
-            variants,
-        }))
-    }
-
-    fn lease_terms(&self, lease_id: LeaseId) -> Result<LeaseTerms> {
-        let state = self.lock()?;
-        let lease = state.leases.get(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
-        let run = state.run(lease.run)?;
-        let spec = &run.run.spec;
-        let suite = state.suites.get(&spec.openings).ok_or(Error::SuiteNotFound(spec.openings))?;
-        let tasks = lease
-            .pairs
-            .keys()
-            .map(|&index| {
-                let pair =
-                    run.pairs.get(&index).ok_or_else(|| Error::Corrupt(format!("leased pair {index} unknown")))?;
-                let line = opening_line(suite, pair.opening_index)?;
-                make_task(spec, &run.pairings, index, pair.pairing, pair.opening_index, line)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(LeaseTerms {
-            lease: lease_id,
-            run: lease.run,
-            tc: spec.tc,
-            adjudication: spec.adjudication,
-            sample_every: spec.sample_every,
-            tasks,
-        })
-    }
-
-    fn record_results(
-        &self,
-        worker: WorkerId,
-        lease_id: LeaseId,
-        seq: u64,
-        pairs: &[PairReport],
-        final_batch: bool,
-        now_ms: u64,
-    ) -> Result<RecordOutcome> {
-        let mut guard = self.lock()?;
-        let state = &mut *guard;
-        let lease = state.owned_lease(worker, lease_id)?;
-        let run_id = lease.run;
-        if state.submissions.contains_key(&(lease_id, seq)) {
-            return Ok(RecordOutcome { run: run_id, accepted: 0, duplicate: true });
-        }
-        // Check everything before changing anything: a bad pair rejects the whole submission.
-        let lease = &state.leases[&lease_id];
-        let run = state.run(run_id)?;
-        for report in pairs {
-            if !lease.pairs.contains_key(&report.pair_index) {
-                return Err(Error::invalid_report(lease_id, report.pair_index, "the pair is not part of this lease"));
-            }
-            if !run.pairs.contains_key(&report.pair_index) {
-                return Err(Error::Corrupt(format!("leased pair {} unknown", report.pair_index)));
-            }
-        }
-        let worker_name =
-            state.workers.get(&worker).map(|w| w.info.name.clone()).ok_or(Error::WorkerNotFound(worker))?;
-        if let Some(w) = state.workers.get_mut(&worker) {
-            w.last_seen_ms = now_ms;
-        }
-
-        let run = state.runs.get_mut(&run_id).ok_or(Error::RunNotFound(run_id))?;
-        let mut accepted = 0;
-        for report in pairs {
-            let Some(pair) = run.pairs.get_mut(&report.pair_index) else {
-                continue;
-            };
-            if pair.done {
-                continue;
-            }
-            pair.done = true;
-            if let Some(holder) = pair.holder.take() {
-                run.in_flight = run.in_flight.saturating_sub(1);
-                if let Some(status) = state.leases.get_mut(&holder).and_then(|l| l.pairs.get_mut(&report.pair_index)) {
-                    *status = LeasePair::Finished;
-                }
-            } else {
-                run.pooled.remove(&report.pair_index);
-            }
-            if let Some(status) = state.leases.get_mut(&lease_id).and_then(|l| l.pairs.get_mut(&report.pair_index)) {
-                *status = LeasePair::Finished;
-            }
-            if let Some(stats) = run.run.stats.get_mut(pair.pairing as usize) {
-                report::tally(stats, report);
-            }
-            for (game_in_pair, game) in (0u8..).zip(report.games.iter()) {
-                state.last_game_id += 1;
-                run.games.push(StoredGame {
-                    game_id: state.last_game_id,
-                    run: run_id,
-                    pair_index: report.pair_index,
-                    game_in_pair,
-                    opening_index: pair.opening_index,
-                    worker: worker_name.clone(),
-                    // What SQLite keeps, so both backends read the same games back.
-                    report: GameReport { move_stats: Vec::new(), forfeit: None, ..game.clone() },
-                });
-            }
-            accepted += 1;
-        }
-        if run.run.state == RunState::Active && scheduler::is_complete(&run.run.spec.kind, &run.run.stats) {
-            run.run.state = RunState::Completed;
-            tracing::info!(run = %run_id, "run completed");
-        }
-
-        let lease = state.leases.get_mut(&lease_id).ok_or(Error::LeaseNotFound(lease_id))?;
-        if lease.state == LeaseState::Active {
-            if final_batch || lease.pairs.values().all(|s| *s != LeasePair::Pending) {
-                state.end_lease(lease_id, LeaseState::Closed)?;
-            } else {
-                lease.deadline_ms = lease.deadline_ms.max(now_ms.saturating_add(lease.duration_ms));
-            }
-        }
-        state.submissions.insert((lease_id, seq), accepted);
-        tracing::debug!(lease = %lease_id, seq, accepted, "results recorded");
-        Ok(RecordOutcome { run: run_id, accepted, duplicate: false })
-    }
-
-    fn heartbeat(&self, worker: WorkerId, lease_id: LeaseId, now_ms: u64) -> Result<u64> {
-        let mut state = self.lock()?;
-        let lease = state.owned_lease(worker, lease_id)?;
-        if lease.state != LeaseState::Active {
-            return Err(Error::LeaseClosed(lease_id));
-        }
-        lease.deadline_ms = lease.deadline_ms.max(now_ms.saturating_add(lease.duration_ms));
-        let deadline = lease.deadline_ms;
-        if let Some(w) = state.workers.get_mut(&worker) {
-            w.last_seen_ms = now_ms;
-        }
-        Ok(deadline)
-    }
-
-    fn expire_leases(&self, now_ms: u64) -> Result<usize> {
-        self.lock()?.expire(now_ms)
-    }
-
-    fn games_since(&self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
-        let state = self.lock()?;
-        let games = &state.run(run)?.games;
-        let start = games.partition_point(|g| g.game_id <= after_game_id);
-        Ok(games[start..].iter().take(limit).cloned().collect())
-    }
-
-    fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()> {
-        let mut state = self.lock()?;
-        let record = state.run_mut(run)?;
-        record.exported_up_to = record.exported_up_to.max(up_to_game_id);
+        self.state.put_lease_pair(lease, run, index, Some(LeasePairStatus::Pending));
+        self.journal(move |s| s.put_lease_pair(lease, run, index, None));
         Ok(())
     }
 
-    fn exported_up_to(&self, run: RunId) -> Result<u64> {
-        Ok(self.lock()?.run(run)?.exported_up_to)
+    fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
+        if !self.state.lease_pairs.contains_key(&(lease, index)) {
+            return Ok(None);
+        }
+        let run = self.lease_row(lease)?.run;
+        self.pair_row(run, index).map(Some)
     }
 
-    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
-        Ok(self.lock()?.run(run)?.engines.clone())
+    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>> {
+        let run = self.lease_row(lease)?.run;
+        let state = &*self.state;
+        state
+            .lease_pairs
+            .range((lease, 0)..=(lease, u64::MAX))
+            .map(|(&(_, index), &status)| {
+                let pair = state.pairs.get(&(run, index)).copied();
+                let pair = pair.ok_or_else(|| Error::Corrupt(format!("run {run} has no pair {index}")))?;
+                Ok(LeasePair { index, status, pair })
+            })
+            .collect()
     }
 
-    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
-        let state = self.lock()?;
-        Ok(state
-            .workers
-            .values()
-            .filter(|w| w.last_seen_ms >= since_ms && !w.info.engines.is_empty())
-            .map(|w| w.info.engines.clone())
+    fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>> {
+        Ok(self
+            .state
+            .lease_pairs
+            .range((lease, 0)..=(lease, u64::MAX))
+            .filter(|(_, s)| **s == LeasePairStatus::Pending)
+            .map(|(&(_, i), _)| i)
             .collect())
+    }
+
+    fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()> {
+        let run = self.lease_row(lease)?.run;
+        let old = *self
+            .state
+            .lease_pairs
+            .get(&(lease, index))
+            .ok_or_else(|| Error::Corrupt(format!("lease {lease} has no pair {index}")))?;
+        self.state.put_lease_pair(lease, run, index, Some(status));
+        self.journal(move |s| s.put_lease_pair(lease, run, index, Some(old)));
+        Ok(())
+    }
+
+    fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool> {
+        Ok(self.state.submissions.contains_key(&(lease, seq)))
+    }
+
+    fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, _now_ms: u64) -> Result<()> {
+        self.lease_row(lease)?;
+        if self.state.submissions.insert((lease, seq), accepted).is_some() {
+            return Err(Error::Corrupt(format!("submission {seq} of lease {lease} recorded twice")));
+        }
+        self.journal(move |s| {
+            s.submissions.remove(&(lease, seq));
+        });
+        Ok(())
+    }
+
+    fn insert_game(&mut self, game: NewGame<'_>) -> Result<u64> {
+        self.state.run_row(game.run)?;
+        if !self.state.workers.contains_key(&game.worker) {
+            return Err(Error::WorkerNotFound(game.worker));
+        }
+        let last = self.state.last_game_id;
+        let id = last + 1;
+        self.state.last_game_id = id;
+        let row = GameRow {
+            pair_index: game.pair_index,
+            game_in_pair: game.game_in_pair,
+            opening_index: game.opening_index,
+            worker: game.worker,
+            // What SQLite keeps, so both backends read the same games back.
+            report: GameReport { move_stats: Vec::new(), forfeit: None, ..game.report.clone() },
+        };
+        let run = game.run;
+        self.state.games.insert((run, id), row);
+        self.journal(move |s| {
+            s.games.remove(&(run, id));
+            s.last_game_id = last;
+        });
+        Ok(id)
+    }
+
+    fn games_since(&mut self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
+        self.state.run_row(run)?;
+        let state = &*self.state;
+        state
+            .games
+            .range((run, after_game_id.saturating_add(1))..=(run, u64::MAX))
+            .take(limit)
+            .map(|(&(_, game_id), g)| {
+                let worker = state.workers.get(&g.worker).ok_or(Error::WorkerNotFound(g.worker))?;
+                Ok(StoredGame {
+                    game_id,
+                    run,
+                    pair_index: g.pair_index,
+                    game_in_pair: g.game_in_pair,
+                    opening_index: g.opening_index,
+                    worker: worker.info.name.clone(),
+                    report: g.report.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
+        let known = key_digest.and_then(|k| self.state.worker_keys.get(k).copied());
+        let id = known.unwrap_or_else(|| WorkerId::new(next_id(&self.state.workers)));
+        let engines = self.state.workers.get(&id).map(|w| w.engines.clone()).unwrap_or_default();
+        let old = self.state.workers.insert(id, WorkerRow { info: info.clone(), last_seen_ms: now_ms, engines });
+        let new_key = key_digest.filter(|_| known.is_none()).map(str::to_owned);
+        if let Some(key) = &new_key {
+            self.state.worker_keys.insert(key.clone(), id);
+        }
+        self.journal(move |s| {
+            match old {
+                Some(row) => s.workers.insert(id, row),
+                None => s.workers.remove(&id),
+            };
+            if let Some(key) = new_key {
+                s.worker_keys.remove(&key);
+            }
+        });
+        Ok(id)
+    }
+
+    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64> {
+        let row = self.state.workers.get_mut(&id).ok_or(Error::WorkerNotFound(id))?;
+        let last = row.last_seen_ms;
+        row.last_seen_ms = now_ms;
+        let signature = row.info.bench_signature;
+        self.journal(move |s| {
+            if let Some(row) = s.workers.get_mut(&id) {
+                row.last_seen_ms = last;
+            }
+        });
+        Ok(signature)
     }
 }

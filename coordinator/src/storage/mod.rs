@@ -1,11 +1,9 @@
-//! The coordinator's state behind one narrow, domain-shaped trait, with an in-memory backend
-//! for tests and a SQLite backend for service. `tests/storage_conformance.rs` holds both to
-//! the same behaviour.
-//!
-//! The life of a pair: created when first leased (its index, pairing and opening fixed from
-//! then on), `leased` to exactly one lease at a time, back to the `pooled` state when that
-//! lease expires or is closed unfinished, and `done` once its result is recorded — exactly once,
-//! whichever lease reports it first.
+//! The coordinator's state behind one narrow, domain-shaped trait, [`Storage`]. Backends (in
+//! memory for tests, SQLite for service) offer only transactional row primitives ([`tx::Tx`]
+//! inside a [`tx::Backend`] transaction); the workflow over them (leasing, recording, expiry,
+//! run states) is written once, in [`workflow`], which implements [`Storage`] for every
+//! backend. `tests/storage_conformance.rs` holds both backends to the same primitives and the
+//! same behaviour.
 
 use proto::domain::{
     Adjudication, EngineInfo, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind,
@@ -17,9 +15,12 @@ use crate::scheduler::EngineNeed;
 
 pub mod memory;
 pub mod sqlite;
+pub mod tx;
+pub mod workflow;
 
 pub use memory::MemoryStorage;
 pub use sqlite::SqliteStorage;
+pub use tx::{Backend, Tx};
 
 /// What a submission did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,8 +77,9 @@ pub struct StoredGame {
     pub report: GameReport,
 }
 
-/// The coordinator's state. Methods take `&self`: backends lock or transact inside, and each
-/// call is atomic — it happens completely or not at all.
+/// The coordinator's state. Methods take `&self`, and each call is one transaction of its
+/// backend: it happens completely or not at all. Implemented once, for every [`Backend`], in
+/// [`workflow`].
 ///
 /// Times are milliseconds since the Unix epoch, passed in by the caller (see
 /// [`crate::clock::Clock`]), so that tests control expiry.

@@ -1,9 +1,9 @@
-//! The SQLite backend. One writer thread owns the connection that changes the database and
-//! commits the calls of many callers together (`writer.rs`); reads run on a small pool of
-//! reader connections, each in its own snapshot; a checkpointer thread keeps the WAL short off
-//! the request path (`checkpoint.rs`). Every call is still atomic: it happens completely or not
-//! at all, and returns only once committed. Opening the same file again restores every run,
-//! lease and game.
+//! The SQLite backend: the storage primitives ([`Tx`]) as SQL statements (`tx.rs`). One writer
+//! thread owns the connection that changes the database and commits the calls of many callers
+//! together (`writer.rs`); reads run on a small pool of reader connections, each in its own
+//! snapshot; a checkpointer thread keeps the WAL short off the request path (`checkpoint.rs`).
+//! Every write transaction is still atomic: it happens completely or not at all, and returns
+//! only once committed. Opening the same file again restores every run, lease and game.
 mod catalog;
 mod checkpoint;
 mod codec;
@@ -12,24 +12,20 @@ mod engines;
 mod leasing;
 mod results;
 mod schema;
+mod tx;
 mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use proto::domain::{
-    EngineInfo, Lease, LeaseId, OpeningSuite, PairReport, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
-    VariantSpec, WorkerId, WorkerInfo,
-};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use self::checkpoint::Checkpointer;
 use self::db::Db;
+use self::tx::SqliteTx;
 use self::writer::Writer;
-use super::{LeaseTerms, RecordOutcome, Storage, StoredGame};
+use super::tx::{Backend, Tx};
 use crate::error::{Error, Result};
-use crate::scheduler::EngineNeed;
-use crate::spec;
 
 /// Adds what was being done to a SQLite error.
 trait Ctx<T> {
@@ -135,133 +131,26 @@ impl SqliteStorage {
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
+}
 
-    /// Runs `f` in the writer's next transaction; returns once that transaction committed.
+impl Backend for SqliteStorage {
     fn write<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Db) -> Result<T> + Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
-        self.writer.call(context, f)
+        self.writer.call(context, move |db| f(&mut SqliteTx(db)))
     }
 
-    /// Runs `f` on a snapshot of what was committed (in memory: in the writer's transaction).
     fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Db) -> Result<T> + Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         match &self.readers {
-            Some(readers) => readers.read(context, f),
-            None => self.writer.call(context, f),
+            Some(readers) => readers.read(context, move |db| f(&mut SqliteTx(db))),
+            // An in-memory database has one connection: the writer's.
+            None => self.write(context, f),
         }
-    }
-}
-
-impl Storage for SqliteStorage {
-    fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
-        spec::validate_variant_spec(variant)?;
-        let variant = variant.clone();
-        self.write("adding a variant", move |db| catalog::insert_variant(db, &variant))
-    }
-
-    fn get_variant(&self, id: &VariantId) -> Result<Variant> {
-        let id = id.clone();
-        self.read("reading a variant", move |db| catalog::load_variant(db, &id))
-    }
-
-    fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
-        spec::validate_suite(name, lines)?;
-        let (name, lines) = (name.to_owned(), lines.to_vec());
-        self.write("adding openings", move |db| catalog::insert_suite(db, &name, &lines))
-    }
-
-    fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite> {
-        self.read("reading a suite", move |db| catalog::load_suite(db, id))
-    }
-
-    fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
-        spec::validate_run_spec(run_spec)?;
-        let run_spec = run_spec.clone();
-        let run = self.write("creating a run", move |db| catalog::insert_run(db, &run_spec, now_ms))?;
-        tracing::info!(run = %run.id, name = %run.spec.name, "run created");
-        Ok(run)
-    }
-
-    fn get_run(&self, id: RunId) -> Result<Run> {
-        self.read("reading a run", move |db| catalog::load_run(db, id))
-    }
-
-    fn list_runs(&self) -> Result<Vec<Run>> {
-        self.read("listing runs", catalog::list_runs)
-    }
-
-    fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {
-        let run = self.write("setting a run's state", move |db| catalog::set_run_state(db, id, state))?;
-        tracing::info!(run = %id, state = ?run.state, "run state set");
-        Ok(run)
-    }
-
-    fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
-        spec::validate_worker_info(info)?;
-        let owned = info.clone();
-        let id = self.write("registering a worker", move |db| {
-            let id = leasing::insert_worker(db, &owned, now_ms)?;
-            engines::store_worker_engines(db, id, &owned.engines)?;
-            Ok(id)
-        })?;
-        tracing::info!(worker = %id, name = %info.name, "worker registered");
-        Ok(id)
-    }
-
-    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
-        self.write("leasing a batch", move |db| leasing::lease_batch(db, worker, free_slots, now_ms))
-    }
-
-    fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms> {
-        self.read("reading a lease's terms", move |db| results::lease_terms(db, lease))
-    }
-
-    fn record_results(
-        &self,
-        worker: WorkerId,
-        lease: LeaseId,
-        seq: u64,
-        pairs: &[PairReport],
-        final_batch: bool,
-        now_ms: u64,
-    ) -> Result<RecordOutcome> {
-        let pairs = pairs.to_vec();
-        self.write("recording results", move |db| {
-            results::record_results(db, worker, lease, seq, &pairs, final_batch, now_ms)
-        })
-    }
-
-    fn heartbeat(&self, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
-        self.write("extending a lease", move |db| leasing::heartbeat(db, worker, lease, now_ms))
-    }
-
-    fn expire_leases(&self, now_ms: u64) -> Result<usize> {
-        self.write("expiring leases", move |db| leasing::expire(db, now_ms))
-    }
-
-    fn games_since(&self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
-        self.read("reading games", move |db| results::games_since(db, run, after_game_id, limit))
-    }
-
-    fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()> {
-        self.write("marking games exported", move |db| catalog::mark_exported(db, run, up_to_game_id))
-    }
-
-    fn exported_up_to(&self, run: RunId) -> Result<u64> {
-        self.read("reading the export mark", move |db| catalog::exported_up_to(db, run))
-    }
-
-    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
-        self.read("reading a run's engines", move |db| engines::run_engines(db, run))
-    }
-
-    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
-        self.read("reading the connected workers' engines", move |db| engines::connected_engines(db, since_ms))
     }
 }

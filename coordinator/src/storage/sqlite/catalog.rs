@@ -2,24 +2,27 @@
 
 use std::sync::Arc;
 
-use proto::domain::{
-    OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec,
-};
+use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
 use super::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
 use super::db::Db;
 use crate::error::{Error, Result};
-use crate::storage::check_state_change;
+use crate::storage::tx::Allocation;
 use crate::{scheduler, spec};
 
-pub(super) fn insert_variant(conn: &Connection, variant: &VariantSpec) -> Result<Variant> {
-    let id = spec::variant_id(variant);
+pub(super) fn insert_variant(conn: &Connection, variant: &Variant) -> Result<()> {
     conn.prepare_cached("INSERT OR IGNORE INTO variants (id, spec) VALUES (?1, ?2)")
-        .and_then(|mut s| s.execute(params![id.as_str(), spec::encode_variant(variant)]))
+        .and_then(|mut s| s.execute(params![variant.id.as_str(), spec::encode_variant(&variant.spec)]))
         .ctx("adding a variant")?;
-    Ok(Variant { id, spec: variant.clone() })
+    Ok(())
+}
+
+pub(super) fn variant_exists(conn: &Connection, id: &VariantId) -> Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
+        .and_then(|mut s| s.exists([id.as_str()]))
+        .ctx("looking up a variant")
 }
 
 /// A variant, checked against its id the first time this connection reads it.
@@ -43,7 +46,7 @@ pub(super) fn load_variant(db: &Db, id: &VariantId) -> Result<Variant> {
     Ok(variant)
 }
 
-pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> Result<OpeningSuite> {
+pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> Result<SuiteId> {
     conn.prepare_cached("INSERT INTO suites (name, opening_count) VALUES (?1, ?2)")
         .and_then(|mut s| s.execute(params![name, int(lines.len() as u64)]))
         .ctx("adding a suite")?;
@@ -54,7 +57,7 @@ pub(super) fn insert_suite(conn: &Connection, name: &str, lines: &[String]) -> R
     for (idx, line) in lines.iter().enumerate() {
         insert.execute(params![id, int(idx as u64), line]).ctx("adding an opening")?;
     }
-    Ok(OpeningSuite { id: SuiteId::new(to_u64(id, "suite id")?), name: name.into(), openings: lines.to_vec() })
+    to_u64(id, "suite id").map(SuiteId::new)
 }
 
 pub(super) fn load_suite(conn: &Connection, id: SuiteId) -> Result<OpeningSuite> {
@@ -98,24 +101,9 @@ pub(super) fn opening_line(conn: &Connection, suite: SuiteId, index: u32) -> Res
         .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))
 }
 
-/// Inserts a run whose spec was checked; its variants and suite must exist.
-pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
-    for variant in &run_spec.variants {
-        let exists = conn
-            .prepare_cached("SELECT 1 FROM variants WHERE id = ?1")
-            .and_then(|mut s| s.exists([variant.as_str()]))
-            .ctx("looking up a variant")?;
-        if !exists {
-            return Err(Error::VariantNotFound(variant.clone()));
-        }
-    }
-    let suite_exists = conn
-        .prepare_cached("SELECT 1 FROM suites WHERE id = ?1")
-        .and_then(|mut s| s.exists([key(run_spec.openings)]))
-        .ctx("looking up a suite")?;
-    if !suite_exists {
-        return Err(Error::SuiteNotFound(run_spec.openings));
-    }
+/// Inserts a run whose spec was checked, with `pairings` pairings; its variants and suite
+/// must exist.
+pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
     let (kind, pairs, sprt) = codec::kind_columns(&run_spec.kind);
     let (tc_kind, tc_value, tc_inc) = codec::tc_columns(run_spec.tc);
     let a = run_spec.adjudication;
@@ -157,13 +145,12 @@ pub(super) fn insert_run(conn: &Db, run_spec: &RunSpec, now_ms: u64) -> Result<R
             .and_then(|mut s| s.execute(params![id, int(idx as u64), variant.as_str()]))
             .ctx("naming a run's variants")?;
     }
-    super::engines::store_run_engines(conn, id, &super::engines::needs_of(conn, run_spec)?)?;
-    for pairing in 0..scheduler::pairings(run_spec).len() {
+    for pairing in 0..pairings {
         conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))
             .ctx("creating a run's pairings")?;
     }
-    load_run(conn, RunId::new(to_u64(id, "run id")?))
+    to_u64(id, "run id").map(RunId::new)
 }
 
 /// A run's spec, which never changes once the run exists.
@@ -183,7 +170,7 @@ pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
     if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
-    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v): (i64, String)| VariantId::new(v)).collect())?);
+    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| VariantId::new(v)).collect())?);
     db.remember_run_spec(id, &spec);
     Ok(spec)
 }
@@ -241,22 +228,65 @@ pub(super) fn load_run(db: &Db, id: RunId) -> Result<Run> {
     })
 }
 
-pub(super) fn list_runs(conn: &Db) -> Result<Vec<Run>> {
+pub(super) fn run_ids(conn: &Connection) -> Result<Vec<RunId>> {
     let ids: Vec<i64> = conn
         .prepare_cached("SELECT id FROM runs ORDER BY id")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .ctx("listing runs")?;
-    ids.into_iter().map(|id| load_run(conn, RunId::new(to_u64(id, "run id")?))).collect()
+    ids.into_iter().map(|id| to_u64(id, "run id").map(RunId::new)).collect()
 }
 
-pub(super) fn set_run_state(conn: &Db, id: RunId, state: RunState) -> Result<Run> {
-    let mut run = load_run(conn, id)?;
-    check_state_change(&run, &state)?;
-    conn.prepare_cached("UPDATE runs SET state = ?2 WHERE id = ?1")
-        .and_then(|mut s| s.execute(params![key(id), codec::state_text(&state)]))
+pub(super) fn set_run_state(conn: &Connection, id: RunId, state: &RunState) -> Result<()> {
+    let changed = conn
+        .prepare_cached("UPDATE runs SET state = ?2 WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![key(id), codec::state_text(state)]))
         .ctx("setting a run's state")?;
-    run.state = state;
-    Ok(run)
+    if changed == 0 { Err(Error::RunNotFound(id)) } else { Ok(()) }
+}
+
+/// Adds to a pairing's statistics.
+pub(super) fn add_stats(conn: &Connection, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
+    let [p0, p1, p2, p3, p4] = delta.pentanomial.map(int);
+    let changed = conn
+        .prepare_cached(
+            "UPDATE run_pairings SET ptnml0 = ptnml0 + ?3, ptnml1 = ptnml1 + ?4, ptnml2 = ptnml2 + ?5,
+                 ptnml3 = ptnml3 + ?6, ptnml4 = ptnml4 + ?7, wins = wins + ?8, draws = draws + ?9,
+                 losses = losses + ?10
+             WHERE run_id = ?1 AND pairing = ?2",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                key(run),
+                pairing,
+                p0,
+                p1,
+                p2,
+                p3,
+                p4,
+                int(delta.wins),
+                int(delta.draws),
+                int(delta.losses)
+            ])
+        })
+        .ctx("updating statistics")?;
+    if changed == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
+}
+
+/// A run's next pair index and pairs ever created per pairing.
+pub(super) fn allocation(conn: &Connection, run: RunId) -> Result<Allocation> {
+    let next: i64 = conn
+        .prepare_cached("SELECT next_pair_index FROM runs WHERE id = ?1")
+        .and_then(|mut s| s.query_row([key(run)], |r| r.get(0)).optional())
+        .ctx("reading a run's next pair")?
+        .ok_or(Error::RunNotFound(run))?;
+    let allocated: Vec<i64> = conn
+        .prepare_cached("SELECT allocated FROM run_pairings WHERE run_id = ?1 ORDER BY pairing")
+        .and_then(|mut s| s.query_map([key(run)], |r| r.get(0))?.collect())
+        .ctx("reading a run's allocation")?;
+    Ok(Allocation {
+        next_pair_index: to_u64(next, "next pair index")?,
+        allocated: allocated.into_iter().map(|a| to_u64(a, "allocated pairs")).collect::<Result<_>>()?,
+    })
 }
 
 pub(super) fn run_exists(conn: &Connection, run: RunId) -> Result<()> {
@@ -267,9 +297,9 @@ pub(super) fn run_exists(conn: &Connection, run: RunId) -> Result<()> {
     if exists { Ok(()) } else { Err(Error::RunNotFound(run)) }
 }
 
-pub(super) fn mark_exported(conn: &Connection, run: RunId, up_to_game_id: u64) -> Result<()> {
+pub(super) fn set_exported_up_to(conn: &Connection, run: RunId, up_to_game_id: u64) -> Result<()> {
     let changed = conn
-        .prepare_cached("UPDATE runs SET exported_up_to = MAX(exported_up_to, ?2) WHERE id = ?1")
+        .prepare_cached("UPDATE runs SET exported_up_to = ?2 WHERE id = ?1")
         .and_then(|mut s| s.execute(params![key(run), int(up_to_game_id)]))
         .ctx("marking games exported")?;
     if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }

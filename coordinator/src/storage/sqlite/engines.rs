@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use proto::domain::{EngineInfo, RunId, RunSpec, WorkerId};
+use proto::domain::{EngineInfo, RunId, WorkerId};
 use rusqlite::{Connection, params};
 
 use super::Ctx;
@@ -98,16 +98,13 @@ pub(super) fn attach_needs(conn: &Connection, loads: &mut [RunLoad]) -> Result<(
     Ok(())
 }
 
-/// Pins each engine to the binary of the worker the run is first leased to with it.
-pub(super) fn pin(conn: &Connection, run: RunId, engines: &[&EngineInfo]) -> Result<()> {
-    for engine in engines {
-        conn.prepare_cached(
-            "UPDATE run_engines SET sha256 = ?3, id_name = ?4 WHERE run_id = ?1 AND name = ?2 AND sha256 IS NULL",
-        )
-        .and_then(|mut s| s.execute(params![key(run), engine.name, engine.sha256, engine.id_name]))
-        .ctx("pinning a run's engine")?;
-        tracing::info!(run = %run, engine = %engine.name, sha256 = %engine.sha256, id_name = %engine.id_name, "engine pinned");
-    }
+/// Pins the run's engine `engine.name` to `engine`'s binary, unless it pinned one already.
+pub(super) fn pin(conn: &Connection, run: RunId, engine: &EngineInfo) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE run_engines SET sha256 = ?3, id_name = ?4 WHERE run_id = ?1 AND name = ?2 AND sha256 IS NULL",
+    )
+    .and_then(|mut s| s.execute(params![key(run), engine.name, engine.sha256, engine.id_name]))
+    .ctx("pinning a run's engine")?;
     Ok(())
 }
 
@@ -116,7 +113,7 @@ pub(super) fn connected_engines(conn: &Connection, since_ms: u64) -> Result<Vec<
     let rows: Vec<(i64, EngineInfo)> = conn
         .prepare_cached(
             "SELECT w.id, e.name, e.id_name, e.sha256 FROM workers w JOIN worker_engines e ON e.worker_id = w.id
-             WHERE w.last_seen_ms >= ?1 ORDER BY w.id",
+             WHERE w.last_seen_ms >= ?1 ORDER BY w.id, e.name",
         )
         .and_then(|mut s| {
             s.query_map([int(since_ms)], |r| {
@@ -158,14 +155,4 @@ pub(super) fn fill_run_engines(conn: &Connection) -> Result<()> {
         store_run_engines(conn, run, &crate::scheduler::engine_needs(&variants))?;
     }
     Ok(())
-}
-
-/// The engines a run spec's variants name, from the stored variants.
-pub(super) fn needs_of(db: &super::db::Db, run_spec: &RunSpec) -> Result<Vec<EngineNeed>> {
-    let variants = run_spec
-        .variants
-        .iter()
-        .map(|id| super::catalog::load_variant(db, id).map(|v| v.spec))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(crate::scheduler::engine_needs(&variants))
 }

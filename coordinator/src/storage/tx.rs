@@ -1,0 +1,256 @@
+//! The storage primitives: reads and writes of single rows (runs, pairs, leases, a lease's
+//! pairs, submissions, games, workers), offered inside one transaction by a [`Backend`]. They
+//! decide nothing: what to lease, what counts and when a lease or a run ends is the workflow's
+//! ([`super::workflow`]), written once over these. A backend adds primitives, never a second
+//! workflow; `tests/storage_conformance.rs` holds every backend's primitives to the same results.
+
+use std::sync::Arc;
+
+use proto::domain::{
+    EngineInfo, GameReport, LeaseId, OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant,
+    VariantId, WorkerId, WorkerInfo,
+};
+
+use super::StoredGame;
+use crate::error::Result;
+use crate::scheduler::{EngineNeed, NewPair, RunLoad};
+
+/// Where a pair of a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairStatus {
+    /// Waiting to be leased again (its lease ended before it was reported).
+    Pooled,
+    /// Pending in exactly one active lease.
+    Leased,
+    /// Recorded, once.
+    Done,
+}
+
+/// A lease's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaseState {
+    Active,
+    /// Ended by its worker (a final batch) or because every pair was recorded.
+    Closed,
+    /// Ended by its deadline.
+    Expired,
+}
+
+/// What became of a pair within one lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeasePairStatus {
+    /// Given to the lease and not yet recorded.
+    Pending,
+    /// Recorded (by this lease or another).
+    Finished,
+    /// Back to the pool when the lease ended.
+    Returned,
+}
+
+/// One `as_str`/`parse` per closed set of row states, as a backend stores them.
+macro_rules! stored_names {
+    ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $($ty::$variant => $name),* }
+            }
+
+            /// The state named `text`, `None` for any other text.
+            pub fn parse(text: &str) -> Option<$ty> {
+                match text { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+stored_names!(PairStatus { Pooled = "pooled", Leased = "leased", Done = "done" });
+stored_names!(LeaseState { Active = "active", Closed = "closed", Expired = "expired" });
+stored_names!(LeasePairStatus { Pending = "pending", Finished = "finished", Returned = "returned" });
+
+/// A pair of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairRow {
+    pub pairing: u32,
+    pub opening_index: u32,
+    pub status: PairStatus,
+}
+
+/// A pair as one lease was given it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeasePair {
+    pub index: u64,
+    /// What became of it in this lease.
+    pub status: LeasePairStatus,
+    /// The pair itself.
+    pub pair: PairRow,
+}
+
+/// A lease as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaseRow {
+    pub run: RunId,
+    pub worker: WorkerId,
+    pub state: LeaseState,
+    pub deadline_ms: u64,
+    /// How long the lease was granted for; a heartbeat extends it by as much again.
+    pub duration_ms: u64,
+}
+
+/// A lease to create, active.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewLease {
+    pub run: RunId,
+    pub worker: WorkerId,
+    pub created_ms: u64,
+    pub deadline_ms: u64,
+    pub duration_ms: u64,
+}
+
+/// How far a run's pair creation has gone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allocation {
+    /// The index the next new pair gets.
+    pub next_pair_index: u64,
+    /// Pairs ever created, per pairing.
+    pub allocated: Vec<u64>,
+}
+
+/// A game to store.
+#[derive(Clone, Copy, Debug)]
+pub struct NewGame<'a> {
+    pub run: RunId,
+    pub pair_index: u64,
+    /// 0 for the pair's first game, 1 for the second.
+    pub game_in_pair: u8,
+    pub opening_index: u32,
+    pub worker: WorkerId,
+    pub report: &'a GameReport,
+}
+
+/// The primitives, inside one transaction. A missing row named by id is the matching
+/// `Error::*NotFound` unless the method says otherwise; stored data that does not decode is
+/// `Error::Corrupt`.
+pub trait Tx {
+    // Variants and suites.
+
+    /// Stores a variant under its id; a variant already stored stays as it is.
+    fn insert_variant(&mut self, variant: &Variant) -> Result<()>;
+    fn variant(&mut self, id: &VariantId) -> Result<Variant>;
+    fn variant_exists(&mut self, id: &VariantId) -> Result<bool>;
+    /// Stores a suite (at least one line) under a new id.
+    fn insert_suite(&mut self, name: &str, lines: &[String]) -> Result<SuiteId>;
+    fn suite(&mut self, id: SuiteId) -> Result<OpeningSuite>;
+    /// How many openings a suite holds.
+    fn suite_size(&mut self, id: SuiteId) -> Result<usize>;
+    /// Line `index` of a suite; a missing line is corrupt data.
+    fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String>;
+
+    // Runs.
+
+    /// Stores a new active run with `pairings` pairings, no pair and zero statistics.
+    fn insert_run(&mut self, spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId>;
+    fn run(&mut self, id: RunId) -> Result<Run>;
+    /// Every run's id, oldest first.
+    fn run_ids(&mut self) -> Result<Vec<RunId>>;
+    /// A run's spec, which never changes.
+    fn run_spec(&mut self, id: RunId) -> Result<Arc<RunSpec>>;
+    fn run_state(&mut self, id: RunId) -> Result<RunState>;
+    fn set_run_state(&mut self, id: RunId, state: &RunState) -> Result<()>;
+    /// One entry per pairing.
+    fn run_stats(&mut self, id: RunId) -> Result<Vec<PairingStats>>;
+    /// Adds `delta` to a pairing's statistics.
+    fn add_stats(&mut self, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()>;
+    /// The load of every active run whose bench signature is unset or `bench_signature`,
+    /// oldest first, each with the engines it needs (as [`Tx::run_engine_needs`]).
+    fn active_run_loads(&mut self, bench_signature: u64) -> Result<Vec<RunLoad>>;
+    fn allocation(&mut self, run: RunId) -> Result<Allocation>;
+    fn exported_up_to(&mut self, run: RunId) -> Result<u64>;
+    fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()>;
+
+    // Engines by name.
+
+    /// Notes the engines a new run's variants name, none pinned.
+    fn insert_run_engines(&mut self, run: RunId, needs: &[EngineNeed]) -> Result<()>;
+    /// The engines a run needs, by name, each with the binary it pinned if it pinned one.
+    fn run_engine_needs(&mut self, run: RunId) -> Result<Vec<EngineNeed>>;
+    /// Pins a run's engine `engine.name` to `engine`'s binary, unless it pinned one already;
+    /// a name the run does not need changes nothing.
+    fn pin_engine(&mut self, run: RunId, engine: &EngineInfo) -> Result<()>;
+    /// Replaces what a worker advertised with `engines`.
+    fn store_worker_engines(&mut self, worker: WorkerId, engines: &[EngineInfo]) -> Result<()>;
+    /// What a worker advertised, by name.
+    fn worker_engines(&mut self, worker: WorkerId) -> Result<Vec<EngineInfo>>;
+    /// The engines of every worker that advertised any and was seen at or after `since_ms`, one
+    /// list (by name) per worker, in worker id order.
+    fn connected_engines(&mut self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>>;
+
+    // Pairs.
+
+    /// Up to `limit` pooled pairs of a run, lowest index first.
+    fn pooled_pairs(&mut self, run: RunId, limit: usize) -> Result<Vec<u64>>;
+    /// A pair, `None` if the run never created it.
+    fn pair(&mut self, run: RunId, index: u64) -> Result<Option<PairRow>>;
+    /// Creates a pair, leased, and counts it in the run's [`Allocation`]: one more for its
+    /// pairing, and the next index beyond it.
+    fn insert_pair(&mut self, run: RunId, pair: NewPair, opening_index: u32) -> Result<()>;
+    fn set_pair_status(&mut self, run: RunId, index: u64, status: PairStatus) -> Result<()>;
+    /// The lease in which the pair is pending, if any.
+    fn pair_holder(&mut self, run: RunId, index: u64) -> Result<Option<LeaseId>>;
+
+    // Leases.
+
+    fn insert_lease(&mut self, lease: &NewLease) -> Result<LeaseId>;
+    fn lease(&mut self, id: LeaseId) -> Result<LeaseRow>;
+    fn set_lease_state(&mut self, id: LeaseId, state: LeaseState) -> Result<()>;
+    fn set_lease_deadline(&mut self, id: LeaseId, deadline_ms: u64) -> Result<()>;
+    /// Active leases whose deadline is before `now_ms`, in no particular order.
+    fn overdue_leases(&mut self, now_ms: u64) -> Result<Vec<LeaseId>>;
+    /// Gives a pair of the lease's run to the lease, pending.
+    fn insert_lease_pair(&mut self, lease: LeaseId, run: RunId, index: u64) -> Result<()>;
+    /// A pair of the lease, `None` if the lease was never given it.
+    fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>>;
+    /// Every pair the lease was given, lowest index first.
+    fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>>;
+    /// The lease's pairs still pending, lowest index first.
+    fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>>;
+    fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()>;
+
+    // Submissions and games.
+
+    /// Whether `(lease, seq)` was recorded.
+    fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool>;
+    fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()>;
+    /// Stores a game (without its per-move statistics and forfeit attempt) and its sampled
+    /// positions; returns its id, above every id before it.
+    fn insert_game(&mut self, game: NewGame<'_>) -> Result<u64>;
+    /// Up to `limit` games of a run with ids above `after_game_id`, in id order, each named by
+    /// its worker's current name.
+    fn games_since(&mut self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>>;
+
+    // Workers.
+
+    /// Registers a worker: a worker whose key digest is known gets its id back with its
+    /// description replaced; any other gets a new id. The engines it advertised are
+    /// [`Tx::store_worker_engines`]'s, left as they are.
+    fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
+    /// Notes that the worker was seen; returns its bench signature.
+    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64>;
+}
+
+/// Runs closures on a backend's transactions. A write transaction happens completely or not
+/// at all: an error from the closure rolls back every primitive it called. A read transaction
+/// sees one consistent state.
+///
+/// Closures are `Send + 'static` because a backend may run them on a thread of its own (SQLite's
+/// single writer).
+pub trait Backend: Send + Sync {
+    fn write<T, F>(&self, context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static;
+
+    fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static;
+}

@@ -1,0 +1,388 @@
+//! The lease workflow, written once over the [`Tx`] primitives: handing out batches, recording
+//! results idempotently, heartbeats, expiry and run state changes. Every backend gets the
+//! [`Storage`] trait from here; each call is one transaction of its backend.
+//!
+//! The life of a pair: created when first leased (its index, pairing and opening fixed from
+//! then on), `leased` to exactly one lease at a time, back to the pool when that lease expires
+//! or is closed unfinished, and `done` once its result is recorded — exactly once, whichever
+//! lease reports it first.
+
+use proto::domain::{
+    EngineInfo, Lease, LeaseId, OpeningSuite, PairReport, PairTask, PairingStats, Run, RunId, RunSpec, RunState,
+    SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+};
+
+use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
+use super::{LeaseTerms, RecordOutcome, Storage, StoredGame, check_state_change, make_task, task_variant_ids};
+use crate::error::{Error, Result};
+use crate::scheduler::{self, EngineNeed, Pairing};
+use crate::{report, spec};
+
+/// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
+/// picks among those it may play (bench signature, engines): pooled pairs first, then new ones.
+/// The first lease of a run to a worker pins each engine the run needs to that worker's binary
+/// ([`scheduler::new_pins`]).
+pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+    expire_leases(tx, now_ms)?;
+    let signature = tx.touch_worker(worker, now_ms)?;
+    if free_slots == 0 {
+        return Ok(None);
+    }
+    let loads = tx.active_run_loads(signature)?;
+    let worker_engines = tx.worker_engines(worker)?;
+    let Some(run) = scheduler::choose_run(&loads, &worker_engines) else {
+        return Ok(None);
+    };
+    let spec = tx.run_spec(run)?;
+    let pairings = scheduler::pairings(&spec);
+    let suite_len = tx.suite_size(spec.openings)?;
+    let allocation = tx.allocation(run)?;
+    let batch = scheduler::batch_pairs(spec.tc, free_slots);
+    let pooled = tx.pooled_pairs(run, batch)?;
+    let target = scheduler::pairs_per_pairing(&spec.kind);
+    let plan = scheduler::plan_batch(&pooled, &allocation.allocated, target, allocation.next_pair_index, batch);
+    if plan.is_empty() {
+        return Ok(None);
+    }
+    let needs = loads.iter().find(|l| l.run == run).map_or(&[][..], |l| &l.engines[..]);
+    for engine in scheduler::new_pins(needs, &worker_engines) {
+        tx.pin_engine(run, engine)?;
+        tracing::info!(run = %run, engine = %engine.name, sha256 = %engine.sha256, id_name = %engine.id_name, "engine pinned");
+    }
+
+    let duration_ms = scheduler::LEASE_TIMEOUT_MS;
+    let deadline_ms = now_ms.saturating_add(duration_ms);
+    let lease = tx.insert_lease(&NewLease { run, worker, created_ms: now_ms, deadline_ms, duration_ms })?;
+    let mut tasks: Vec<PairTask> = Vec::with_capacity(plan.len());
+    for &index in &plan.requeued {
+        let pair = tx.pair(run, index)?.ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
+        tx.set_pair_status(run, index, PairStatus::Leased)?;
+        tasks.push(task(tx, &spec, &pairings, index, pair.pairing, pair.opening_index)?);
+    }
+    for &new in &plan.fresh {
+        let opening_index = scheduler::opening_for_pair(run, new.pair_index, suite_len);
+        tx.insert_pair(run, new, opening_index)?;
+        tasks.push(task(tx, &spec, &pairings, new.pair_index, new.pairing, opening_index)?);
+    }
+    for task in &tasks {
+        tx.insert_lease_pair(lease, run, task.pair_index)?;
+    }
+    let variants = task_variant_ids(&tasks).iter().map(|id| tx.variant(id)).collect::<Result<Vec<_>>>()?;
+    tracing::debug!(lease = %lease, run = %run, worker = %worker, pairs = tasks.len(), "lease granted");
+    Ok(Some(Lease {
+        id: lease,
+        run,
+        tasks,
+        deadline_unix_ms: deadline_ms,
+        tc: spec.tc,
+        adjudication: spec.adjudication,
+        sample_every: spec.sample_every,
+        variants,
+    }))
+}
+
+/// The task of a pair, with its opening line.
+fn task(
+    tx: &mut dyn Tx,
+    spec: &RunSpec,
+    pairings: &[Pairing],
+    index: u64,
+    pairing: u32,
+    opening_index: u32,
+) -> Result<PairTask> {
+    let line = tx.opening(spec.openings, opening_index)?;
+    make_task(spec, pairings, index, pairing, opening_index, line)
+}
+
+/// The lease's run rules and every pair it was given, whatever the lease's state.
+pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
+    let run = tx.lease(lease)?.run;
+    let spec = tx.run_spec(run)?;
+    let pairings = scheduler::pairings(&spec);
+    let tasks = tx
+        .lease_pairs(lease)?
+        .into_iter()
+        .map(|p| task(tx, &spec, &pairings, p.index, p.pair.pairing, p.pair.opening_index))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(LeaseTerms { lease, run, tc: spec.tc, adjudication: spec.adjudication, sample_every: spec.sample_every, tasks })
+}
+
+/// The lease, if the worker holds it.
+fn owned_lease(tx: &mut dyn Tx, worker: WorkerId, lease: LeaseId) -> Result<LeaseRow> {
+    let row = tx.lease(lease)?;
+    if row.worker != worker {
+        return Err(Error::LeaseNotOwned { lease, worker });
+    }
+    Ok(row)
+}
+
+/// Records a submission: see [`Storage::record_results`]. Everything is checked before
+/// anything changes.
+pub fn record_results(
+    tx: &mut dyn Tx,
+    worker: WorkerId,
+    lease: LeaseId,
+    seq: u64,
+    pairs: &[PairReport],
+    final_batch: bool,
+    now_ms: u64,
+) -> Result<RecordOutcome> {
+    let row = owned_lease(tx, worker, lease)?;
+    let run = row.run;
+    if tx.submission_seen(lease, seq)? {
+        return Ok(RecordOutcome { run, accepted: 0, duplicate: true });
+    }
+    let mut checked = Vec::with_capacity(pairs.len());
+    for report in pairs {
+        let pair = tx
+            .lease_pair(lease, report.pair_index)?
+            .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
+        checked.push((report, pair));
+    }
+    tx.touch_worker(worker, now_ms)?;
+
+    let mut accepted = 0;
+    for (report, pair) in checked {
+        if record_pair(tx, run, lease, worker, report, pair.pairing, pair.opening_index)? {
+            accepted += 1;
+        }
+    }
+    // Only bounded runs complete by themselves; an SPRT waits for its verdict.
+    let spec = tx.run_spec(run)?;
+    if accepted > 0
+        && scheduler::pairs_per_pairing(&spec.kind).is_some()
+        && tx.run_state(run)? == RunState::Active
+        && scheduler::is_complete(&spec.kind, &tx.run_stats(run)?)
+    {
+        tx.set_run_state(run, &RunState::Completed)?;
+        tracing::info!(run = %run, "run completed");
+    }
+    if row.state == LeaseState::Active {
+        if final_batch || tx.pending_pairs(lease)?.is_empty() {
+            end_lease(tx, lease, run, LeaseState::Closed)?;
+        } else {
+            tx.set_lease_deadline(lease, row.deadline_ms.max(now_ms.saturating_add(row.duration_ms)))?;
+        }
+    }
+    tx.insert_submission(lease, seq, accepted, now_ms)?;
+    tracing::debug!(lease = %lease, seq, accepted, "results recorded");
+    Ok(RecordOutcome { run, accepted, duplicate: false })
+}
+
+/// Records one checked pair unless it was recorded before (under any lease, or earlier in the
+/// same submission); returns whether it counted.
+fn record_pair(
+    tx: &mut dyn Tx,
+    run: RunId,
+    lease: LeaseId,
+    worker: WorkerId,
+    report: &PairReport,
+    pairing: u32,
+    opening_index: u32,
+) -> Result<bool> {
+    let index = report.pair_index;
+    let status = tx.pair(run, index)?.ok_or_else(|| Error::Corrupt(format!("leased pair {index} unknown")))?.status;
+    if status == PairStatus::Done {
+        return Ok(false);
+    }
+    // Whichever lease holds the pair now (this one, or another after an expiry) is done with it.
+    let holder = tx.pair_holder(run, index)?;
+    tx.set_pair_status(run, index, PairStatus::Done)?;
+    if let Some(holder) = holder {
+        tx.set_lease_pair_status(holder, index, LeasePairStatus::Finished)?;
+    }
+    if holder != Some(lease) {
+        tx.set_lease_pair_status(lease, index, LeasePairStatus::Finished)?;
+    }
+    let mut delta = PairingStats::default();
+    report::tally(&mut delta, report);
+    tx.add_stats(run, pairing, &delta)?;
+    for (game_in_pair, game) in (0u8..).zip(report.games.iter()) {
+        tx.insert_game(NewGame { run, pair_index: index, game_in_pair, opening_index, worker, report: game })?;
+    }
+    Ok(true)
+}
+
+/// Ends an active lease: its pending pairs go back to the pool. Returns how many did.
+fn end_lease(tx: &mut dyn Tx, lease: LeaseId, run: RunId, state: LeaseState) -> Result<usize> {
+    let mut returned = 0;
+    for index in tx.pending_pairs(lease)? {
+        if tx.pair(run, index)?.is_some_and(|p| p.status == PairStatus::Leased) {
+            tx.set_pair_status(run, index, PairStatus::Pooled)?;
+            returned += 1;
+        }
+        tx.set_lease_pair_status(lease, index, LeasePairStatus::Returned)?;
+    }
+    tx.set_lease_state(lease, state)?;
+    Ok(returned)
+}
+
+/// Expires every active lease past its deadline; returns how many.
+pub fn expire_leases(tx: &mut dyn Tx, now_ms: u64) -> Result<usize> {
+    let overdue = tx.overdue_leases(now_ms)?;
+    for &lease in &overdue {
+        let run = tx.lease(lease)?.run;
+        let returned = end_lease(tx, lease, run, LeaseState::Expired)?;
+        tracing::info!(lease = %lease, returned, "lease expired");
+    }
+    Ok(overdue.len())
+}
+
+/// Extends an active lease; returns its new deadline.
+pub fn heartbeat(tx: &mut dyn Tx, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
+    let row = owned_lease(tx, worker, lease)?;
+    if row.state != LeaseState::Active {
+        return Err(Error::LeaseClosed(lease));
+    }
+    let deadline = row.deadline_ms.max(now_ms.saturating_add(row.duration_ms));
+    tx.set_lease_deadline(lease, deadline)?;
+    tx.touch_worker(worker, now_ms)?;
+    Ok(deadline)
+}
+
+/// Stops, resumes or records a verdict, if [`check_state_change`] allows it.
+pub fn set_run_state(tx: &mut dyn Tx, id: RunId, state: RunState) -> Result<Run> {
+    let mut run = tx.run(id)?;
+    check_state_change(&run, &state)?;
+    tx.set_run_state(id, &state)?;
+    run.state = state;
+    Ok(run)
+}
+
+/// Creates a run whose spec was checked, after checking that its variants and suite exist,
+/// noting the engines its variants name ([`scheduler::engine_needs`]).
+pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, now_ms: u64) -> Result<Run> {
+    let mut variants = Vec::with_capacity(spec.variants.len());
+    for id in &spec.variants {
+        variants.push(tx.variant(id)?.spec);
+    }
+    tx.suite_size(spec.openings)?;
+    let id = tx.insert_run(spec, scheduler::pairings(spec).len(), now_ms)?;
+    tx.insert_run_engines(id, &scheduler::engine_needs(&variants))?;
+    tx.run(id)
+}
+
+/// Registers a worker whose description was checked, with the engines it advertised.
+pub fn register_worker(tx: &mut dyn Tx, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
+    let id = tx.upsert_worker(info, key_digest, now_ms)?;
+    tx.store_worker_engines(id, &info.engines)?;
+    Ok(id)
+}
+
+impl<B: Backend> Storage for B {
+    fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
+        spec::validate_variant_spec(variant)?;
+        let variant = Variant { id: spec::variant_id(variant), spec: variant.clone() };
+        let stored = variant.clone();
+        self.write("adding a variant", move |tx| tx.insert_variant(&stored))?;
+        Ok(variant)
+    }
+
+    fn get_variant(&self, id: &VariantId) -> Result<Variant> {
+        let id = id.clone();
+        self.read("reading a variant", move |tx| tx.variant(&id))
+    }
+
+    fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
+        spec::validate_suite(name, lines)?;
+        let (owned_name, owned_lines) = (name.to_owned(), lines.to_vec());
+        let id = self.write("adding openings", move |tx| tx.insert_suite(&owned_name, &owned_lines))?;
+        Ok(OpeningSuite { id, name: name.into(), openings: lines.to_vec() })
+    }
+
+    fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite> {
+        self.read("reading a suite", move |tx| tx.suite(id))
+    }
+
+    fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
+        spec::validate_run_spec(run_spec)?;
+        let owned = run_spec.clone();
+        let run = self.write("creating a run", move |tx| create_run(tx, &owned, now_ms))?;
+        tracing::info!(run = %run.id, name = %run.spec.name, "run created");
+        Ok(run)
+    }
+
+    fn get_run(&self, id: RunId) -> Result<Run> {
+        self.read("reading a run", move |tx| tx.run(id))
+    }
+
+    fn list_runs(&self) -> Result<Vec<Run>> {
+        self.read("listing runs", |tx| tx.run_ids()?.into_iter().map(|id| tx.run(id)).collect())
+    }
+
+    fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {
+        let run = self.write("setting a run's state", move |tx| set_run_state(tx, id, state))?;
+        tracing::info!(run = %id, state = ?run.state, "run state set");
+        Ok(run)
+    }
+
+    fn register_worker(&self, info: &WorkerInfo, now_ms: u64) -> Result<WorkerId> {
+        spec::validate_worker_info(info)?;
+        let digest = spec::worker_key_digest(&info.worker_key);
+        let owned = info.clone();
+        let id =
+            self.write("registering a worker", move |tx| register_worker(tx, &owned, digest.as_deref(), now_ms))?;
+        tracing::info!(worker = %id, name = %info.name, "worker registered");
+        Ok(id)
+    }
+
+    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+        self.write("leasing a batch", move |tx| lease_batch(tx, worker, free_slots, now_ms))
+    }
+
+    fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms> {
+        self.read("reading a lease's terms", move |tx| lease_terms(tx, lease))
+    }
+
+    fn record_results(
+        &self,
+        worker: WorkerId,
+        lease: LeaseId,
+        seq: u64,
+        pairs: &[PairReport],
+        final_batch: bool,
+        now_ms: u64,
+    ) -> Result<RecordOutcome> {
+        let pairs = pairs.to_vec();
+        self.write("recording results", move |tx| record_results(tx, worker, lease, seq, &pairs, final_batch, now_ms))
+    }
+
+    fn heartbeat(&self, worker: WorkerId, lease: LeaseId, now_ms: u64) -> Result<u64> {
+        self.write("extending a lease", move |tx| heartbeat(tx, worker, lease, now_ms))
+    }
+
+    fn expire_leases(&self, now_ms: u64) -> Result<usize> {
+        self.write("expiring leases", move |tx| expire_leases(tx, now_ms))
+    }
+
+    fn games_since(&self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
+        self.read("reading games", move |tx| tx.games_since(run, after_game_id, limit))
+    }
+
+    fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()> {
+        self.write("marking games exported", move |tx| {
+            if up_to_game_id > tx.exported_up_to(run)? {
+                tx.set_exported_up_to(run, up_to_game_id)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn exported_up_to(&self, run: RunId) -> Result<u64> {
+        self.read("reading the export mark", move |tx| tx.exported_up_to(run))
+    }
+
+    fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
+        self.read("reading a run's engines", move |tx| {
+            tx.run_state(run)?;
+            tx.run_engine_needs(run)
+        })
+    }
+
+    fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
+        self.read("reading the connected workers' engines", move |tx| tx.connected_engines(since_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests;
