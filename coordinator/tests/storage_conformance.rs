@@ -92,6 +92,7 @@ primitives!(
     run_and_pair_rows,
     lease_rows,
     submission_game_and_worker_rows,
+    engine_rows,
     a_failed_transaction_changes_nothing,
     missing_rows_are_named,
 );
@@ -389,6 +390,57 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     assert_eq!(stored[0].report, kept, "per-move statistics are not kept");
     assert_eq!(tx(b, move |tx| tx.games_since(run, 1, 10)), stored[1..]);
     assert_eq!(tx(b, move |tx| tx.games_since(run, 0, 1)), stored[..1]);
+}
+
+fn engine(name: &str, sha: char) -> proto::domain::EngineInfo {
+    proto::domain::EngineInfo { name: name.into(), id_name: format!("{name} 1.0"), sha256: sha.to_string().repeat(64) }
+}
+
+fn engine_rows<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let keyed = tx(b, |tx| tx.upsert_worker(&info("keyed", 3), Some("digest"), 10));
+    let bare = tx(b, |tx| tx.upsert_worker(&info("bare", 3), None, 10));
+    assert!(tx(b, move |tx| tx.worker_engines(keyed)).is_empty(), "a new worker advertised nothing");
+    tx(b, move |tx| tx.store_worker_engines(keyed, &[engine("pika", 'p'), engine("fsf", 'a')]));
+    assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)), [engine("fsf", 'a'), engine("pika", 'p')], "by name");
+    tx(b, |tx| tx.upsert_worker(&info("renamed", 3), Some("digest"), 20));
+    assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)).len(), 2, "registering again keeps them");
+    tx(b, move |tx| tx.store_worker_engines(keyed, &[engine("fsf", 'b')]));
+    assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)), [engine("fsf", 'b')], "replaced, not added to");
+    assert_eq!(
+        tx(b, |tx| tx.connected_engines(20)),
+        vec![vec![engine("fsf", 'b')]],
+        "workers without engines left out"
+    );
+    assert!(tx(b, |tx| tx.connected_engines(21)).is_empty(), "seen before `since_ms`");
+    tx(b, move |tx| tx.store_worker_engines(bare, &[engine("fsf", 'c')]));
+    assert_eq!(tx(b, |tx| tx.connected_engines(0)), vec![vec![engine("fsf", 'b')], vec![engine("fsf", 'c')]]);
+
+    let need = |name: &str, pin: Option<char>| scheduler::EngineNeed {
+        name: name.into(),
+        pinned_sha256: pin.map(|c| c.to_string().repeat(64)),
+    };
+    assert!(tx(b, move |tx| tx.run_engine_needs(run)).is_empty());
+    tx(b, move |tx| tx.insert_run_engines(run, &[need("pika", None), need("fsf", None)]));
+    assert_eq!(tx(b, move |tx| tx.run_engine_needs(run)), [need("fsf", None), need("pika", None)], "by name");
+    tx(b, move |tx| {
+        tx.pin_engine(run, &engine("fsf", 'b'))?;
+        tx.pin_engine(run, &engine("fsf", 'c'))?;
+        tx.pin_engine(run, &engine("other", 'd'))
+    });
+    let pinned = [need("fsf", Some('b')), need("pika", None)];
+    assert_eq!(tx(b, move |tx| tx.run_engine_needs(run)), pinned, "the first pin stays; unknown names change nothing");
+    assert_eq!(tx(b, |tx| tx.active_run_loads(3))[0].engines, pinned, "a run's load names its engines");
+    let failed = b.write("a failing case", move |tx| {
+        tx.pin_engine(run, &engine("pika", 'e'))?;
+        tx.store_worker_engines(keyed, &[])?;
+        Err::<(), _>(Error::RunNotFound(run))
+    });
+    assert!(failed.is_err());
+    assert_eq!(tx(b, move |tx| tx.run_engine_needs(run)), pinned, "a rolled-back pin");
+    assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)), [engine("fsf", 'b')], "rolled-back engines");
+    let unknown = tx(b, |tx| Ok((tx.worker_engines(WorkerId::new(42))?, tx.run_engine_needs(RunId::new(42))?)));
+    assert_eq!(unknown, (vec![], vec![]), "no rows, no engines");
 }
 
 fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {

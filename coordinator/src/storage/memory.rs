@@ -357,12 +357,12 @@ impl Tx for MemoryTx<'_> {
     }
 
     fn run_engine_needs(&mut self, run: RunId) -> Result<Vec<EngineNeed>> {
-        Ok(self.state.run_row(run)?.engines.clone())
+        Ok(self.state.runs.get(&run).map(|r| r.engines.clone()).unwrap_or_default())
     }
 
     fn pin_engine(&mut self, run: RunId, engine: &EngineInfo) -> Result<()> {
-        let needs = &self.state.run_row(run)?.engines;
-        if needs.iter().any(|n| n.name == engine.name && n.pinned_sha256.is_none()) {
+        let unpinned = |r: &RunRow| r.engines.iter().any(|n| n.name == engine.name && n.pinned_sha256.is_none());
+        if self.state.runs.get(&run).is_some_and(unpinned) {
             let need = self.save_run(run)?.engines.iter_mut().find(|n| n.name == engine.name);
             if let Some(need) = need {
                 need.pinned_sha256 = Some(engine.sha256.clone());
@@ -388,7 +388,7 @@ impl Tx for MemoryTx<'_> {
     }
 
     fn worker_engines(&mut self, worker: WorkerId) -> Result<Vec<EngineInfo>> {
-        Ok(self.state.workers.get(&worker).ok_or(Error::WorkerNotFound(worker))?.engines.clone())
+        Ok(self.state.workers.get(&worker).map(|w| w.engines.clone()).unwrap_or_default())
     }
 
     fn connected_engines(&mut self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {

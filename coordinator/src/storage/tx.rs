@@ -171,14 +171,15 @@ pub trait Tx {
 
     /// Notes the engines a new run's variants name, none pinned.
     fn insert_run_engines(&mut self, run: RunId, needs: &[EngineNeed]) -> Result<()>;
-    /// The engines a run needs, by name, each with the binary it pinned if it pinned one.
+    /// The engines a run needs, by name, each with the binary it pinned if it pinned one (none
+    /// for a run never stored).
     fn run_engine_needs(&mut self, run: RunId) -> Result<Vec<EngineNeed>>;
     /// Pins a run's engine `engine.name` to `engine`'s binary, unless it pinned one already;
-    /// a name the run does not need changes nothing.
+    /// a name the run does not need (or a run never stored) changes nothing.
     fn pin_engine(&mut self, run: RunId, engine: &EngineInfo) -> Result<()>;
     /// Replaces what a worker advertised with `engines`.
     fn store_worker_engines(&mut self, worker: WorkerId, engines: &[EngineInfo]) -> Result<()>;
-    /// What a worker advertised, by name.
+    /// What a worker advertised, by name (none for a worker never registered).
     fn worker_engines(&mut self, worker: WorkerId) -> Result<Vec<EngineInfo>>;
     /// The engines of every worker that advertised any and was seen at or after `since_ms`, one
     /// list (by name) per worker, in worker id order.

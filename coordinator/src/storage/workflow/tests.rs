@@ -2,8 +2,9 @@
 //! (`tests/storage_conformance.rs` runs the same `Storage` calls on every backend.)
 
 use proto::domain::{
-    Adjudication, GameOutcome, GameReport, Lease, LeaseId, PairReport, PairTask, RunId, RunKind, RunSpec, RunState,
-    SprtSettings, Termination, TimeControl, VariantId, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    Adjudication, EngineInfo, EngineProtocol, GameOutcome, GameReport, Lease, LeaseId, PairReport, PairTask, RunId,
+    RunKind, RunSpec, RunState, SprtSettings, Termination, TimeControl, VariantId, VariantKind, VariantSpec, WorkerId,
+    WorkerInfo,
 };
 
 use crate::error::Error;
@@ -238,4 +239,112 @@ fn stop_and_resume_gate_leasing() {
     f.s.set_run_state(f.run, RunState::SprtDone { h1: true }).expect("verdict");
     assert!(matches!(f.s.set_run_state(f.run, RunState::Stopped), Err(Error::InvalidStateChange { .. })));
     assert_eq!(f.s.lease_batch(w, 1, 3).expect("lease"), None);
+}
+
+/// A run of `pairs` pairs between an external engine `fsf` and an in-process variant.
+fn engine_farm(pairs: u64) -> Farm {
+    let s = MemoryStorage::new();
+    let fsf = VariantSpec {
+        name: "fairy".into(),
+        kind: VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Ucci, options: vec![] },
+    };
+    let a = s.add_variant(&fsf).expect("variant").id;
+    let b = s.add_variant(&VariantSpec { name: "b".into(), kind: VariantKind::Params { toml: String::new() } });
+    let openings = s.add_openings("suite", &[START.to_owned()]).expect("suite").id;
+    let spec = RunSpec {
+        name: "engines".into(),
+        kind: RunKind::Games { pairs },
+        variants: vec![a, b.expect("variant").id],
+        tc: SLOW,
+        openings,
+        adjudication: Adjudication::default(),
+        bench_signature: None,
+        sample_every: 0,
+    };
+    let run = s.create_run(&spec, 0).expect("run").id;
+    Farm { s, run }
+}
+
+impl Farm {
+    fn engine_worker(&self, name: &str, sha: char) -> WorkerId {
+        let info = WorkerInfo {
+            name: name.into(),
+            host: "h".into(),
+            cores: 1,
+            engine_version: "1".into(),
+            bench_signature: 1,
+            worker_key: format!("key-{name}"),
+            rules_version: engine::RULES_VERSION,
+            engines: vec![EngineInfo {
+                name: "fsf".into(),
+                id_name: "Fairy".into(),
+                sha256: sha.to_string().repeat(64),
+            }],
+        };
+        self.s.register_worker(&info, 0).expect("worker")
+    }
+
+    fn pin(&self) -> Option<String> {
+        let run = self.run;
+        let needs = self.s.read("test", move |tx| tx.run_engine_needs(run)).expect("read");
+        assert_eq!(needs.len(), 1, "{needs:?}");
+        needs[0].pinned_sha256.clone()
+    }
+}
+
+#[test]
+fn a_run_pins_its_engine_at_the_first_lease_that_plays_it() {
+    let f = engine_farm(3);
+    assert_eq!(f.pin(), None, "a new run pinned nothing");
+    let plain = f.worker("plain");
+    assert_eq!(f.s.lease_batch(plain, 1, 0).expect("lease"), None, "a worker without the engine gets no work");
+    let (a, b) = (f.engine_worker("a", 'a'), f.engine_worker("b", 'b'));
+    assert_eq!(f.s.lease_batch(b, 0, 0).expect("lease"), None);
+    assert_eq!(f.pin(), None, "no free slot, no lease, no pin");
+    let first = f.lease(b, 1, 0);
+    assert_eq!(f.pin(), Some("b".repeat(64)));
+    assert_eq!(f.s.lease_batch(a, 1, 0).expect("lease"), None, "another binary of the same name");
+    assert_eq!(f.lease(b, 1, 0).tasks[0].pair_index, 1, "the pinned binary keeps getting work");
+    // A pooled pair goes only where the pin allows, too.
+    f.s.expire_leases(first.deadline_unix_ms + 1).expect("expire");
+    assert_eq!(f.s.lease_batch(a, 1, first.deadline_unix_ms + 1).expect("lease"), None);
+    assert_eq!(f.pooled(), [0, 1]);
+    // Re-registering with the pinned binary makes `a` a fit.
+    let info = |sha: char| WorkerInfo {
+        name: "a".into(),
+        host: "h".into(),
+        cores: 1,
+        engine_version: "1".into(),
+        bench_signature: 1,
+        worker_key: "key-a".into(),
+        rules_version: engine::RULES_VERSION,
+        engines: vec![EngineInfo { name: "fsf".into(), id_name: "Fairy".into(), sha256: sha.to_string().repeat(64) }],
+    };
+    assert_eq!(f.s.register_worker(&info('b'), 1).expect("again"), a);
+    let later = f.lease(a, 1, first.deadline_unix_ms + 2);
+    assert_eq!(later.tasks[0].pair_index, 0, "pooled pairs first");
+    assert_eq!(f.pin(), Some("b".repeat(64)), "a pin never moves");
+}
+
+#[test]
+fn a_failed_workflow_call_leaves_no_pin_or_engine_behind() {
+    let f = engine_farm(3);
+    let w = f.engine_worker("w", 'c');
+    let run = f.run;
+    let failed = f.s.write("test", move |tx| {
+        tx.store_worker_engines(w, &[])?;
+        let lease = super::lease_batch(tx, w, 1, 0)?;
+        assert!(lease.is_none(), "the worker advertises nothing now");
+        let worker_engines = vec![EngineInfo { name: "fsf".into(), id_name: "Fairy".into(), sha256: "c".repeat(64) }];
+        tx.store_worker_engines(w, &worker_engines)?;
+        let lease = super::lease_batch(tx, w, 1, 0)?.expect("work");
+        assert_eq!(tx.run_engine_needs(run)?[0].pinned_sha256.as_deref(), Some(&*"c".repeat(64)));
+        Err::<(), _>(Error::LeaseClosed(lease.id))
+    });
+    assert!(matches!(failed, Err(Error::LeaseClosed(_))));
+    assert_eq!(f.pin(), None, "the pin was rolled back with the lease");
+    assert!(f.pooled().is_empty());
+    let engines = f.s.read("test", move |tx| tx.worker_engines(w)).expect("read");
+    assert_eq!(engines.len(), 1, "the worker's engines as before: {engines:?}");
+    assert_eq!(f.lease(w, 1, 0).tasks[0].pair_index, 0, "the rolled-back pair is created again");
 }
