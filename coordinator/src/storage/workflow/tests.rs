@@ -21,11 +21,19 @@ struct Farm {
     run: RunId,
 }
 
+fn params(name: &str) -> VariantSpec {
+    VariantSpec { name: name.into(), kind: VariantKind::Params { toml: String::new() } }
+}
+
 fn farm(kind: RunKind) -> Farm {
+    farm_with(kind, &params("a"))
+}
+
+/// A run between `first` and an in-process variant.
+fn farm_with(kind: RunKind, first: &VariantSpec) -> Farm {
     let s = MemoryStorage::new();
-    let variant = |name: &str| VariantSpec { name: name.into(), kind: VariantKind::Params { toml: String::new() } };
-    let a = s.add_variant(&variant("a")).expect("variant").id;
-    let b = s.add_variant(&variant("b")).expect("variant").id;
+    let a = s.add_variant(first).expect("variant").id;
+    let b = s.add_variant(&params("b")).expect("variant").id;
     let lines: Vec<String> = (0..4).map(|i| format!("{START} moves h2e2 opening{i}")).collect();
     let openings = s.add_openings("suite", &lines).expect("suite").id;
     let spec = RunSpec {
@@ -44,17 +52,7 @@ fn farm(kind: RunKind) -> Farm {
 
 impl Farm {
     fn worker(&self, name: &str) -> WorkerId {
-        let info = WorkerInfo {
-            name: name.into(),
-            host: "h".into(),
-            cores: 1,
-            engine_version: "1".into(),
-            bench_signature: 1,
-            worker_key: String::new(),
-            rules_version: engine::RULES_VERSION,
-            engines: Vec::new(),
-        };
-        self.s.register_worker(&info, 0).expect("worker")
+        self.s.register_worker(&worker_info(name, String::new(), Vec::new()), 0).expect("worker")
     }
 
     fn lease(&self, worker: WorkerId, slots: u32, now: u64) -> Lease {
@@ -86,6 +84,19 @@ impl Farm {
 
     fn state(&self) -> RunState {
         self.s.get_run(self.run).expect("run").state
+    }
+}
+
+fn worker_info(name: &str, worker_key: String, engines: Vec<EngineInfo>) -> WorkerInfo {
+    WorkerInfo {
+        name: name.into(),
+        host: "h".into(),
+        cores: 1,
+        engine_version: "1".into(),
+        bench_signature: 1,
+        worker_key,
+        rules_version: engine::RULES_VERSION,
+        engines,
     }
 }
 
@@ -243,45 +254,22 @@ fn stop_and_resume_gate_leasing() {
 
 /// A run of `pairs` pairs between an external engine `fsf` and an in-process variant.
 fn engine_farm(pairs: u64) -> Farm {
-    let s = MemoryStorage::new();
     let fsf = VariantSpec {
         name: "fairy".into(),
         kind: VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Ucci, options: vec![] },
     };
-    let a = s.add_variant(&fsf).expect("variant").id;
-    let b = s.add_variant(&VariantSpec { name: "b".into(), kind: VariantKind::Params { toml: String::new() } });
-    let openings = s.add_openings("suite", &[START.to_owned()]).expect("suite").id;
-    let spec = RunSpec {
-        name: "engines".into(),
-        kind: RunKind::Games { pairs },
-        variants: vec![a, b.expect("variant").id],
-        tc: SLOW,
-        openings,
-        adjudication: Adjudication::default(),
-        bench_signature: None,
-        sample_every: 0,
-    };
-    let run = s.create_run(&spec, 0).expect("run").id;
-    Farm { s, run }
+    farm_with(RunKind::Games { pairs }, &fsf)
+}
+
+/// A worker named `name` with its own key, advertising `fsf` with binary `sha` (repeated).
+fn fsf_worker(name: &str, sha: char) -> WorkerInfo {
+    let fsf = EngineInfo { name: "fsf".into(), id_name: "Fairy".into(), sha256: sha.to_string().repeat(64) };
+    worker_info(name, format!("key-{name}"), vec![fsf])
 }
 
 impl Farm {
     fn engine_worker(&self, name: &str, sha: char) -> WorkerId {
-        let info = WorkerInfo {
-            name: name.into(),
-            host: "h".into(),
-            cores: 1,
-            engine_version: "1".into(),
-            bench_signature: 1,
-            worker_key: format!("key-{name}"),
-            rules_version: engine::RULES_VERSION,
-            engines: vec![EngineInfo {
-                name: "fsf".into(),
-                id_name: "Fairy".into(),
-                sha256: sha.to_string().repeat(64),
-            }],
-        };
-        self.s.register_worker(&info, 0).expect("worker")
+        self.s.register_worker(&fsf_worker(name, sha), 0).expect("worker")
     }
 
     fn pin(&self) -> Option<String> {
@@ -310,17 +298,7 @@ fn a_run_pins_its_engine_at_the_first_lease_that_plays_it() {
     assert_eq!(f.s.lease_batch(a, 1, first.deadline_unix_ms + 1).expect("lease"), None);
     assert_eq!(f.pooled(), [0, 1]);
     // Re-registering with the pinned binary makes `a` a fit.
-    let info = |sha: char| WorkerInfo {
-        name: "a".into(),
-        host: "h".into(),
-        cores: 1,
-        engine_version: "1".into(),
-        bench_signature: 1,
-        worker_key: "key-a".into(),
-        rules_version: engine::RULES_VERSION,
-        engines: vec![EngineInfo { name: "fsf".into(), id_name: "Fairy".into(), sha256: sha.to_string().repeat(64) }],
-    };
-    assert_eq!(f.s.register_worker(&info('b'), 1).expect("again"), a);
+    assert_eq!(f.s.register_worker(&fsf_worker("a", 'b'), 1).expect("again"), a);
     let later = f.lease(a, 1, first.deadline_unix_ms + 2);
     assert_eq!(later.tasks[0].pair_index, 0, "pooled pairs first");
     assert_eq!(f.pin(), Some("b".repeat(64)), "a pin never moves");
@@ -335,8 +313,7 @@ fn a_failed_workflow_call_leaves_no_pin_or_engine_behind() {
         tx.store_worker_engines(w, &[])?;
         let lease = super::lease_batch(tx, w, 1, 0)?;
         assert!(lease.is_none(), "the worker advertises nothing now");
-        let worker_engines = vec![EngineInfo { name: "fsf".into(), id_name: "Fairy".into(), sha256: "c".repeat(64) }];
-        tx.store_worker_engines(w, &worker_engines)?;
+        tx.store_worker_engines(w, &fsf_worker("w", 'c').engines)?;
         let lease = super::lease_batch(tx, w, 1, 0)?.expect("work");
         assert_eq!(tx.run_engine_needs(run)?[0].pinned_sha256.as_deref(), Some(&*"c".repeat(64)));
         Err::<(), _>(Error::LeaseClosed(lease.id))
