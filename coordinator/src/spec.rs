@@ -221,7 +221,7 @@ mod tests {
                 *engine = bad.into();
             }
             let error = validate_variant_spec(&spec).expect_err(bad);
-            assert!(matches!(&error, Error::InvalidSpec { field, .. } if field == "variant engine"), "{error}");
+            assert!(matches!(&error, Error::InvalidSpec { field, .. } if field == "external.engine"), "{error}");
         }
     }
 
