@@ -35,6 +35,41 @@ fn copy_of(fixture: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// The fixture's tables before migration, read after checking its schema versions.
+struct Before {
+    columns: BTreeMap<String, Vec<String>>,
+    rows: BTreeMap<String, Vec<String>>,
+}
+
+impl Before {
+    fn read(path: &Path, versions: &[i64]) -> Before {
+        let raw = Connection::open(path).expect("raw open");
+        assert_eq!(schema_versions(&raw), versions, "the fixture's schema versions");
+        let columns = v1_columns(&raw);
+        let rows = rows(&raw, &columns);
+        Before { columns, rows }
+    }
+
+    fn count(&self, table: &str) -> usize {
+        self.rows.get(table).map_or(0, Vec::len)
+    }
+
+    /// Runs, variants, suites, leases, workers and games, in that order.
+    fn counts(&self) -> [usize; 6] {
+        ["runs", "variants", "suites", "leases", "workers", "games"].map(|t| self.count(t))
+    }
+
+    /// Opens (and so migrates) the database, checks it is at the latest version with every row
+    /// of every table unchanged, and returns the storage and a raw connection.
+    fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
+        let storage = SqliteStorage::open(path).expect("open and migrate");
+        let raw = Connection::open(path).expect("raw open");
+        assert_eq!(schema_versions(&raw), [1, 2, 3]);
+        assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
+        (storage, raw)
+    }
+}
+
 fn schema_versions(conn: &Connection) -> Vec<i64> {
     conn.prepare("SELECT version FROM schema_version ORDER BY version")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
@@ -79,23 +114,11 @@ fn rows(conn: &Connection, columns: &BTreeMap<String, Vec<String>>) -> BTreeMap<
 #[test]
 fn a_version_1_database_keeps_everything() {
     let (_dir, path) = copy();
-    let raw = Connection::open(&path).expect("raw open");
-    assert_eq!(schema_versions(&raw), [1], "the fixture is a version 1 database");
-    let columns = v1_columns(&raw);
-    let before = rows(&raw, &columns);
-    drop(raw);
-    let count = |table: &str| before.get(table).map_or(0, Vec::len);
-    assert_eq!(
-        [count("runs"), count("variants"), count("suites"), count("leases"), count("workers"), count("games")],
-        [4, 3, 1, 2, 2, 6],
-        "the fixture is what its script made"
-    );
-    assert_eq!(count("positions"), 93);
+    let before = Before::read(&path, &[1]);
+    assert_eq!(before.counts(), [4, 3, 1, 2, 2, 6], "the fixture is what its script made");
+    assert_eq!(before.count("positions"), 93);
 
-    let storage = SqliteStorage::open(&path).expect("open and migrate");
-    let raw = Connection::open(&path).expect("raw open");
-    assert_eq!(schema_versions(&raw), [1, 2, 3]);
-    assert_eq!(rows(&raw, &columns), before, "every row of every table is unchanged");
+    let (storage, raw) = before.migrate(&path);
     let workers = v1_columns(&raw).remove("workers").expect("workers");
     assert!(workers.iter().any(|c| c == "key_digest"), "{workers:?}");
 
@@ -244,22 +267,10 @@ fn fairy(sha: char) -> EngineInfo {
 #[test]
 fn a_version_2_database_keeps_everything_and_its_command_variant_names_an_engine() {
     let (_dir, path) = copy_of(FIXTURE_V2);
-    let raw = Connection::open(&path).expect("raw open");
-    assert_eq!(schema_versions(&raw), [1, 2], "the fixture is a version 2 database");
-    let columns = v1_columns(&raw);
-    let before = rows(&raw, &columns);
-    drop(raw);
-    let count = |table: &str| before.get(table).map_or(0, Vec::len);
-    assert_eq!(
-        [count("runs"), count("variants"), count("suites"), count("leases"), count("workers"), count("games")],
-        [5, 3, 1, 2, 2, 6],
-        "the fixture is what its script made"
-    );
+    let before = Before::read(&path, &[1, 2]);
+    assert_eq!(before.counts(), [5, 3, 1, 2, 2, 6], "the fixture is what its script made");
 
-    let storage = SqliteStorage::open(&path).expect("open and migrate");
-    let raw = Connection::open(&path).expect("raw open");
-    assert_eq!(schema_versions(&raw), [1, 2, 3]);
-    assert_eq!(rows(&raw, &columns), before, "every row of every table is unchanged");
+    let (storage, raw) = before.migrate(&path);
     drop(raw);
 
     let runs = storage.list_runs().expect("runs");
