@@ -48,7 +48,20 @@ pub async fn serve_with(
     security: Security,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let mut builder = tonic::transport::Server::builder();
+    serve_routes(listener, farm, security, axum::Router::new(), shutdown).await
+}
+
+/// [`serve_with`], with `web` (the web application's routes, which do their own access checks)
+/// served on the same port as gRPC: HTTP/1.1 is accepted for browsers, and gRPC paths go to the
+/// role-guarded service. A path neither knows gets 404 (gRPC callers: UNIMPLEMENTED).
+pub async fn serve_routes(
+    listener: TcpListener,
+    farm: Arc<Farm>,
+    security: Security,
+    web: axum::Router,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
+    let mut builder = tonic::transport::Server::builder().accept_http1(true);
     if let Some(tls) = security.tls {
         builder = builder.tls_config(tls)?;
     }
@@ -81,8 +94,9 @@ pub async fn serve_with(
         }
     });
     let service = RoleGuard::new(FarmService::new(Arc::clone(&farm)).into_server(), Arc::new(security.access));
+    let routes = tonic::service::Routes::from(web.fallback(unknown_path)).add_service(service);
     let result = builder
-        .add_service(service)
+        .add_routes(routes)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener).map(no_delay), shutdown)
         .await;
     expiry.abort();
@@ -96,6 +110,23 @@ pub async fn serve_with(
         tracing::warn!(error = %e, "final Parquet export failed");
     }
     result
+}
+
+/// A path no route knows: 404 for browsers and scripts, UNIMPLEMENTED for gRPC callers.
+async fn unknown_path(request: axum::extract::Request) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let grpc = request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"));
+    if grpc {
+        let (parts, ()) =
+            tonic::Status::unimplemented(format!("no method {}", request.uri().path())).into_http::<()>().into_parts();
+        axum::response::Response::from_parts(parts, axum::body::Body::empty())
+    } else {
+        (axum::http::StatusCode::NOT_FOUND, format!("no page or API route {}", request.uri().path())).into_response()
+    }
 }
 
 /// Turns Nagle's algorithm off on an accepted connection, as tonic does for listeners it binds

@@ -43,6 +43,25 @@ pub struct ServeArgs {
     /// Private key (PEM) of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// The web pages' read-only views need no token (writes still need the user role).
+    #[arg(long)]
+    public: bool,
+    /// An external engine the play page may start, NAME=PATH (repeatable; the same allow-list
+    /// as the workers': checked at start). In-process variants are always playable.
+    #[arg(long = "engine", value_name = "NAME=PATH")]
+    engines: Vec<String>,
+    /// An engine file (TOML) as the worker's `--engine-file`.
+    #[arg(long, value_name = "FILE")]
+    engine_file: Option<PathBuf>,
+    /// Play sessions open at once on the play page; more get 503.
+    #[arg(long, default_value_t = web::play::PlayConfig::default().max_sessions)]
+    play_sessions: usize,
+    /// Engine searches of the play page running at once.
+    #[arg(long, default_value_t = web::play::PlayConfig::default().search_threads)]
+    play_threads: usize,
+    /// All play-page engines' hash tables together, MiB.
+    #[arg(long, default_value_t = web::play::PlayConfig::default().total_hash_mib)]
+    play_hash_mib: usize,
 }
 
 /// The tokens and TLS of `serve`, every file checked before the port is bound.
@@ -73,10 +92,26 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         security.access.len(),
         if security.access.len() == 1 { "" } else { "s" }
     );
+    let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
+    let play = web::play::PlayConfig {
+        max_sessions: args.play_sessions,
+        search_threads: args.play_threads.max(1),
+        total_hash_mib: args.play_hash_mib,
+        ..web::play::PlayConfig::default()
+    };
+    let config =
+        web::WebConfig { access: security.access.clone(), public: args.public, login_key: None, engines, play };
+    let web = web::router(web::AppState::new(Arc::clone(&farm), config));
+    eprintln!(
+        "web pages: {}{}/{}",
+        if security.tls.is_some() { "https://" } else { "http://" },
+        listener.local_addr()?,
+        if args.public { " (public read-only)" } else { " (sign in with a token)" }
+    );
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    coordinator::server::serve_with(listener, farm, security, shutdown).await.context("serving")?;
+    coordinator::server::serve_routes(listener, farm, security, web, shutdown).await.context("serving")?;
     Ok(())
 }
 
