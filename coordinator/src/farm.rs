@@ -106,6 +106,11 @@ impl Farm {
         &self.storage
     }
 
+    /// The farm clock's time, ms since the Unix epoch.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
     /// A receiver that changes whenever runs or their results change.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()

@@ -10,6 +10,7 @@ mod engines;
 mod ids;
 mod live;
 mod names;
+mod run_request;
 mod termination;
 mod validate;
 mod work;
@@ -20,6 +21,7 @@ pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sh
 pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};
+pub use run_request::RunRequest;
 pub use termination::Termination;
 pub use validate::{
     MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,

@@ -72,7 +72,7 @@ impl Credentials {
 }
 
 /// A fresh random token: 32 bytes from the OS, as hex.
-fn random_hex() -> Result<String, ApiError> {
+pub fn random_hex() -> Result<String, ApiError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no randomness: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())

@@ -10,6 +10,7 @@ pub mod assets;
 pub mod auth;
 pub mod error;
 pub mod events;
+pub mod pgn;
 pub mod play;
 pub mod state;
 

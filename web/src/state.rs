@@ -1,10 +1,11 @@
 //! What every handler shares.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use coordinator::farm::Farm;
 use worker::engines::EngineSet;
 
+use crate::api::rows::Names;
 use crate::auth::Auth;
 use crate::events::Events;
 use crate::play::{PlayConfig, PlayService};
@@ -32,6 +33,8 @@ pub struct AppState {
     pub play: Arc<PlayService>,
     pub events: Arc<Events>,
     pub engines: Arc<EngineSet>,
+    /// Variant names by id, for every page and the event stream.
+    pub names: Arc<Mutex<Names>>,
 }
 
 impl AppState {
@@ -40,7 +43,8 @@ impl AppState {
         let engines = Arc::new(config.engines);
         let auth = Arc::new(Auth::new(config.access, config.public, config.login_key));
         let play = Arc::new(PlayService::new(config.play, Arc::clone(&farm), Arc::clone(&engines)));
-        let events = Arc::new(Events::start(Arc::clone(&farm)));
-        AppState { farm, auth, play, events, engines }
+        let names = Arc::new(Mutex::new(Names::default()));
+        let events = Arc::new(Events::start(Arc::clone(&farm), Arc::clone(&names)));
+        AppState { farm, auth, play, events, engines, names }
     }
 }

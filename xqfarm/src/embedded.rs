@@ -14,6 +14,9 @@ use worker::client::{WorkerConfig, run_worker};
 /// A running in-process coordinator.
 pub struct Embedded {
     pub url: String,
+    /// The web pages, already signed in (`/login?key=...`: a random key of this process,
+    /// valid on this server only, so the farm's own token is never printed).
+    pub page_url: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     server: JoinHandle<()>,
 }
@@ -29,16 +32,30 @@ impl Embedded {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding 127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let token_owned = token.to_owned();
+        let key = web::auth::random_hex().map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        let config = web::WebConfig {
+            access: proto::auth::Access::single_token(token),
+            public: false,
+            login_key: Some(key.clone()),
+            engines: worker::engines::EngineSet::empty(),
+            play: web::play::PlayConfig::default(),
+        };
+        let pages = web::router(web::AppState::new(Arc::clone(&farm), config));
+        let security = coordinator::server::Security::single_token(token);
         let server = tokio::spawn(async move {
             let shutdown = async {
                 let _ = rx.await;
             };
-            if let Err(e) = coordinator::server::serve(listener, farm, &token_owned, shutdown).await {
+            if let Err(e) = coordinator::server::serve_routes(listener, farm, security, pages, shutdown).await {
                 tracing::error!(error = %e, "coordinator stopped");
             }
         });
-        Ok(Embedded { url: format!("http://{addr}"), shutdown: Some(tx), server })
+        Ok(Embedded {
+            url: format!("http://{addr}"),
+            page_url: format!("http://{addr}/login?key={key}"),
+            shutdown: Some(tx),
+            server,
+        })
     }
 
     pub async fn stop(mut self) {

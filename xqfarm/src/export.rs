@@ -1,12 +1,10 @@
 //! `xqfarm export pgn`: a run's games from the Parquet data as xqbase-style PGN.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use engine::Position;
-use engine::notation::{Notation, parse_uci, write_move};
+use engine::notation::Notation;
 use proto::domain::RunId;
 
 #[derive(Args, Debug)]
@@ -23,6 +21,10 @@ pub struct PgnArgs {
     /// Output file (stdout when absent).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// The coordinator's database (`--db` of `serve`): names the variants in `[Red]`/`[Black]`
+    /// (their ids are in `[RedId]`/`[BlackId]` either way; without it the names are short ids).
+    #[arg(long)]
+    db: Option<PathBuf>,
 }
 
 pub fn pgn(args: &PgnArgs) -> Result<()> {
@@ -30,9 +32,21 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     anyhow::ensure!(notation != Notation::Uci, "--notation: use wxf, chinese or iccs (PGN readers do not know UCI)");
     let games = coordinator::parquet::read_games(&args.data, args.run)
         .with_context(|| format!("reading run {} under {}", args.run, args.data.display()))?;
+    let storage = match &args.db {
+        Some(db) => Some(coordinator::SqliteStorage::open(db).with_context(|| format!("opening {}", db.display()))?),
+        None => None,
+    };
+    let names = |id: &str| -> String {
+        use coordinator::Storage as _;
+        let id = proto::domain::VariantId::from(id);
+        storage
+            .as_ref()
+            .and_then(|s| s.get_variant(&id).ok())
+            .map_or_else(|| web::api::rows::short_id(&id), |v| v.spec.name)
+    };
     let mut out = String::new();
     for g in &games {
-        write_game(&mut out, args.run, g, notation).with_context(|| format!("game {}", g.game_id))?;
+        write_game(&mut out, args.run, g, &names, notation).with_context(|| format!("game {}", g.game_id))?;
     }
     match &args.out {
         Some(p) => std::fs::write(p, out).with_context(|| format!("writing {}", p.display()))?,
@@ -42,33 +56,25 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_game(out: &mut String, run: RunId, g: &coordinator::parquet::GameRow, notation: Notation) -> Result<()> {
-    let format = match notation {
-        Notation::Wxf => "WXF",
-        Notation::Chinese => "Chinese",
-        _ => "ICCS",
+fn write_game(
+    out: &mut String,
+    run: RunId,
+    g: &coordinator::parquet::GameRow,
+    names: &dyn Fn(&str) -> String,
+    notation: Notation,
+) -> Result<()> {
+    let (red, black) = (names(&g.red_variant), names(&g.black_variant));
+    let game = web::pgn::PgnGame {
+        event: format!("xqfarm run {run}"),
+        round: format!("{}.{}", g.pair_id, g.game_id),
+        red_name: &red,
+        red_id: &g.red_variant,
+        black_name: &black,
+        black_id: &g.black_variant,
+        result: &g.result,
+        termination: &g.reason,
+        start_fen: &g.start_fen,
+        moves: &g.moves,
     };
-    let mut pos = Position::from_fen(&g.start_fen).with_context(|| format!("start FEN `{}`", g.start_fen))?;
-    let _ = writeln!(out, "[Game \"Chinese Chess\"]");
-    let _ = writeln!(out, "[Event \"xqfarm run {run}\"]");
-    let _ = writeln!(out, "[Round \"{}.{}\"]", g.pair_id, g.game_id);
-    let _ = writeln!(out, "[Red \"{}\"]", g.red_variant);
-    let _ = writeln!(out, "[Black \"{}\"]", g.black_variant);
-    let _ = writeln!(out, "[Result \"{}\"]", g.result);
-    let _ = writeln!(out, "[FEN \"{}\"]", g.start_fen);
-    let _ = writeln!(out, "[Format \"{format}\"]");
-    let _ = writeln!(out, "[Termination \"{}\"]", g.reason);
-    let mut text = String::new();
-    for (i, m) in g.moves.iter().enumerate() {
-        let mv = parse_uci(m).map_err(anyhow::Error::msg).with_context(|| format!("move {i} `{m}`"))?;
-        anyhow::ensure!(pos.is_legal_move(mv), "move {i} `{m}` is illegal in {}", pos.fen());
-        if pos.side_to_move() == engine::Color::Red || i == 0 {
-            let number = pos.fullmove();
-            let _ = write!(text, "{number}.{} ", if pos.side_to_move() == engine::Color::Black { " ..." } else { "" });
-        }
-        let _ = write!(text, "{} ", write_move(&pos, mv, notation));
-        pos.play_unchecked(mv);
-    }
-    let _ = writeln!(out, "{}{}\n", text, g.result);
-    Ok(())
+    web::pgn::write_game(out, &game, notation).map_err(anyhow::Error::msg)
 }

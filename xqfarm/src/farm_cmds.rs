@@ -343,29 +343,22 @@ pub struct CreateArgs {
 pub async fn run_command(cmd: RunCommand) -> Result<()> {
     match cmd {
         RunCommand::Create(a) => {
-            let kind = match a.kind {
-                RunKindName::Sprt => RunKind::Sprt(SprtSettings {
-                    elo0: a.elo0,
-                    elo1: a.elo1,
-                    alpha: a.alpha,
-                    beta: a.beta,
-                    model: a.model,
-                }),
-                RunKindName::Games => RunKind::Games { pairs: a.pairs },
-                RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: a.pairs },
-                RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: a.pairs },
-            };
-            let tc: TimeControl = a.tc.parse().map_err(anyhow::Error::msg)?;
-            let spec = RunSpec {
+            let request = RunRequest {
                 name: a.name,
-                kind,
+                kind: a.kind,
                 variants: a.variants,
-                tc,
-                openings: a.suite,
-                adjudication: Adjudication::default(),
+                suite: a.suite,
+                tc: a.tc,
+                pairs: a.pairs,
+                elo0: a.elo0,
+                elo1: a.elo1,
+                alpha: a.alpha,
+                beta: a.beta,
+                model: a.model,
                 bench_signature: a.bench_signature,
                 sample_every: a.sample_every,
             };
+            let spec = request.to_spec().map_err(anyhow::Error::msg)?;
             let client = a.remote.client().await?;
             println!("{}", client.create_run(spec).await?.id);
         }

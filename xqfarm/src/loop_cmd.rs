@@ -135,6 +135,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let worker =
         embedded::spawn_worker(&emb.url, &token, concurrency, args.dir.join("spool"), embedded::bench_signature());
+    eprintln!("web pages (signed in): {}", emb.page_url);
     eprintln!(
         "xqfarm loop: embedded coordinator at {}, {concurrency} games at once, data in {}",
         emb.url,

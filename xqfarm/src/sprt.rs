@@ -96,6 +96,7 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
         let concurrency =
             args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
+        eprintln!("web pages (signed in): {}", emb.page_url);
         let signature = embedded::bench_signature();
         let worker = embedded::spawn_worker(&emb.url, &token, concurrency, dir.join("spool"), signature);
         let url = emb.url.clone();

@@ -1,0 +1,159 @@
+//! `/api/games/{id}`: one stored game for the viewer (moves in UCI, WXF and Chinese with the
+//! position after each, the sampled positions' scores), and its PGN.
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use engine::Position;
+use engine::notation::{Notation, parse_uci, write_move};
+use proto::domain::{PositionSample, Termination, VariantId};
+use serde_json::{Value, json};
+
+use super::{NotationQuery, blocking, parse_id};
+use crate::auth::Reader;
+use crate::error::{ApiError, ApiResult};
+use crate::pgn::{PgnGame, write_game};
+use crate::state::AppState;
+
+pub fn routes() -> axum::Router<AppState> {
+    axum::Router::new().route("/api/games/{id}", get(show)).route("/api/games/{id}/pgn", get(pgn))
+}
+
+/// A move of a game as the viewer lists it: its texts and the position after it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MoveRow {
+    pub uci: String,
+    pub wxf: String,
+    pub chinese: String,
+    pub fen: String,
+}
+
+/// Replays `moves` from `start_fen`, naming the first move that does not replay.
+pub fn move_rows(start_fen: &str, moves: &[String]) -> Result<Vec<MoveRow>, String> {
+    let mut pos = Position::from_fen(start_fen).map_err(|e| format!("start FEN `{start_fen}`: {e}"))?;
+    let mut rows = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let mv = parse_uci(m).map_err(|e| format!("move {} `{m}`: {e}", i + 1))?;
+        if !pos.is_legal_move(mv) {
+            return Err(format!("move {} `{m}` is illegal in {}", i + 1, pos.fen()));
+        }
+        let wxf = write_move(&pos, mv, Notation::Wxf);
+        let chinese = write_move(&pos, mv, Notation::Chinese);
+        pos.play_unchecked(mv);
+        rows.push(MoveRow { uci: m.clone(), wxf, chinese, fen: pos.fen() });
+    }
+    Ok(rows)
+}
+
+/// A sampled position's search score from Red's side (samples hold the mover's view).
+pub fn red_score(p: &PositionSample) -> i32 {
+    if p.red_to_move { p.search_score } else { -p.search_score }
+}
+
+/// The verdict in words: "Black loses by perpetual check", "Draw by the move limit".
+pub fn verdict_text(result: &str, reason: Termination) -> String {
+    let why = reason.as_str().replace('_', " ");
+    match result {
+        "1-0" => format!("Black loses by {why}"),
+        "0-1" => format!("Red loses by {why}"),
+        _ => format!("Draw by {why}"),
+    }
+}
+
+fn name(state: &AppState, id: &VariantId) -> String {
+    let storage = state.farm.storage();
+    let mut names = state.names.lock().unwrap_or_else(|p| p.into_inner());
+    names.name(id, |id| storage.get_variant(id).ok())
+}
+
+async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let id: u64 = parse_id("game", &id)?;
+    blocking(move || {
+        let g = state.farm.storage().get_game(id)?;
+        let r = &g.report;
+        let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
+        let scores: Vec<Value> = r.positions.iter().map(|p| json!({ "ply": p.ply, "score": red_score(p) })).collect();
+        Ok(Json(json!({
+            "id": g.game_id,
+            "run": g.run.get(),
+            "red": { "id": r.red.to_string(), "name": name(&state, &r.red) },
+            "black": { "id": r.black.to_string(), "name": name(&state, &r.black) },
+            "start_fen": r.start_fen,
+            "result": r.outcome.as_str(),
+            "reason": r.reason.as_str(),
+            "verdict_text": verdict_text(r.outcome.as_str(), r.reason),
+            "worker": g.worker,
+            "moves": moves,
+            "scores": scores,
+        })))
+    })
+    .await
+}
+
+/// Appends a stored game's PGN to `out`.
+pub fn write_stored(
+    state: &AppState,
+    out: &mut String,
+    g: &coordinator::StoredGame,
+    notation: Notation,
+) -> ApiResult<()> {
+    let r = &g.report;
+    let (red, black) = (name(state, &r.red), name(state, &r.black));
+    let (red_id, black_id) = (r.red.to_string(), r.black.to_string());
+    let game = PgnGame {
+        event: format!("xqfarm run {}", g.run),
+        round: format!("{}.{}", g.pair_index, g.game_in_pair + 1),
+        red_name: &red,
+        red_id: &red_id,
+        black_name: &black,
+        black_id: &black_id,
+        result: r.outcome.as_str(),
+        termination: r.reason.as_str(),
+        start_fen: &r.start_fen,
+        moves: &r.moves,
+    };
+    write_game(out, &game, notation).map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))
+}
+
+async fn pgn(
+    _: Reader,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    q: Result<Query<NotationQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let id: u64 = parse_id("game", &id)?;
+    let Query(q) = q?;
+    let notation = q.checked()?;
+    let text = blocking(move || {
+        let g = state.farm.storage().get_game(id)?;
+        let mut out = String::new();
+        write_stored(&state, &mut out, &g, notation)?;
+        Ok(out)
+    })
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], text).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_replay_with_their_texts_and_positions() {
+        let rows = move_rows(engine::START_FEN, &["h2e2".into(), "h9g7".into()]).expect("legal");
+        assert_eq!(rows[0].wxf, "C2.5");
+        assert_eq!(rows[1].chinese, "马8进7");
+        assert_eq!(rows[1].fen, "r1bakabnr/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
+        assert!(move_rows(engine::START_FEN, &["h2h9".into(), "a9a0".into()]).expect_err("illegal").contains("move 2"));
+    }
+
+    #[test]
+    fn verdicts_read_as_sentences() {
+        use engine::rules::Reason;
+        assert_eq!(verdict_text("0-1", Termination::Rules(Reason::PerpetualCheck)), "Red loses by perpetual check");
+        assert_eq!(verdict_text("1/2-1/2", Termination::Rules(Reason::MoveLimit)), "Draw by move limit");
+    }
+}

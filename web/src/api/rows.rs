@@ -1,0 +1,169 @@
+//! The JSON shapes of the farm API, built from the farm's domain types by pure functions (the
+//! Runs page, the Run page's headline and the event stream share [`RunRow`]).
+
+use std::collections::HashMap;
+
+use proto::domain::{RunStatus, Variant, VariantId};
+use serde::Serialize;
+
+/// A variant as pages name it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VariantRef {
+    pub id: String,
+    pub name: String,
+}
+
+/// One run as the Runs table shows it (Elo of the first pairing, `variants[0]` vs `variants[1]`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRow {
+    pub id: u64,
+    pub name: String,
+    pub kind: &'static str,
+    pub variants: Vec<VariantRef>,
+    pub tc: String,
+    pub games: u64,
+    /// Pairs the run plays in all; `null` for an SPRT (open-ended).
+    pub pairs_total: Option<u64>,
+    pub wdl: [u64; 3],
+    pub pentanomial: [u64; 5],
+    pub elo: Option<f64>,
+    pub elo_ci: Option<[f64; 2]>,
+    pub nelo: Option<f64>,
+    pub nelo_ci: Option<[f64; 2]>,
+    pub los: Option<f64>,
+    pub llr: Option<f64>,
+    pub bounds: Option<[f64; 2]>,
+    pub state: &'static str,
+    /// `accepted` (H1) or `rejected` (H0) once an SPRT decided.
+    pub verdict: Option<&'static str>,
+    pub created_ms: u64,
+    pub missing_engines: Vec<String>,
+}
+
+/// A finite number, or none (JSON has no infinity or NaN).
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn interval(lo: f64, hi: f64) -> Option<[f64; 2]> {
+    Some([finite(lo)?, finite(hi)?])
+}
+
+/// Variant names by id, read once per variant (a variant never changes).
+#[derive(Debug, Default)]
+pub struct Names {
+    known: HashMap<VariantId, String>,
+}
+
+impl Names {
+    /// The name of `id`, reading the variant through `get` the first time.
+    pub fn name(&mut self, id: &VariantId, get: impl FnOnce(&VariantId) -> Option<Variant>) -> String {
+        if let Some(name) = self.known.get(id) {
+            return name.clone();
+        }
+        match get(id) {
+            Some(v) => {
+                self.known.insert(id.clone(), v.spec.name.clone());
+                v.spec.name
+            }
+            // Not cached: a variant that cannot be read now may be readable later.
+            None => short_id(id),
+        }
+    }
+}
+
+/// The first 12 characters of a content hash: enough to tell variants apart on a page.
+pub fn short_id(id: &VariantId) -> String {
+    id.as_str().chars().take(12).collect()
+}
+
+/// The row of a run, naming its variants with `name`.
+pub fn run_row(status: &RunStatus, mut name: impl FnMut(&VariantId) -> String) -> RunRow {
+    let run = &status.run;
+    let first = status.live.first();
+    let counts = run.stats.first().copied().unwrap_or_default();
+    let sprt = first.and_then(|l| l.sprt);
+    let pairs_total =
+        coordinator::scheduler::pairs_per_pairing(&run.spec.kind).map(|per| per * run.spec.pairings().len() as u64);
+    RunRow {
+        id: run.id.get(),
+        name: run.spec.name.clone(),
+        kind: run.spec.kind.name().as_str(),
+        variants: run.spec.variants.iter().map(|v| VariantRef { id: v.to_string(), name: name(v) }).collect(),
+        tc: run.spec.tc.to_string(),
+        games: run.stats.iter().map(|s| s.games()).sum(),
+        pairs_total,
+        wdl: [counts.wins, counts.draws, counts.losses],
+        pentanomial: counts.pentanomial,
+        elo: first.and_then(|l| finite(l.elo)),
+        elo_ci: first.and_then(|l| interval(l.elo_lower, l.elo_upper)),
+        nelo: first.and_then(|l| finite(l.nelo)),
+        nelo_ci: first.and_then(|l| interval(l.nelo_lower, l.nelo_upper)),
+        los: first.and_then(|l| finite(l.los)),
+        llr: sprt.and_then(|s| finite(s.llr)),
+        bounds: sprt.and_then(|s| interval(s.lower_bound, s.upper_bound)),
+        state: run.state.as_str(),
+        verdict: match run.state {
+            proto::domain::RunState::SprtDone { h1: true } => Some("accepted"),
+            proto::domain::RunState::SprtDone { h1: false } => Some("rejected"),
+            _ => None,
+        },
+        created_ms: run.created_unix_ms,
+        missing_engines: status.missing_engines.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proto::domain::*;
+
+    fn status(kind: RunKind, pentanomial: [u64; 5], state: RunState) -> RunStatus {
+        let stats = PairingStats { pentanomial, wins: 9, draws: 4, losses: 3 };
+        let run = Run {
+            id: RunId::new(7),
+            spec: RunSpec {
+                name: "tuned vs base".into(),
+                kind,
+                variants: vec!["aaaaaaaaaaaaaaaaaaaa".into(), "bbbbbbbbbbbbbbbbbbbb".into()],
+                tc: TimeControl::Nodes(5000),
+                openings: SuiteId::new(1),
+                adjudication: Adjudication::default(),
+                bench_signature: None,
+                sample_every: 0,
+            },
+            state,
+            stats: vec![stats],
+            created_unix_ms: 1_700_000_000_000,
+        };
+        coordinator::farm::status(run)
+    }
+
+    #[test]
+    fn an_sprt_row_has_its_llr_bounds_and_names() {
+        let s = status(RunKind::Sprt(SprtSettings::default()), [0, 1, 3, 3, 1], RunState::Active);
+        let row = run_row(&s, |id| format!("name-{}", &id.as_str()[..1]));
+        assert_eq!(row.kind, "sprt");
+        assert_eq!(row.state, "active");
+        assert_eq!(row.games, 16);
+        assert_eq!(row.wdl, [9, 4, 3]);
+        assert_eq!(row.variants[1].name, "name-b");
+        assert_eq!(row.pairs_total, None);
+        let [lo, hi] = row.bounds.expect("an SPRT has bounds");
+        assert!(lo < 0.0 && hi > 0.0, "{lo} {hi}");
+        assert!(row.llr.expect("llr").is_finite());
+        assert!(row.elo.expect("elo") > 0.0, "more pair wins than losses");
+        assert_eq!(row.verdict, None);
+    }
+
+    #[test]
+    fn a_games_run_has_a_total_and_no_sprt_and_undefined_numbers_are_null() {
+        let s = status(RunKind::Games { pairs: 50 }, [0, 0, 0, 0, 0], RunState::SprtDone { h1: true });
+        let row = run_row(&s, |_| String::new());
+        assert_eq!(row.pairs_total, Some(50));
+        assert_eq!(row.bounds, None);
+        assert_eq!(row.verdict, Some("accepted"));
+        let json = serde_json::to_string(&row).expect("serializes");
+        assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
+    }
+}
