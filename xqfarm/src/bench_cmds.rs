@@ -30,6 +30,8 @@ pub enum BenchCommand {
     Rpc(RpcArgs),
     /// Games per minute per core and the worker's time outside search.
     Worker(WorkerBenchArgs),
+    /// The web API's latency with a large run, and the cost of many open event streams.
+    Web(crate::bench_web::WebBenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -59,6 +61,7 @@ pub async fn run(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Rpc(a) => rpc(a).await,
         BenchCommand::Worker(a) => tokio::task::spawn_blocking(move || worker_bench(a)).await?,
+        BenchCommand::Web(a) => crate::bench_web::web(a).await,
     }
 }
 
@@ -170,13 +173,13 @@ async fn rpc(a: RpcArgs) -> Result<()> {
 
 /// The bench run's time control: long enough that the scheduler leases one pair per free
 /// slot, as a real farm's workers see it, so every RPC carries one pair.
-fn spec_tc() -> TimeControl {
+pub(crate) fn spec_tc() -> TimeControl {
     TimeControl::Clock { base_ms: 60_000, inc_ms: 600 }
 }
 
 /// One pair really played from `start` by random quiet movers (120 plies to the move limit
 /// from the start position), as the worker reports it; players named later by `pair_for`.
-fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
+pub(crate) fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
     let settings = GameSettings::new(tc);
     let play = |seed: u64| {
         let mut red = RandomMover::new("red", seed).with_score(Some(150));
@@ -188,7 +191,7 @@ fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
 }
 
 /// The payload's games as the report of `task`'s pair.
-fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport {
+pub(crate) fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport {
     let [x, y] = &task.variants;
     let game = |g: &GameReport, red: &VariantId, black: &VariantId| GameReport {
         red: red.clone(),

@@ -2,6 +2,7 @@
 //! each subcommand's logic lives in the crate that owns it.
 
 mod bench_cmds;
+mod bench_web;
 mod embedded;
 mod export;
 mod farm_cmds;
