@@ -20,6 +20,8 @@ pub enum Error {
     LeaseNotFound(LeaseId),
     #[error("worker {0} not found")]
     WorkerNotFound(WorkerId),
+    #[error("game {0} not found")]
+    GameNotFound(u64),
     /// A worker named a lease that was handed to another worker.
     #[error("lease {lease} does not belong to worker {worker}")]
     LeaseNotOwned { lease: LeaseId, worker: WorkerId },
@@ -64,6 +66,20 @@ impl Error {
             proto::Error::MissingField { field } => Error::InvalidSpec { field, reason: "missing".into() },
             other => Error::InvalidSpec { field: String::new(), reason: other.to_string() },
         }
+    }
+
+    /// A run, variant, suite, lease, worker or game that was named by id and does not exist
+    /// (what a web page answers 404 for).
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Error::RunNotFound(_)
+                | Error::VariantNotFound(_)
+                | Error::SuiteNotFound(_)
+                | Error::LeaseNotFound(_)
+                | Error::WorkerNotFound(_)
+                | Error::GameNotFound(_)
+        )
     }
 
     pub(crate) fn invalid_report(lease: LeaseId, pair: u64, reason: impl Into<String>) -> Error {

@@ -74,7 +74,8 @@ impl From<Error> for Status {
             | Error::VariantNotFound(_)
             | Error::SuiteNotFound(_)
             | Error::LeaseNotFound(_)
-            | Error::WorkerNotFound(_) => Status::not_found(msg),
+            | Error::WorkerNotFound(_)
+            | Error::GameNotFound(_) => Status::not_found(msg),
             Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
             Error::LeaseClosed(_) | Error::InvalidStateChange { .. } | Error::RulesVersion { .. } => {

@@ -80,5 +80,8 @@ pub mod storage;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
-pub use storage::{LeaseTerms, MemoryStorage, RecordOutcome, SqliteStorage, Storage, StoredGame};
+pub use storage::{
+    GameSummary, LeaseTerms, MemoryStorage, RecordOutcome, RunAggregates, SqliteStorage, Storage, StoredGame,
+    WorkerRow, WorkerRunStats,
+};
 pub mod parquet;

@@ -72,6 +72,12 @@ conformance!(
     a_worker_key_registers_the_same_worker_again,
     lease_terms_are_what_the_lease_was_given,
     leases_go_only_to_workers_with_the_runs_engines,
+    variants_and_suites_are_listed,
+    a_runs_games_read_back_for_its_page,
+    a_runs_aggregates_and_pair_sequence_are_exact,
+    pairs_of_every_pairing_are_in_the_sequence,
+    workers_are_listed_with_leases_and_recent_games,
+    unknown_ids_are_not_found_by_the_web_reads,
 );
 
 macro_rules! primitives {
@@ -377,7 +383,7 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
         let mut ids = Vec::new();
         for (game_in_pair, report) in (0u8..).zip(reports.iter()) {
             let worker = if game_in_pair == 0 { keyed } else { anonymous };
-            ids.push(tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, worker, report })?);
+            ids.push(tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, pairing: 0, worker, report })?);
         }
         Ok(ids)
     });
@@ -1196,4 +1202,244 @@ fn sqlite_in_memory_works() {
     assert!(s.path().is_none());
     let run = games_run(&s, 1, 0);
     assert_eq!(s.get_run(run).expect("run").state, RunState::Active);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The web pages' reads
+
+fn variants_and_suites_are_listed(s: &dyn Storage) {
+    assert!(s.list_variants().expect("none").is_empty() && s.list_suites().expect("none").is_empty());
+    let ids = variants(s, 3);
+    let mut by_id: Vec<_> = ids.iter().map(|id| s.get_variant(id).expect("variant")).collect();
+    by_id.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(s.list_variants().expect("variants"), by_id);
+    let first = suite(s, 10);
+    let second = s.add_openings("two", &[START.to_string(), "startpos moves h2e2".to_string()]).expect("suite").id;
+    let summaries: Vec<(SuiteId, String, u32)> =
+        s.list_suites().expect("suites").into_iter().map(|x| (x.id, x.name, x.openings)).collect();
+    assert_eq!(summaries, [(first, "test suite".to_string(), 10), (second, "two".to_string(), 2)]);
+}
+
+/// A game of `plies` moves ending as `outcome` by `reason`.
+fn ended(red: &VariantId, black: &VariantId, outcome: GameOutcome, reason: Termination, plies: usize) -> GameReport {
+    let moves = ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2"];
+    GameReport { reason, moves: moves.iter().cycle().take(plies).map(|m| m.to_string()).collect(), ..game(red, black, outcome, 0) }
+}
+
+/// The run of [`recorded_run`]: two workers recorded four pairs, a third holds a lease.
+struct Recorded {
+    run: RunId,
+    variants: Vec<VariantId>,
+    workers: [WorkerId; 3],
+    t0: u64,
+}
+
+/// Pair index -> its games as (outcome, termination, plies), game 0 with `variants[0]` as Red.
+fn scripted(pair_index: u64) -> [(GameOutcome, Termination, usize); 2] {
+    use GameOutcome::*;
+    let mate = Termination::Rules(Reason::Checkmate);
+    match pair_index {
+        // variants[0] wins as Red, then draws: 3 half points.
+        0 => [(RedWins, mate, 3), (Draw, Termination::Rules(Reason::Repetition), 5)],
+        // A draw, then variants[1] wins as Red: 1.
+        1 => [(Draw, Termination::AdjudicatedDraw, 4), (RedWins, mate, 3)],
+        // variants[0] loses as Red before moving, then wins as Black: 2.
+        2 => [(BlackWins, Termination::EngineError, 0), (BlackWins, mate, 3)],
+        // Two wins: 4.
+        _ => [(RedWins, mate, 5), (BlackWins, Termination::AdjudicatedResign, 4)],
+    }
+}
+
+fn scripted_pair(task: &PairTask) -> PairReport {
+    let [a, b] = &task.variants;
+    let [g0, g1] = scripted(task.pair_index);
+    PairReport { pair_index: task.pair_index, games: [ended(a, b, g0.0, g0.1, g0.2), ended(b, a, g1.0, g1.1, g1.2)] }
+}
+
+/// w1 leases pairs 0 and 1, w2 pairs 2 and 3 (at t0); w2 records both at t0 + 1s, w1 pair 1 at
+/// t0 + 2s and pair 0 at t0 + 3s (recording order 2, 3, 1, 0: game ids 1..=8); w3 (with an
+/// engine) leases pair 4 at t0 + 4s and holds it.
+fn recorded_run(s: &dyn Storage) -> Recorded {
+    let t0 = 1_000_000;
+    let v = variants(s, 2);
+    let suite = suite(s, 10);
+    let run = s.create_run(&run_spec(RunKind::Games { pairs: 6 }, v.clone(), suite, SLOW), t0).expect("run").id;
+    let (w1, w2) = (worker(s, "w1", 1, t0), worker(s, "w2", 1, t0));
+    let l1 = s.lease_batch(w1, 2, t0).expect("lease").expect("work");
+    let l2 = s.lease_batch(w2, 2, t0).expect("lease").expect("work");
+    assert_eq!((indices(&l1), indices(&l2)), (vec![0, 1], vec![2, 3]));
+    let reports = |l: &Lease| -> Vec<PairReport> { l.tasks.iter().map(scripted_pair).collect() };
+    let (r1, r2) = (reports(&l1), reports(&l2));
+    assert_eq!(s.record_results(w2, l2.id, 0, &r2, false, t0 + 1_000).expect("w2").accepted, 2);
+    assert_eq!(s.record_results(w1, l1.id, 0, &r1[1..], false, t0 + 2_000).expect("w1").accepted, 1);
+    assert_eq!(s.record_results(w1, l1.id, 1, &r1[..1], true, t0 + 3_000).expect("w1").accepted, 1);
+    // A resend counts nothing (nor notes the worker as seen), here or in its recent games.
+    assert!(s.record_results(w1, l1.id, 1, &r1[..1], true, t0 + 3_500).expect("resend").duplicate);
+    let w3 = engine_worker(s, "w3", &[("pikafish", 'a')], t0 + 4_000);
+    let l3 = s.lease_batch(w3, 1, t0 + 4_000).expect("lease").expect("work");
+    assert_eq!(indices(&l3), [4]);
+    Recorded { run, variants: v, workers: [w1, w2, w3], t0 }
+}
+
+fn a_runs_games_read_back_for_its_page(s: &dyn Storage) {
+    let r = recorded_run(s);
+    let page = s.run_games_page(r.run, 0, 3).expect("page");
+    assert_eq!(page.iter().map(|g| g.game_id).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(
+        page[0],
+        coordinator::GameSummary {
+            game_id: 1,
+            run: r.run,
+            pair_index: 2,
+            game_in_pair: 0,
+            red: r.variants[0].clone(),
+            black: r.variants[1].clone(),
+            outcome: GameOutcome::BlackWins,
+            reason: Termination::EngineError,
+            plies: 0,
+            worker: "w2".into(),
+        }
+    );
+    assert_eq!((page[1].red.clone(), page[1].plies, page[1].game_in_pair), (r.variants[1].clone(), 3, 1));
+    // Every game, page by page, is what games_since reads, without moves.
+    let all = s.games_since(r.run, 0, 100).expect("games");
+    let paged: Vec<_> = (0..3).flat_map(|p| s.run_games_page(r.run, p * 3, 3).expect("page")).collect();
+    assert_eq!(paged.len(), 8);
+    for (summary, game) in paged.iter().zip(&all) {
+        assert_eq!(
+            (summary.game_id, summary.pair_index, summary.game_in_pair, &summary.worker),
+            (game.game_id, game.pair_index, game.game_in_pair, &game.worker)
+        );
+        assert_eq!((summary.outcome, summary.reason), (game.report.outcome, game.report.reason));
+        assert_eq!(summary.plies as usize, game.report.moves.len());
+    }
+    assert_eq!(paged.iter().map(|g| g.pair_index).collect::<Vec<_>>(), [2, 2, 3, 3, 1, 1, 0, 0]);
+    assert!(s.run_games_page(r.run, 8, 50).expect("past the end").is_empty());
+    assert!(s.run_games_page(r.run, 0, 0).expect("empty page").is_empty());
+
+    // A game by id, with its sampled positions.
+    let last = s.get_game(8).expect("game 8");
+    assert_eq!(&last, &all[7]);
+    assert_eq!((last.pair_index, last.game_in_pair, last.worker.as_str()), (0, 1, "w1"));
+    assert_eq!(last.report.moves, ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2"]);
+    assert_eq!(last.report.positions.len(), 1);
+    assert_eq!(last.report.positions[0].best_move, "b0c2");
+}
+
+fn a_runs_aggregates_and_pair_sequence_are_exact(s: &dyn Storage) {
+    let r = recorded_run(s);
+    let mate = Termination::Rules(Reason::Checkmate);
+    let a = s.run_aggregates(r.run).expect("aggregates");
+    assert_eq!(a.games, 8);
+    // Ties in the vocabulary's order.
+    assert_eq!(
+        a.terminations,
+        [
+            (mate, 4),
+            (Termination::Rules(Reason::Repetition), 1),
+            (Termination::AdjudicatedResign, 1),
+            (Termination::AdjudicatedDraw, 1),
+            (Termination::EngineError, 1),
+        ]
+    );
+    assert_eq!(a.lengths, [(0, 1), (3, 3), (4, 2), (5, 2)]);
+    let [w1, w2, _] = r.workers;
+    assert_eq!(
+        a.workers,
+        [
+            coordinator::WorkerRunStats {
+                worker: w1,
+                name: "w1".into(),
+                pairs: 2,
+                pentanomial: [0, 1, 0, 1, 0],
+                last_seen_ms: r.t0 + 3_000
+            },
+            coordinator::WorkerRunStats {
+                worker: w2,
+                name: "w2".into(),
+                pairs: 2,
+                pentanomial: [0, 0, 1, 0, 1],
+                last_seen_ms: r.t0 + 1_000
+            },
+        ]
+    );
+    // The run's own statistics agree.
+    assert_eq!(s.get_run(r.run).expect("run").stats[0].pentanomial, [0, 1, 1, 1, 1]);
+    assert_eq!(s.run_pair_sequence(r.run).expect("sequence"), [(0, 2), (0, 4), (0, 1), (0, 3)]);
+
+    // A run without games.
+    let empty = games_run(s, 2, r.t0);
+    assert_eq!(s.run_aggregates(empty).expect("aggregates"), coordinator::RunAggregates::default());
+    assert!(s.run_pair_sequence(empty).expect("sequence").is_empty());
+    assert!(s.run_games_page(empty, 0, 50).expect("page").is_empty());
+}
+
+fn pairs_of_every_pairing_are_in_the_sequence(s: &dyn Storage) {
+    let now = 1_000;
+    let v = variants(s, 3);
+    let suite = suite(s, 10);
+    let spec = run_spec(RunKind::Gauntlet { pairs_per_opponent: 3 }, v, suite, SLOW);
+    let run = s.create_run(&spec, now).expect("run").id;
+    let w = worker(s, "w", 1, now);
+    let lease = s.lease_batch(w, 6, now).expect("lease").expect("work");
+    let mut tasks = lease.tasks.clone();
+    assert_eq!(tasks.len(), 6);
+    assert!(tasks.iter().any(|t| t.pairing == 0) && tasks.iter().any(|t| t.pairing == 1), "{tasks:?}");
+    // Recorded highest index first, one submission each.
+    tasks.reverse();
+    for (seq, t) in (0u64..).zip(&tasks) {
+        assert_eq!(s.record_results(w, lease.id, seq, &[play(t)], false, now).expect("record").accepted, 1);
+    }
+    let expected: Vec<(u32, u8)> = tasks.iter().map(|t| (t.pairing, play(t).first_half_points() as u8)).collect();
+    assert_eq!(s.run_pair_sequence(run).expect("sequence"), expected);
+    let aggregates = s.run_aggregates(run).expect("aggregates");
+    let mut pairing_0 = [0u64; 5];
+    for &(pairing, index) in expected.iter().filter(|(p, _)| *p == 0) {
+        assert_eq!(pairing, 0);
+        pairing_0[usize::from(index)] += 1;
+    }
+    assert_eq!(aggregates.workers.len(), 1);
+    assert_eq!((aggregates.workers[0].pairs, aggregates.workers[0].pentanomial), (6, pairing_0));
+    assert_eq!(s.get_run(run).expect("run").stats[0].pentanomial, pairing_0);
+    assert_eq!(aggregates.games, 12);
+    assert_eq!(aggregates.lengths, [(3, 12)]);
+}
+
+fn workers_are_listed_with_leases_and_recent_games(s: &dyn Storage) {
+    let r = recorded_run(s);
+    let [w1, w2, w3] = r.workers;
+    let rows = s.list_workers(r.t0 + 4_000).expect("workers");
+    let summary: Vec<(WorkerId, &str, u32, u64, u32, u64)> = rows
+        .iter()
+        .map(|w| (w.id, w.name.as_str(), w.cores, w.last_seen_ms, w.leases_held, w.games_last_10_min))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (w1, "w1", 2, r.t0 + 3_000, 0, 4),
+            (w2, "w2", 2, r.t0 + 1_000, 0, 4),
+            (w3, "w3", 2, r.t0 + 4_000, 1, 0),
+        ]
+    );
+    assert!(rows[0].engines.is_empty() && rows[0].host == "host");
+    assert_eq!(rows[2].engines.len(), 1);
+    assert_eq!((rows[2].engines[0].name.as_str(), rows[2].engines[0].sha256.as_str()), ("pikafish", &*"a".repeat(64)));
+    // Ten minutes after w2's submission it no longer counts; w1's last two still do.
+    let later = s.list_workers(r.t0 + 1_001 + 600_000).expect("workers");
+    assert_eq!(later.iter().map(|w| w.games_last_10_min).collect::<Vec<_>>(), [4, 0, 0]);
+    let much_later = s.list_workers(r.t0 + 3_001 + 600_000).expect("workers");
+    assert_eq!(much_later.iter().map(|w| w.games_last_10_min).collect::<Vec<_>>(), [0, 0, 0]);
+}
+
+fn unknown_ids_are_not_found_by_the_web_reads(s: &dyn Storage) {
+    let r = recorded_run(s);
+    let nobody = RunId::new(99);
+    assert!(matches!(s.get_game(9), Err(Error::GameNotFound(9))));
+    assert!(matches!(s.get_game(0), Err(Error::GameNotFound(0))));
+    assert!(matches!(s.get_game(u64::MAX), Err(Error::GameNotFound(u64::MAX))));
+    assert!(matches!(s.run_games_page(nobody, 0, 50), Err(Error::RunNotFound(r)) if r == nobody));
+    assert!(matches!(s.run_aggregates(nobody), Err(Error::RunNotFound(r)) if r == nobody));
+    assert!(matches!(s.run_pair_sequence(nobody), Err(Error::RunNotFound(r)) if r == nobody));
+    assert!(s.get_game(9).expect_err("unknown").is_not_found());
+    assert!(s.get_game(1).is_ok() && s.run_aggregates(r.run).is_ok());
 }

@@ -6,14 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use proto::domain::{
-    EngineInfo, GameReport, LeaseId, OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant,
-    VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, GameOutcome, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec,
+    RunState, SuiteId, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
-use super::StoredGame;
 use super::tx::{
-    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+    Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
+    PairRow, PairStatus, Tx, WorkerSummary,
 };
+use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, RunLoad};
 
@@ -76,9 +77,11 @@ struct State {
     worker_keys: HashMap<String, WorkerId>,
     leases: BTreeMap<LeaseId, LeaseRow>,
     lease_pairs: BTreeMap<(LeaseId, u64), LeasePairStatus>,
-    /// Accepted pair count by (lease, sequence number).
-    submissions: HashMap<(LeaseId, u64), usize>,
+    /// Accepted pair count and time received by (lease, sequence number).
+    submissions: HashMap<(LeaseId, u64), (usize, u64)>,
     games: BTreeMap<(RunId, u64), GameRow>,
+    /// The run of each game: an index of `games`.
+    game_runs: BTreeMap<u64, RunId>,
     last_game_id: u64,
 }
 
@@ -109,6 +112,7 @@ struct GameRow {
     pair_index: u64,
     game_in_pair: u8,
     opening_index: u32,
+    pairing: u32,
     worker: WorkerId,
     report: GameReport,
 }
@@ -123,6 +127,27 @@ where
 impl State {
     fn run_row(&mut self, id: RunId) -> Result<&mut RunRow> {
         self.runs.get_mut(&id).ok_or(Error::RunNotFound(id))
+    }
+
+    /// A run's games, in id order.
+    fn run_games(&self, run: RunId) -> impl Iterator<Item = (u64, &GameRow)> {
+        self.games.range((run, 0)..=(run, u64::MAX)).map(|(&(_, id), g)| (id, g))
+    }
+
+    fn worker_name(&self, worker: WorkerId) -> Result<String> {
+        Ok(self.workers.get(&worker).ok_or(Error::WorkerNotFound(worker))?.info.name.clone())
+    }
+
+    fn stored_game(&self, run: RunId, game_id: u64, g: &GameRow) -> Result<StoredGame> {
+        Ok(StoredGame {
+            game_id,
+            run,
+            pair_index: g.pair_index,
+            game_in_pair: g.game_in_pair,
+            opening_index: g.opening_index,
+            worker: self.worker_name(g.worker)?,
+            report: g.report.clone(),
+        })
     }
 
     /// Sets or removes a pair, keeping the pool index and the run's leased count.
@@ -242,6 +267,22 @@ impl Tx for MemoryTx<'_> {
             .get(index as usize)
             .cloned()
             .ok_or_else(|| Error::Corrupt(format!("suite {suite} has no opening {index}")))
+    }
+
+    fn variants(&mut self) -> Result<Vec<Variant>> {
+        Ok(self.state.variants.iter().map(|(id, spec)| Variant { id: id.clone(), spec: spec.clone() }).collect())
+    }
+
+    fn suite_summaries(&mut self) -> Result<Vec<OpeningSuiteSummary>> {
+        self.state
+            .suites
+            .values()
+            .map(|s| {
+                let openings = u32::try_from(s.openings.len())
+                    .map_err(|_| Error::Corrupt(format!("suite {} holds {} openings", s.id, s.openings.len())))?;
+                Ok(OpeningSuiteSummary { id: s.id, name: s.name.clone(), openings })
+            })
+            .collect()
     }
 
     fn insert_run(&mut self, spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
@@ -538,9 +579,9 @@ impl Tx for MemoryTx<'_> {
         Ok(self.state.submissions.contains_key(&(lease, seq)))
     }
 
-    fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, _now_ms: u64) -> Result<()> {
+    fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()> {
         self.lease_row(lease)?;
-        if self.state.submissions.insert((lease, seq), accepted).is_some() {
+        if self.state.submissions.insert((lease, seq), (accepted, now_ms)).is_some() {
             return Err(Error::Corrupt(format!("submission {seq} of lease {lease} recorded twice")));
         }
         self.journal(move |s| {
@@ -561,14 +602,17 @@ impl Tx for MemoryTx<'_> {
             pair_index: game.pair_index,
             game_in_pair: game.game_in_pair,
             opening_index: game.opening_index,
+            pairing: game.pairing,
             worker: game.worker,
             // What SQLite keeps, so both backends read the same games back.
             report: GameReport { move_stats: Vec::new(), forfeit: None, ..game.report.clone() },
         };
         let run = game.run;
         self.state.games.insert((run, id), row);
+        self.state.game_runs.insert(id, run);
         self.journal(move |s| {
             s.games.remove(&(run, id));
+            s.game_runs.remove(&id);
             s.last_game_id = last;
         });
         Ok(id)
@@ -581,19 +625,72 @@ impl Tx for MemoryTx<'_> {
             .games
             .range((run, after_game_id.saturating_add(1))..=(run, u64::MAX))
             .take(limit)
-            .map(|(&(_, game_id), g)| {
-                let worker = state.workers.get(&g.worker).ok_or(Error::WorkerNotFound(g.worker))?;
-                Ok(StoredGame {
+            .map(|(&(_, game_id), g)| state.stored_game(run, game_id, g))
+            .collect()
+    }
+
+    fn game(&mut self, game_id: u64) -> Result<StoredGame> {
+        let state = &*self.state;
+        let run = *state.game_runs.get(&game_id).ok_or(Error::GameNotFound(game_id))?;
+        let row = state.games.get(&(run, game_id)).ok_or(Error::GameNotFound(game_id))?;
+        state.stored_game(run, game_id, row)
+    }
+
+    fn game_summaries(&mut self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
+        self.state.run_row(run)?;
+        let state = &*self.state;
+        state
+            .run_games(run)
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(limit)
+            .map(|(game_id, g)| {
+                Ok(GameSummary {
                     game_id,
                     run,
                     pair_index: g.pair_index,
                     game_in_pair: g.game_in_pair,
-                    opening_index: g.opening_index,
-                    worker: worker.info.name.clone(),
-                    report: g.report.clone(),
+                    red: g.report.red.clone(),
+                    black: g.report.black.clone(),
+                    outcome: g.report.outcome,
+                    reason: g.report.reason,
+                    plies: u32::try_from(g.report.moves.len()).unwrap_or(u32::MAX),
+                    worker: state.worker_name(g.worker)?,
                 })
             })
             .collect()
+    }
+
+    fn pair_results(&mut self, run: RunId) -> Result<Vec<PairResult>> {
+        self.state.run_row(run)?;
+        // By pair: (first game id, pairing, worker, games, half points).
+        let mut pairs: BTreeMap<u64, (u64, u32, WorkerId, u32, u8)> = BTreeMap::new();
+        for (game_id, g) in self.state.run_games(run) {
+            let entry = pairs.entry(g.pair_index).or_insert((game_id, g.pairing, g.worker, 0, 0));
+            entry.0 = entry.0.min(game_id);
+            entry.3 += 1;
+            entry.4 += half_points(g.report.outcome, g.game_in_pair == 0);
+        }
+        let mut results = pairs
+            .into_values()
+            .map(|(first_game_id, pairing, worker, games, first_half_points)| {
+                if games != 2 {
+                    return Err(Error::Corrupt(format!("the pair of game {first_game_id} has {games} games")));
+                }
+                Ok(PairResult { first_game_id, pairing, worker, first_half_points })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        results.sort_unstable_by_key(|p| p.first_game_id);
+        Ok(results)
+    }
+
+    fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>> {
+        self.state.run_row(run)?;
+        let mut counts: HashMap<(Termination, u32), u64> = HashMap::new();
+        for (_, g) in self.state.run_games(run) {
+            let plies = u32::try_from(g.report.moves.len()).unwrap_or(u32::MAX);
+            *counts.entry((g.report.reason, plies)).or_default() += 1;
+        }
+        Ok(counts.into_iter().map(|((reason, plies), games)| GameEnds { reason, plies, games }).collect())
     }
 
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
@@ -628,5 +725,48 @@ impl Tx for MemoryTx<'_> {
             }
         });
         Ok(signature)
+    }
+
+    fn workers(&mut self) -> Result<Vec<WorkerSummary>> {
+        Ok(self
+            .state
+            .workers
+            .iter()
+            .map(|(&id, w)| WorkerSummary {
+                id,
+                name: w.info.name.clone(),
+                host: w.info.host.clone(),
+                cores: w.info.cores,
+                last_seen_ms: w.last_seen_ms,
+            })
+            .collect())
+    }
+
+    fn active_leases_by_worker(&mut self) -> Result<Vec<(WorkerId, u32)>> {
+        let mut counts: BTreeMap<WorkerId, u32> = BTreeMap::new();
+        for lease in self.state.leases.values().filter(|l| l.state == LeaseState::Active) {
+            *counts.entry(lease.worker).or_default() += 1;
+        }
+        Ok(counts.into_iter().collect())
+    }
+
+    fn accepted_pairs_since(&mut self, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
+        let mut counts: BTreeMap<WorkerId, u64> = BTreeMap::new();
+        for (&(lease, _), &(accepted, received_ms)) in &self.state.submissions {
+            if received_ms >= since_ms {
+                let worker = self.state.leases.get(&lease).ok_or(Error::LeaseNotFound(lease))?.worker;
+                *counts.entry(worker).or_default() += accepted as u64;
+            }
+        }
+        Ok(counts.into_iter().filter(|&(_, n)| n > 0).collect())
+    }
+}
+
+/// Half points of the pair's `variants[0]` in one of its games (Red in game 0).
+fn half_points(outcome: GameOutcome, first_is_red: bool) -> u8 {
+    match (outcome, first_is_red) {
+        (GameOutcome::Draw, _) => 1,
+        (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => 2,
+        _ => 0,
     }
 }

@@ -6,14 +6,16 @@
 //! same behaviour.
 
 use proto::domain::{
-    Adjudication, EngineInfo, GameReport, Lease, LeaseId, OpeningSuite, PairReport, PairTask, Run, RunId, RunKind,
-    RunSpec, RunState, SuiteId, TimeControl, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
+    PairTask, Run, RunId, RunKind, RunSpec, RunState, SuiteId, Termination, TimeControl, Variant, VariantId,
+    VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
 use crate::scheduler::EngineNeed;
 
 pub mod memory;
+pub mod reads;
 pub mod sqlite;
 pub mod tx;
 pub mod workflow;
@@ -75,6 +77,69 @@ pub struct StoredGame {
     /// The name of the worker that played it.
     pub worker: String,
     pub report: GameReport,
+}
+
+/// A recorded game without its moves and positions: a row of a run's list of games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSummary {
+    pub game_id: u64,
+    pub run: RunId,
+    pub pair_index: u64,
+    /// 0 for the pair's first game (the task's `variants[0]` as Red), 1 for the second.
+    pub game_in_pair: u8,
+    pub red: VariantId,
+    pub black: VariantId,
+    pub outcome: GameOutcome,
+    pub reason: Termination,
+    /// Moves played (half moves).
+    pub plies: u32,
+    /// The name of the worker that played it (its current name).
+    pub worker: String,
+}
+
+/// What a run's games add up to, for its page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunAggregates {
+    /// Games recorded.
+    pub games: u64,
+    /// Games per way of ending, most frequent first (ties in [`Termination::ALL`]'s order);
+    /// terminations no game had are left out.
+    pub terminations: Vec<(Termination, u64)>,
+    /// Games per length in plies, shortest first; lengths no game had are left out.
+    pub lengths: Vec<(u32, u64)>,
+    /// Every worker that recorded a pair of the run, in worker id order.
+    pub workers: Vec<WorkerRunStats>,
+}
+
+/// One worker's share of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerRunStats {
+    pub worker: WorkerId,
+    /// Its current name.
+    pub name: String,
+    /// Pairs it recorded, of every pairing.
+    pub pairs: u64,
+    /// Its pairs of pairing 0, from `variants[0]`'s side: index = half points over the pair.
+    pub pentanomial: [u64; 5],
+    /// When the worker was last seen (registering, leasing, heartbeating, submitting), by any run.
+    pub last_seen_ms: u64,
+}
+
+/// A worker, for the workers page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerRow {
+    pub id: WorkerId,
+    pub name: String,
+    pub host: String,
+    pub cores: u32,
+    /// The external engines it advertised, by name.
+    pub engines: Vec<EngineInfo>,
+    pub last_seen_ms: u64,
+    /// Its active leases.
+    pub leases_held: u32,
+    /// Games it recorded in the last ten minutes: twice the pairs counted by its submissions
+    /// received since then (a resent or already recorded pair counts nothing).
+    pub games_last_10_min: u64,
 }
 
 /// The coordinator's state. Methods take `&self`, and each call is one transaction of its
@@ -154,6 +219,26 @@ pub trait Storage: Send + Sync {
     /// The engines of every worker seen (registered, leasing or heartbeating) at or after
     /// `since_ms`, one list per worker.
     fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>>;
+
+    // Reads for the web pages ([`reads`]). Each is one read transaction: one consistent state.
+
+    /// Every variant, by id.
+    fn list_variants(&self) -> Result<Vec<Variant>>;
+    /// Every opening suite without its lines, oldest first.
+    fn list_suites(&self) -> Result<Vec<OpeningSuiteSummary>>;
+    /// A game with its sampled positions; [`Error::GameNotFound`] for an unknown id.
+    fn get_game(&self, game_id: u64) -> Result<StoredGame>;
+    /// Up to `limit` games of a run from the `offset`-th (0 = the first), in id order.
+    fn run_games_page(&self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>>;
+    /// A run's terminations, game lengths and workers, from an index of its games (never
+    /// their moves).
+    fn run_aggregates(&self, run: RunId) -> Result<RunAggregates>;
+    /// Every recorded pair of a run in recording order: its pairing and its pentanomial index
+    /// (half points of the pair's `variants[0]` over both games, as
+    /// [`PairReport::first_half_points`]).
+    fn run_pair_sequence(&self, run: RunId) -> Result<Vec<(u32, u8)>>;
+    /// Every registered worker, in id order, with what it holds and did lately.
+    fn list_workers(&self, now_ms: u64) -> Result<Vec<WorkerRow>>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT

@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use proto::domain::{
-    EngineInfo, GameReport, LeaseId, OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant,
-    VariantId, WorkerId, WorkerInfo,
+    EngineInfo, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState,
+    SuiteId, Termination, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
-use super::StoredGame;
+use super::{GameSummary, StoredGame};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 
@@ -123,8 +123,40 @@ pub struct NewGame<'a> {
     /// 0 for the pair's first game, 1 for the second.
     pub game_in_pair: u8,
     pub opening_index: u32,
+    /// The pair's pairing (stored with each game, so that a run's tallies read one index).
+    pub pairing: u32,
     pub worker: WorkerId,
     pub report: &'a GameReport,
+}
+
+/// A recorded pair's result, as a run's tallies read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairResult {
+    /// The id of its first game: pairs in this order are in recording order.
+    pub first_game_id: u64,
+    pub pairing: u32,
+    /// The worker that recorded it.
+    pub worker: WorkerId,
+    /// Half points (0..=4) of the pair's `variants[0]` over both games.
+    pub first_half_points: u8,
+}
+
+/// How many games of a run ended one way after so many plies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameEnds {
+    pub reason: Termination,
+    pub plies: u32,
+    pub games: u64,
+}
+
+/// A registered worker's own row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerSummary {
+    pub id: WorkerId,
+    pub name: String,
+    pub host: String,
+    pub cores: u32,
+    pub last_seen_ms: u64,
 }
 
 /// The primitives, inside one transaction. A missing row named by id is the matching
@@ -144,6 +176,10 @@ pub trait Tx {
     fn suite_size(&mut self, id: SuiteId) -> Result<usize>;
     /// Line `index` of a suite; a missing line is corrupt data.
     fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String>;
+    /// Every variant, by id.
+    fn variants(&mut self) -> Result<Vec<Variant>>;
+    /// Every suite's id, name and size, by id.
+    fn suite_summaries(&mut self) -> Result<Vec<OpeningSuiteSummary>>;
 
     // Runs.
 
@@ -227,6 +263,15 @@ pub trait Tx {
     /// Up to `limit` games of a run with ids above `after_game_id`, in id order, each named by
     /// its worker's current name.
     fn games_since(&mut self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>>;
+    /// A game with its sampled positions, named by its worker's current name.
+    fn game(&mut self, game_id: u64) -> Result<StoredGame>;
+    /// Up to `limit` games of a run from the `offset`-th, in id order, without moves.
+    fn game_summaries(&mut self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>>;
+    /// Every recorded pair of a run, in recording order (by first game id). Reads no moves.
+    fn pair_results(&mut self, run: RunId) -> Result<Vec<PairResult>>;
+    /// A run's game counts by (termination, plies), each pair of the two once, in no
+    /// particular order. Reads no moves.
+    fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>>;
 
     // Workers.
 
@@ -236,6 +281,14 @@ pub trait Tx {
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
     /// Notes that the worker was seen; returns its bench signature.
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64>;
+    /// Every registered worker, by id.
+    fn workers(&mut self) -> Result<Vec<WorkerSummary>>;
+    /// How many active leases each worker holds, by worker id; workers holding none are left out.
+    fn active_leases_by_worker(&mut self) -> Result<Vec<(WorkerId, u32)>>;
+    /// The pairs counted by each worker's submissions received at or after `since_ms`
+    /// (the `accepted` of [`Tx::insert_submission`]), by worker id; workers with none are left
+    /// out.
+    fn accepted_pairs_since(&mut self, since_ms: u64) -> Result<Vec<(WorkerId, u64)>>;
 }
 
 /// Runs closures on a backend's transactions. A write transaction happens completely or not

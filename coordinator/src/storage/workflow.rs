@@ -8,12 +8,15 @@
 //! lease reports it first.
 
 use proto::domain::{
-    EngineInfo, Lease, LeaseId, OpeningSuite, PairReport, PairTask, PairingStats, Run, RunId, RunSpec, RunState,
-    SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
+    RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
-use super::{LeaseTerms, RecordOutcome, Storage, StoredGame, check_state_change, make_task, task_variant_ids};
+use super::{
+    GameSummary, LeaseTerms, RecordOutcome, RunAggregates, Storage, StoredGame, WorkerRow, check_state_change,
+    make_task, reads, task_variant_ids,
+};
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, Pairing};
 use crate::{report, spec};
@@ -198,7 +201,7 @@ fn record_pair(
     report::tally(&mut delta, report);
     tx.add_stats(run, pairing, &delta)?;
     for (game_in_pair, game) in (0u8..).zip(report.games.iter()) {
-        tx.insert_game(NewGame { run, pair_index: index, game_in_pair, opening_index, worker, report: game })?;
+        tx.insert_game(NewGame { run, pair_index: index, game_in_pair, opening_index, pairing, worker, report: game })?;
     }
     Ok(true)
 }
@@ -381,6 +384,34 @@ impl<B: Backend> Storage for B {
 
     fn connected_engines(&self, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
         self.read("reading the connected workers' engines", move |tx| tx.connected_engines(since_ms))
+    }
+
+    fn list_variants(&self) -> Result<Vec<Variant>> {
+        self.read("listing variants", |tx| tx.variants())
+    }
+
+    fn list_suites(&self) -> Result<Vec<OpeningSuiteSummary>> {
+        self.read("listing opening suites", |tx| tx.suite_summaries())
+    }
+
+    fn get_game(&self, game_id: u64) -> Result<StoredGame> {
+        self.read("reading a game", move |tx| tx.game(game_id))
+    }
+
+    fn run_games_page(&self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
+        self.read("reading a page of games", move |tx| tx.game_summaries(run, offset, limit))
+    }
+
+    fn run_aggregates(&self, run: RunId) -> Result<RunAggregates> {
+        self.read("reading a run's aggregates", move |tx| reads::run_aggregates(tx, run))
+    }
+
+    fn run_pair_sequence(&self, run: RunId) -> Result<Vec<(u32, u8)>> {
+        self.read("reading a run's pair sequence", move |tx| reads::run_pair_sequence(tx, run))
+    }
+
+    fn list_workers(&self, now_ms: u64) -> Result<Vec<WorkerRow>> {
+        self.read("listing workers", move |tx| reads::list_workers(tx, now_ms))
     }
 }
 

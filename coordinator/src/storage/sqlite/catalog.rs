@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use proto::domain::{OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId};
+use proto::domain::{
+    OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
@@ -312,4 +314,29 @@ pub(super) fn exported_up_to(conn: &Connection, run: RunId) -> Result<u64> {
         .ctx("reading the export mark")?
         .ok_or(Error::RunNotFound(run))?;
     to_u64(v, "export mark")
+}
+
+/// Every variant, by id, each checked as [`load_variant`] checks it.
+pub(super) fn variants(db: &Db) -> Result<Vec<Variant>> {
+    let ids: Vec<String> = db
+        .prepare_cached("SELECT id FROM variants ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .ctx("listing variants")?;
+    ids.into_iter().map(|id| load_variant(db, &VariantId::from(id))).collect()
+}
+
+pub(super) fn suite_summaries(conn: &Connection) -> Result<Vec<OpeningSuiteSummary>> {
+    let rows: Vec<(i64, String, i64)> = conn
+        .prepare_cached("SELECT id, name, opening_count FROM suites ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+        .ctx("listing suites")?;
+    rows.into_iter()
+        .map(|(id, name, count)| {
+            Ok(OpeningSuiteSummary {
+                id: SuiteId::new(to_u64(id, "suite id")?),
+                name,
+                openings: u32::try_from(count).map_err(|_| corrupt(format!("suite {id} holds {count} openings")))?,
+            })
+        })
+        .collect()
 }

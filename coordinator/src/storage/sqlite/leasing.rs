@@ -7,7 +7,9 @@ use super::Ctx;
 use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, RunLoad};
-use crate::storage::tx::{LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus};
+use crate::storage::tx::{
+    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerSummary,
+};
 
 /// Registers a worker; a worker whose key is known gets its id back, with its description
 /// brought up to date.
@@ -313,4 +315,50 @@ pub(super) fn set_lease_pair_status(
         .and_then(|mut s| s.execute(params![key(lease), int(index), status.as_str()]))
         .ctx("changing a leased pair's status")?;
     if changed == 0 { Err(corrupt(format!("lease {lease} has no pair {index}"))) } else { Ok(()) }
+}
+
+pub(super) fn workers(conn: &Connection) -> Result<Vec<WorkerSummary>> {
+    type Raw = (i64, String, String, i64, i64);
+    let rows: Vec<Raw> = conn
+        .prepare_cached("SELECT id, name, host, cores, last_seen_ms FROM workers ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect())
+        .ctx("listing workers")?;
+    rows.into_iter()
+        .map(|(id, name, host, cores, seen)| {
+            Ok(WorkerSummary {
+                id: WorkerId::new(to_u64(id, "worker id")?),
+                name,
+                host,
+                cores: to_u32(cores, "cores")?,
+                last_seen_ms: to_u64(seen, "last seen time")?,
+            })
+        })
+        .collect()
+}
+
+/// Active leases are found by `leases_by_state`; they are few.
+pub(super) fn active_leases_by_worker(conn: &Connection) -> Result<Vec<(WorkerId, u32)>> {
+    let rows: Vec<(i64, i64)> = conn
+        .prepare_cached(
+            "SELECT worker_id, COUNT(*) FROM leases WHERE state = 'active' GROUP BY worker_id ORDER BY worker_id",
+        )
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .ctx("counting active leases")?;
+    rows.into_iter()
+        .map(|(worker, n)| Ok((WorkerId::new(to_u64(worker, "worker id")?), to_u32(n, "lease count")?)))
+        .collect()
+}
+
+/// Recent submissions are found by `submissions_by_time`, their leases by id.
+pub(super) fn accepted_pairs_since(conn: &Connection, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
+    let rows: Vec<(i64, i64)> = conn
+        .prepare_cached(
+            "SELECT l.worker_id, SUM(s.accepted) FROM submissions s JOIN leases l ON l.id = s.lease_id
+             WHERE s.received_ms >= ?1 GROUP BY l.worker_id HAVING SUM(s.accepted) > 0 ORDER BY l.worker_id",
+        )
+        .and_then(|mut s| s.query_map([int(since_ms)], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .ctx("counting recent submissions")?;
+    rows.into_iter()
+        .map(|(worker, n)| Ok((WorkerId::new(to_u64(worker, "worker id")?), to_u64(n, "accepted pairs")?)))
+        .collect()
 }

@@ -1,21 +1,21 @@
 //! Submissions and games: storing them and reading games back.
 
-use proto::domain::{GameReport, LeaseId, PositionSample, RunId};
-use rusqlite::{Connection, params};
+use proto::domain::{GameReport, LeaseId, PositionSample, RunId, Termination, WorkerId};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::Ctx;
 use super::catalog::run_exists;
 use super::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
-use crate::error::Result;
-use crate::storage::StoredGame;
-use crate::storage::tx::NewGame;
+use crate::error::{Error, Result};
+use crate::storage::tx::{GameEnds, NewGame, PairResult};
+use crate::storage::{GameSummary, StoredGame};
 
 pub(super) fn insert_game(conn: &Connection, new: NewGame<'_>) -> Result<u64> {
     let game = new.report;
     conn.prepare_cached(
         "INSERT INTO games (run_id, pair_index, game_in_pair, opening_index, worker_id, red, black, start_fen,
-                            outcome, reason, moves, duration_ms, nodes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                            outcome, reason, moves, duration_ms, nodes, plies, pairing)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -32,6 +32,8 @@ pub(super) fn insert_game(conn: &Connection, new: NewGame<'_>) -> Result<u64> {
             game.moves.join(" "),
             int(game.duration_ms),
             int(game.nodes),
+            int(game.moves.len() as u64),
+            new.pairing,
         ])
     })
     .ctx("storing a game")?;
@@ -110,80 +112,190 @@ fn positions_of(conn: &Connection, game_id: i64) -> Result<Vec<PositionSample>> 
         .collect()
 }
 
+/// The columns [`stored_game`] decodes, of `games g JOIN workers w`.
+const GAME_COLUMNS: &str = "g.id, g.run_id, g.pair_index, g.game_in_pair, g.opening_index, w.name, g.red, g.black,
+     g.start_fen, g.outcome, g.reason, g.moves, g.duration_ms, g.nodes";
+
+/// A row of [`GAME_COLUMNS`], as read.
+struct RawGame {
+    id: i64,
+    run: i64,
+    pair: i64,
+    game_in_pair: i64,
+    opening: i64,
+    worker: String,
+    red: String,
+    black: String,
+    start_fen: String,
+    outcome: String,
+    reason: String,
+    moves: String,
+    duration: i64,
+    nodes: i64,
+}
+
+impl RawGame {
+    fn read(r: &Row<'_>) -> rusqlite::Result<RawGame> {
+        Ok(RawGame {
+            id: r.get(0)?,
+            run: r.get(1)?,
+            pair: r.get(2)?,
+            game_in_pair: r.get(3)?,
+            opening: r.get(4)?,
+            worker: r.get(5)?,
+            red: r.get(6)?,
+            black: r.get(7)?,
+            start_fen: r.get(8)?,
+            outcome: r.get(9)?,
+            reason: r.get(10)?,
+            moves: r.get(11)?,
+            duration: r.get(12)?,
+            nodes: r.get(13)?,
+        })
+    }
+}
+
+fn game_in_pair(id: i64, value: i64) -> Result<u8> {
+    u8::try_from(value).ok().filter(|g| *g < 2).ok_or_else(|| corrupt(format!("game {id} is game {value} of its pair")))
+}
+
+fn reason(id: i64, text: &str) -> Result<Termination> {
+    text.parse().map_err(|e: proto::Error| corrupt(format!("game {id}: {e}")))
+}
+
+/// A game with its sampled positions.
+fn stored_game(conn: &Connection, raw: RawGame) -> Result<StoredGame> {
+    let id = raw.id;
+    Ok(StoredGame {
+        game_id: to_u64(id, "game id")?,
+        run: RunId::new(to_u64(raw.run, "run id")?),
+        pair_index: to_u64(raw.pair, "pair index")?,
+        game_in_pair: game_in_pair(id, raw.game_in_pair)?,
+        opening_index: to_u32(raw.opening, "opening index")?,
+        worker: raw.worker,
+        report: GameReport {
+            red: raw.red.into(),
+            black: raw.black.into(),
+            start_fen: raw.start_fen,
+            outcome: codec::outcome_from(&raw.outcome)?,
+            reason: reason(id, &raw.reason)?,
+            moves: raw.moves.split_ascii_whitespace().map(str::to_owned).collect(),
+            move_stats: Vec::new(),
+            forfeit: None,
+            duration_ms: to_u64(raw.duration, "game duration")?,
+            nodes: to_u64(raw.nodes, "game nodes")?,
+            positions: positions_of(conn, id)?,
+        },
+    })
+}
+
 pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usize) -> Result<Vec<StoredGame>> {
     run_exists(conn, run)?;
-    type Raw = (i64, i64, i64, i64, String, String, String, String, String, String, String, i64, i64);
+    let rows: Vec<RawGame> = conn
+        .prepare_cached(&format!(
+            "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id
+             WHERE g.run_id = ?1 AND g.id > ?2 ORDER BY g.id LIMIT ?3"
+        ))
+        .and_then(|mut s| {
+            s.query_map(params![key(run), int(after), int(limit as u64)], RawGame::read)?.collect()
+        })
+        .ctx("reading games")?;
+    rows.into_iter().map(|raw| stored_game(conn, raw)).collect()
+}
+
+pub(super) fn game(conn: &Connection, game_id: u64) -> Result<StoredGame> {
+    let raw = conn
+        .prepare_cached(&format!("SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = ?1"))
+        .and_then(|mut s| s.query_row([key(game_id)], RawGame::read).optional())
+        .ctx("reading a game")?
+        .ok_or(Error::GameNotFound(game_id))?;
+    stored_game(conn, raw)
+}
+
+/// The page's game ids come from `games_by_run` alone (skipping `offset` entries of an index,
+/// not of the table); only the page's rows are read.
+pub(super) fn game_summaries(conn: &Connection, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
+    run_exists(conn, run)?;
+    type Raw = (i64, i64, i64, String, String, String, String, i64, String);
     let rows: Vec<Raw> = conn
         .prepare_cached(
-            "SELECT g.id, g.pair_index, g.game_in_pair, g.opening_index, w.name, g.red, g.black, g.start_fen,
-                    g.outcome, g.reason, g.moves, g.duration_ms, g.nodes
+            "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
              FROM games g JOIN workers w ON w.id = g.worker_id
-             WHERE g.run_id = ?1 AND g.id > ?2 ORDER BY g.id LIMIT ?3",
+             WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
+             ORDER BY g.id",
         )
         .and_then(|mut s| {
-            s.query_map(params![key(run), int(after), int(limit as u64)], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                    r.get(9)?,
-                    r.get(10)?,
-                    r.get(11)?,
-                    r.get(12)?,
-                ))
+            s.query_map(params![key(run), int(offset), int(limit as u64)], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
             })?
             .collect()
         })
-        .ctx("reading games")?;
+        .ctx("reading a page of games")?;
     rows.into_iter()
-        .map(
-            |(
-                id,
-                pair,
-                game_in_pair,
-                opening,
+        .map(|(id, pair, in_pair, red, black, outcome, text, plies, worker)| {
+            Ok(GameSummary {
+                game_id: to_u64(id, "game id")?,
+                run,
+                pair_index: to_u64(pair, "pair index")?,
+                game_in_pair: game_in_pair(id, in_pair)?,
+                red: red.into(),
+                black: black.into(),
+                outcome: codec::outcome_from(&outcome)?,
+                reason: reason(id, &text)?,
+                plies: to_u32(plies, "plies")?,
                 worker,
-                red,
-                black,
-                start_fen,
-                outcome,
-                reason,
-                moves,
-                duration,
-                nodes,
-            )| {
-                let moves: Vec<String> = moves.split_ascii_whitespace().map(str::to_owned).collect();
-                Ok(StoredGame {
-                    game_id: to_u64(id, "game id")?,
-                    run,
-                    pair_index: to_u64(pair, "pair index")?,
-                    game_in_pair: u8::try_from(game_in_pair)
-                        .ok()
-                        .filter(|g| *g < 2)
-                        .ok_or_else(|| corrupt(format!("game {id} is game {game_in_pair} of its pair")))?,
-                    opening_index: to_u32(opening, "opening index")?,
-                    worker,
-                    report: GameReport {
-                        red: red.into(),
-                        black: black.into(),
-                        start_fen,
-                        outcome: codec::outcome_from(&outcome)?,
-                        reason: reason.parse().map_err(|e: proto::Error| corrupt(format!("game {id}: {e}")))?,
-                        moves,
-                        move_stats: Vec::new(),
-                        forfeit: None,
-                        duration_ms: to_u64(duration, "game duration")?,
-                        nodes: to_u64(nodes, "game nodes")?,
-                        positions: positions_of(conn, id)?,
-                    },
-                })
-            },
+            })
+        })
+        .collect()
+}
+
+/// One row per pair from `games_stats` in its order (grouped without sorting), then sorted by
+/// first game id. A pair's two games share pairing and worker (one submission records both).
+pub(super) fn pair_results(conn: &Connection, run: RunId) -> Result<Vec<PairResult>> {
+    run_exists(conn, run)?;
+    let rows: Vec<(i64, i64, i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT MIN(id), pairing, worker_id, COUNT(*),
+                    SUM(CASE WHEN outcome = '1/2-1/2' THEN 1 WHEN (outcome = '1-0') = (game_in_pair = 0) THEN 2 ELSE 0 END)
+             FROM games WHERE run_id = ?1 GROUP BY pair_index",
         )
+        .and_then(|mut s| {
+            s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect()
+        })
+        .ctx("reading a run's pair results")?;
+    let mut pairs = rows
+        .into_iter()
+        .map(|(id, pairing, worker, games, points)| {
+            if games != 2 {
+                return Err(corrupt(format!("the pair of game {id} has {games} games")));
+            }
+            Ok(PairResult {
+                first_game_id: to_u64(id, "game id")?,
+                pairing: to_u32(pairing, "pairing")?,
+                worker: WorkerId::new(to_u64(worker, "worker id")?),
+                first_half_points: u8::try_from(points).ok().filter(|p| *p <= 4).ok_or_else(|| {
+                    corrupt(format!("the pair of game {id} scores {points} half points"))
+                })?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    pairs.sort_unstable_by_key(|p| p.first_game_id);
+    Ok(pairs)
+}
+
+pub(super) fn game_ends(conn: &Connection, run: RunId) -> Result<Vec<GameEnds>> {
+    run_exists(conn, run)?;
+    let rows: Vec<(String, i64, i64)> = conn
+        .prepare_cached("SELECT reason, plies, COUNT(*) FROM games WHERE run_id = ?1 GROUP BY reason, plies")
+        .and_then(|mut s| s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+        .ctx("counting a run's game ends")?;
+    rows.into_iter()
+        .map(|(text, plies, games)| {
+            Ok(GameEnds {
+                reason: text.parse().map_err(|e: proto::Error| corrupt(format!("run {run}: {e}")))?,
+                plies: to_u32(plies, "plies")?,
+                games: to_u64(games, "game count")?,
+            })
+        })
         .collect()
 }

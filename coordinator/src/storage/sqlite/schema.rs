@@ -13,13 +13,13 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 3;
+pub(super) const SCHEMA_VERSION: i64 = 4;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -59,6 +59,26 @@ fn v2_to_v3(conn: &Connection) -> Result<()> {
     )
     .ctx("migrating the schema from version 2 to 3 (engines by name)")?;
     super::engines::fill_run_engines(conn)
+}
+
+/// Version 4: what the web pages read. Each game keeps its length in plies and its pair's
+/// pairing, written when it is recorded (older games: plies counted from the space-separated
+/// `moves`, the pairing copied from `pairs`), and `games_stats` indexes everything a run's
+/// tallies read (terminations, lengths, per-worker pentanomials, the pair sequence), so that
+/// they scan the index alone and never the moves; its rowid (the game id) gives recording order.
+/// `submissions_by_time` finds the submissions of the last minutes (a worker's recent games).
+fn v3_to_v4(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "ALTER TABLE games ADD COLUMN plies INTEGER NOT NULL DEFAULT 0 CHECK (plies >= 0);
+         ALTER TABLE games ADD COLUMN pairing INTEGER NOT NULL DEFAULT 0 CHECK (pairing >= 0);
+         UPDATE games SET
+             plies = CASE WHEN trim(moves) = '' THEN 0
+                          ELSE length(trim(moves)) - length(replace(trim(moves), ' ', '')) + 1 END,
+             pairing = (SELECT p.pairing FROM pairs p WHERE p.run_id = games.run_id AND p.pair_index = games.pair_index);
+         CREATE INDEX games_stats ON games(run_id, pair_index, game_in_pair, pairing, worker_id, outcome, reason, plies);
+         CREATE INDEX submissions_by_time ON submissions(received_ms, accepted);",
+    )
+    .ctx("migrating the schema from version 3 to 4 (plies per game, the games' statistics index)")
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
@@ -340,7 +360,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -351,7 +371,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4]);
     }
 
     #[test]
@@ -371,7 +391,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3]);
+        assert_eq!(versions(&new), [1, 2, 3, 4]);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use proto::domain::{
-    EngineInfo, LeaseId, OpeningSuite, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
-    WorkerId, WorkerInfo,
+    EngineInfo, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState, SuiteId,
+    Variant, VariantId, WorkerId, WorkerInfo,
 };
 
 use super::codec::key;
@@ -13,10 +13,11 @@ use super::db::Db;
 use super::{catalog, engines, leasing, results};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
-use crate::storage::StoredGame;
 use crate::storage::tx::{
-    Allocation, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+    Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
+    PairStatus, Tx, WorkerSummary,
 };
+use crate::storage::{GameSummary, StoredGame};
 
 pub(super) struct SqliteTx<'a>(pub(super) &'a Db);
 
@@ -47,6 +48,14 @@ impl Tx for SqliteTx<'_> {
 
     fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String> {
         catalog::opening_line(self.0, suite, index)
+    }
+
+    fn variants(&mut self) -> Result<Vec<Variant>> {
+        catalog::variants(self.0)
+    }
+
+    fn suite_summaries(&mut self) -> Result<Vec<OpeningSuiteSummary>> {
+        catalog::suite_summaries(self.0)
     }
 
     fn insert_run(&mut self, spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
@@ -199,11 +208,39 @@ impl Tx for SqliteTx<'_> {
         results::games_since(self.0, run, after_game_id, limit)
     }
 
+    fn game(&mut self, game_id: u64) -> Result<StoredGame> {
+        results::game(self.0, game_id)
+    }
+
+    fn game_summaries(&mut self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
+        results::game_summaries(self.0, run, offset, limit)
+    }
+
+    fn pair_results(&mut self, run: RunId) -> Result<Vec<PairResult>> {
+        results::pair_results(self.0, run)
+    }
+
+    fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>> {
+        results::game_ends(self.0, run)
+    }
+
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
         leasing::insert_worker(self.0, info, key_digest, now_ms)
     }
 
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64> {
         leasing::touch_worker(self.0, id, now_ms)
+    }
+
+    fn workers(&mut self) -> Result<Vec<WorkerSummary>> {
+        leasing::workers(self.0)
+    }
+
+    fn active_leases_by_worker(&mut self) -> Result<Vec<(WorkerId, u32)>> {
+        leasing::active_leases_by_worker(self.0)
+    }
+
+    fn accepted_pairs_since(&mut self, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
+        leasing::accepted_pairs_since(self.0, since_ms)
     }
 }

@@ -1,0 +1,165 @@
+//! The web pages' reads, written once over the [`Tx`] read primitives like the lease workflow
+//! ([`super::workflow`]): a run's aggregates and pair sequence, and the workers page. The
+//! backends only read rows (from an index of a run's games: never their moves); the folding
+//! is here, in pure functions tested on their own.
+
+use std::collections::BTreeMap;
+
+use proto::domain::{RunId, Termination, WorkerId};
+
+use super::tx::{GameEnds, PairResult, Tx, WorkerSummary};
+use super::{RunAggregates, WorkerRow, WorkerRunStats};
+use crate::error::{Error, Result};
+
+/// The window of [`WorkerRow::games_last_10_min`].
+pub const RECENT_MS: u64 = 10 * 60 * 1000;
+
+/// A run's terminations, lengths and per-worker tallies, in one read transaction.
+pub fn run_aggregates(tx: &mut dyn Tx, run: RunId) -> Result<RunAggregates> {
+    let ends = tx.game_ends(run)?;
+    let pairs = tx.pair_results(run)?;
+    let workers = tx.workers()?;
+    aggregate(&ends, &pairs, &workers)
+}
+
+/// A run's pairs in recording order: (pairing, pentanomial index).
+pub fn run_pair_sequence(tx: &mut dyn Tx, run: RunId) -> Result<Vec<(u32, u8)>> {
+    Ok(tx.pair_results(run)?.into_iter().map(|p| (p.pairing, p.first_half_points)).collect())
+}
+
+/// Every worker with its engines, active leases and the games it recorded since
+/// `now_ms - RECENT_MS`.
+pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
+    let leases: BTreeMap<WorkerId, u32> = tx.active_leases_by_worker()?.into_iter().collect();
+    let recent: BTreeMap<WorkerId, u64> = tx.accepted_pairs_since(now_ms.saturating_sub(RECENT_MS))?.into_iter().collect();
+    tx.workers()?
+        .into_iter()
+        .map(|w| {
+            Ok(WorkerRow {
+                engines: tx.worker_engines(w.id)?,
+                leases_held: leases.get(&w.id).copied().unwrap_or(0),
+                games_last_10_min: recent.get(&w.id).copied().unwrap_or(0).saturating_mul(2),
+                id: w.id,
+                name: w.name,
+                host: w.host,
+                cores: w.cores,
+                last_seen_ms: w.last_seen_ms,
+            })
+        })
+        .collect()
+}
+
+/// Folds a run's game counts and pair results into its aggregates; `workers` names the
+/// workers the pairs name.
+pub fn aggregate(ends: &[GameEnds], pairs: &[PairResult], workers: &[WorkerSummary]) -> Result<RunAggregates> {
+    let mut by_reason: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut by_length: BTreeMap<u32, u64> = BTreeMap::new();
+    for e in ends {
+        *by_reason.entry(vocabulary_index(e.reason)).or_default() += e.games;
+        *by_length.entry(e.plies).or_default() += e.games;
+    }
+    let mut terminations: Vec<(Termination, u64)> =
+        by_reason.into_iter().filter(|&(_, n)| n > 0).map(|(i, n)| (Termination::ALL[i], n)).collect();
+    // Stable: ties keep the vocabulary's order.
+    terminations.sort_by(|a, b| b.1.cmp(&a.1));
+
+    let mut per_worker: BTreeMap<WorkerId, (u64, [u64; 5])> = BTreeMap::new();
+    for p in pairs {
+        let (count, pentanomial) = per_worker.entry(p.worker).or_default();
+        *count += 1;
+        if p.pairing == 0 {
+            let slot = pentanomial.get_mut(usize::from(p.first_half_points)).ok_or_else(|| {
+                Error::Corrupt(format!("pair of game {} scores {} half points", p.first_game_id, p.first_half_points))
+            })?;
+            *slot += 1;
+        }
+    }
+    let workers = per_worker
+        .into_iter()
+        .map(|(id, (pairs, pentanomial))| {
+            let w = workers.iter().find(|w| w.id == id).ok_or(Error::WorkerNotFound(id))?;
+            Ok(WorkerRunStats { worker: id, name: w.name.clone(), pairs, pentanomial, last_seen_ms: w.last_seen_ms })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RunAggregates {
+        games: by_length.values().sum(),
+        terminations,
+        lengths: by_length.into_iter().filter(|&(_, n)| n > 0).collect(),
+        workers,
+    })
+}
+
+fn vocabulary_index(t: Termination) -> usize {
+    Termination::ALL.iter().position(|&x| x == t).unwrap_or(Termination::ALL.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::rules::Reason;
+
+    use super::*;
+
+    fn ends(reason: Termination, plies: u32, games: u64) -> GameEnds {
+        GameEnds { reason, plies, games }
+    }
+
+    fn pair(id: u64, pairing: u32, worker: u64, points: u8) -> PairResult {
+        PairResult { first_game_id: id, pairing, worker: WorkerId::new(worker), first_half_points: points }
+    }
+
+    fn worker(id: u64, name: &str, seen: u64) -> WorkerSummary {
+        WorkerSummary { id: WorkerId::new(id), name: name.into(), host: "h".into(), cores: 1, last_seen_ms: seen }
+    }
+
+    #[test]
+    fn terminations_by_count_then_vocabulary_and_lengths_by_plies() {
+        let mate = Termination::Rules(Reason::Checkmate);
+        let rep = Termination::Rules(Reason::Repetition);
+        let table = [
+            ends(Termination::AdjudicatedDraw, 80, 2),
+            ends(mate, 40, 1),
+            ends(rep, 40, 3),
+            ends(mate, 12, 2),
+            ends(Termination::EngineError, 0, 0),
+        ];
+        let a = aggregate(&table, &[], &[]).expect("aggregate");
+        assert_eq!(a.games, 8);
+        // Checkmate and repetition tie at 3: checkmate comes first in the vocabulary.
+        assert_eq!(a.terminations, [(mate, 3), (rep, 3), (Termination::AdjudicatedDraw, 2)]);
+        assert_eq!(a.lengths, [(12, 2), (40, 4), (80, 2)]);
+        assert!(a.workers.is_empty());
+    }
+
+    #[test]
+    fn workers_count_every_pair_and_tally_pairing_0_only() {
+        let pairs = [pair(1, 0, 2, 4), pair(3, 0, 1, 2), pair(5, 1, 2, 0), pair(7, 0, 2, 2), pair(9, 0, 2, 0)];
+        let workers = [worker(1, "one", 10), worker(2, "two", 20), worker(3, "idle", 30)];
+        let a = aggregate(&[], &pairs, &workers).expect("aggregate");
+        assert_eq!(
+            a.workers,
+            [
+                WorkerRunStats {
+                    worker: WorkerId::new(1),
+                    name: "one".into(),
+                    pairs: 1,
+                    pentanomial: [0, 0, 1, 0, 0],
+                    last_seen_ms: 10
+                },
+                WorkerRunStats {
+                    worker: WorkerId::new(2),
+                    name: "two".into(),
+                    pairs: 4,
+                    pentanomial: [1, 0, 1, 0, 1],
+                    last_seen_ms: 20
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn impossible_points_and_unknown_workers_are_corrupt() {
+        let named = [worker(1, "one", 0)];
+        assert!(matches!(aggregate(&[], &[pair(1, 0, 1, 5)], &named), Err(Error::Corrupt(m)) if m.contains("5 half")));
+        assert!(matches!(aggregate(&[], &[pair(1, 0, 9, 1)], &named), Err(Error::WorkerNotFound(w)) if w.get() == 9));
+    }
+}
