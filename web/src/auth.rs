@@ -131,10 +131,10 @@ impl Auth {
             let caller = self.access.identify(token).ok_or_else(|| ApiError::unauthorized("unknown farm token"))?;
             return Ok(Credentials { grants: Some(caller.grants), csrf: None, cookie: false });
         }
-        if let Some(id) = session_cookie(headers) {
-            if let Some(s) = self.session(id) {
-                return Ok(Credentials { grants: Some(s.grants), csrf: Some(s.csrf), cookie: true });
-            }
+        if let Some(id) = session_cookie(headers)
+            && let Some(s) = self.session(id)
+        {
+            return Ok(Credentials { grants: Some(s.grants), csrf: Some(s.csrf), cookie: true });
         }
         Ok(Credentials { grants: None, csrf: None, cookie: false })
     }

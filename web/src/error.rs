@@ -68,11 +68,7 @@ impl From<coordinator::Error> for ApiError {
     fn from(e: coordinator::Error) -> ApiError {
         use coordinator::Error as E;
         match &e {
-            E::RunNotFound(_)
-            | E::VariantNotFound(_)
-            | E::SuiteNotFound(_)
-            | E::LeaseNotFound(_)
-            | E::WorkerNotFound(_) => ApiError::not_found(e.to_string()),
+            _ if e.is_not_found() => ApiError::not_found(e.to_string()),
             E::InvalidSpec { .. } => ApiError::bad_request(e.to_string()),
             E::InvalidStateChange { .. } => ApiError::conflict(e.to_string()),
             _ => ApiError::internal(e.to_string()),

@@ -94,7 +94,7 @@ mod tests {
         write_game(&mut out, &g, Notation::Chinese).expect("writes");
         assert!(out.contains("[Red \"tuned \\\"v2\\\"\"]\n[RedId \"aaaa\"]"), "{out}");
         assert!(out.contains("[Format \"Chinese\"]"), "{out}");
-        assert!(out.contains("1. 炮二平五 马8进7 2. 马二进三 1-0"), "{out}");
+        assert!(out.contains("1. 炮二平五 马８进７ 2. 马二进三 1-0"), "{out}");
         let mut wxf = String::new();
         write_game(&mut wxf, &g, Notation::Wxf).expect("writes");
         assert!(wxf.contains("1. C2.5 H8+7 2. H2+3 1-0"), "{wxf}");

@@ -65,6 +65,7 @@ fn play_pairs(site: &Site, pairs: u32, seq: u64) {
     let storage = site.farm.storage();
     let now = site.farm.now_ms();
     let lease = storage.lease_batch(site.worker, pairs, now).expect("lease").expect("work");
+    assert_eq!(lease.tasks.len(), pairs as usize, "one pair per free slot");
     let reports: Vec<PairReport> = lease
         .tasks
         .iter()
@@ -94,7 +95,8 @@ async fn site(public: bool) -> Site {
             name: "tuned vs base".into(),
             kind: RunKind::Sprt(SprtSettings::default()),
             variants: vec![tuned.id.clone(), base.id.clone()],
-            tc: TimeControl::Nodes(1000),
+            // A clock long enough that the scheduler leases one pair per free slot.
+            tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
             openings: suite.id,
             adjudication: Adjudication::default(),
             bench_signature: None,
@@ -188,7 +190,7 @@ async fn the_runs_list_shows_each_runs_numbers_and_refuses_bad_paging() {
     assert_eq!(row["games"], 6);
     assert_eq!(row["variants"][0]["name"], "tuned");
     assert_eq!(row["variants"][1]["name"], "base");
-    assert_eq!(row["tc"], "nodes=1000");
+    assert_eq!(row["tc"], TimeControl::Clock { base_ms: 60_000, inc_ms: 600 }.to_string());
     assert_eq!(row["pentanomial"], serde_json::json!([0, 0, 0, 3, 0]), "a win and a draw per pair");
     assert_eq!(row["wdl"], serde_json::json!([3, 3, 0]));
     assert!(row["elo"].as_f64().expect("elo") > 0.0);
@@ -211,7 +213,7 @@ async fn a_run_page_has_its_aggregates_llr_path_and_workers() {
     let terminations = v["terminations"].as_array().expect("terminations");
     let count = |reason: &str| terminations.iter().find(|t| t["reason"] == reason).map(|t| t["count"].clone());
     assert_eq!(count("engine_error"), Some(3.into()));
-    assert_eq!(count("adjudicated_draw"), Some(3.into()));
+    assert_eq!(count("adjudication_draw"), Some(3.into()));
     let lengths = v["lengths"].as_array().expect("lengths");
     assert_eq!(lengths[0]["plies_from"], 0);
     assert_eq!(lengths[0]["count"], 6, "every game is 3 or 4 plies");
@@ -245,8 +247,8 @@ async fn a_runs_games_page_and_the_viewers_game() {
     let g = json(&s, get(&format!("/api/games/{id}"), Some(READER)), StatusCode::OK).await;
     assert_eq!(g["red"]["name"], "base");
     assert_eq!(g["black"]["name"], "tuned");
-    assert_eq!(g["reason"], "adjudicated_draw");
-    assert_eq!(g["verdict_text"], "Draw by adjudicated draw");
+    assert_eq!(g["reason"], "adjudication_draw");
+    assert_eq!(g["verdict_text"], "Draw by adjudication");
     let moves = g["moves"].as_array().expect("moves");
     assert_eq!(moves.len(), 4);
     assert_eq!(moves[0]["wxf"], "C2.5");
@@ -273,7 +275,7 @@ async fn pgn_downloads_name_the_variants_and_carry_their_ids() {
     assert_eq!(pgn.matches("[Game \"Chinese Chess\"]").count(), 6);
     assert!(pgn.contains("[Red \"tuned\"]") && pgn.contains("[Black \"base\"]"), "{pgn}");
     assert!(pgn.contains(&format!("[BlackId \"{}\"]", s.base)), "{pgn}");
-    assert!(pgn.contains("1. 炮二平五 马8进7"), "{pgn}");
+    assert!(pgn.contains("1. 炮二平五 马８进７"), "{pgn}");
     let v = json(&s, get(&format!("/api/runs/{}/pgn?notation=san", s.run), Some(READER)), StatusCode::BAD_REQUEST).await;
     assert!(v["error"].as_str().expect("message").contains("san"));
     json(&s, get("/api/runs/77/pgn", Some(READER)), StatusCode::NOT_FOUND).await;
@@ -366,7 +368,7 @@ async fn creating_a_run_is_validated_by_the_clis_code() {
     let suite = run.spec.openings.get();
     let body = |extra: &str| format!(r#"{{"variants":["{a}","{b}"],"suite":{suite}{extra}}}"#);
     json(&s, post("/api/runs", Some(READER), &body("")), StatusCode::FORBIDDEN).await;
-    let created = json(&s, post("/api/runs", Some(USER), &body(r#","kind":"games","pairs":4,"tc":"depth=3","name":"web"}"#)), StatusCode::CREATED).await;
+    let created = json(&s, post("/api/runs", Some(USER), &body(r#","kind":"games","pairs":4,"tc":"depth=3","name":"web""#)), StatusCode::CREATED).await;
     assert_eq!(created["name"], "web");
     assert_eq!(created["pairs_total"], 4);
     assert_eq!(created["tc"], "depth=3");

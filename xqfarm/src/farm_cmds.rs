@@ -10,8 +10,8 @@ use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::client::FarmClient;
 use proto::domain::{
-    Adjudication, EloModel, EngineProtocol, OpeningSuiteSpec, RunFilter, RunId, RunKind, RunKindName, RunSpec,
-    SprtSettings, SuiteId, TimeControl, VariantId, VariantKind, VariantSpec,
+    EloModel, EngineProtocol, OpeningSuiteSpec, RunFilter, RunId, RunKindName, RunRequest, SuiteId, VariantId,
+    VariantKind, VariantSpec,
 };
 use worker::client::{WorkerConfig, run_worker_until};
 

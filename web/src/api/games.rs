@@ -53,9 +53,23 @@ pub fn red_score(p: &PositionSample) -> i32 {
     if p.red_to_move { p.search_score } else { -p.search_score }
 }
 
-/// The verdict in words: "Black loses by perpetual check", "Draw by the move limit".
+/// How a game ended, in words: "Red loses by perpetual check", "Draw by adjudication".
 pub fn verdict_text(result: &str, reason: Termination) -> String {
-    let why = reason.as_str().replace('_', " ");
+    use engine::rules::Reason;
+    let why = match reason {
+        Termination::Rules(Reason::Checkmate) => "checkmate",
+        Termination::Rules(Reason::Stalemate) => "having no legal move",
+        Termination::Rules(Reason::PerpetualCheck) => "perpetual check",
+        Termination::Rules(Reason::PerpetualChase) => "perpetual chase",
+        Termination::Rules(Reason::Repetition) => "repetition",
+        Termination::Rules(Reason::MoveLimit) => "the move limit",
+        Termination::Rules(Reason::Ongoing) => "no reason",
+        Termination::AdjudicatedResign | Termination::AdjudicatedDraw => "adjudication",
+        Termination::IllegalMove => "an illegal move",
+        Termination::NoMove => "giving no move",
+        Termination::TimeForfeit => "time forfeit",
+        Termination::EngineError => "engine failure",
+    };
     match result {
         "1-0" => format!("Black loses by {why}"),
         "0-1" => format!("Red loses by {why}"),
@@ -145,7 +159,7 @@ mod tests {
     fn moves_replay_with_their_texts_and_positions() {
         let rows = move_rows(engine::START_FEN, &["h2e2".into(), "h9g7".into()]).expect("legal");
         assert_eq!(rows[0].wxf, "C2.5");
-        assert_eq!(rows[1].chinese, "马8进7");
+        assert_eq!(rows[1].chinese, "马８进７");
         assert_eq!(rows[1].fen, "r1bakabnr/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
         assert!(move_rows(engine::START_FEN, &["h2h9".into(), "a9a0".into()]).expect_err("illegal").contains("move 2"));
     }
@@ -154,6 +168,7 @@ mod tests {
     fn verdicts_read_as_sentences() {
         use engine::rules::Reason;
         assert_eq!(verdict_text("0-1", Termination::Rules(Reason::PerpetualCheck)), "Red loses by perpetual check");
-        assert_eq!(verdict_text("1/2-1/2", Termination::Rules(Reason::MoveLimit)), "Draw by move limit");
+        assert_eq!(verdict_text("1/2-1/2", Termination::Rules(Reason::MoveLimit)), "Draw by the move limit");
+        assert_eq!(verdict_text("1-0", Termination::TimeForfeit), "Black loses by time forfeit");
     }
 }
