@@ -212,18 +212,28 @@ pub(super) fn game(conn: &Connection, game_id: u64) -> Result<StoredGame> {
     stored_game(conn, raw)
 }
 
+/// A page of a run's games: `?1` run, `?2` offset, `?3` limit.
+const GAME_PAGE: &str = "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
+     FROM games g JOIN workers w ON w.id = g.worker_id
+     WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
+     ORDER BY g.id";
+
+/// One row per pair of run `?1`: first game id, pairing, worker, games, half points of the
+/// pair's `variants[0]` (Red in game 0).
+const PAIR_RESULTS: &str = "SELECT MIN(id), pairing, worker_id, COUNT(*),
+         SUM(CASE WHEN outcome = '1/2-1/2' THEN 1 WHEN (outcome = '1-0') = (game_in_pair = 0) THEN 2 ELSE 0 END)
+     FROM games WHERE run_id = ?1 GROUP BY pair_index";
+
+/// Run `?1`'s game counts by termination and length.
+const GAME_ENDS: &str = "SELECT reason, plies, COUNT(*) FROM games WHERE run_id = ?1 GROUP BY reason, plies";
+
 /// The page's game ids come from `games_by_run` alone (skipping `offset` entries of an index,
 /// not of the table); only the page's rows are read.
 pub(super) fn game_summaries(conn: &Connection, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
     run_exists(conn, run)?;
     type Raw = (i64, i64, i64, String, String, String, String, i64, String);
     let rows: Vec<Raw> = conn
-        .prepare_cached(
-            "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
-             FROM games g JOIN workers w ON w.id = g.worker_id
-             WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
-             ORDER BY g.id",
-        )
+        .prepare_cached(GAME_PAGE)
         .and_then(|mut s| {
             s.query_map(params![key(run), int(offset), int(limit as u64)], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
@@ -254,11 +264,7 @@ pub(super) fn game_summaries(conn: &Connection, run: RunId, offset: u64, limit: 
 pub(super) fn pair_results(conn: &Connection, run: RunId) -> Result<Vec<PairResult>> {
     run_exists(conn, run)?;
     let rows: Vec<(i64, i64, i64, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT MIN(id), pairing, worker_id, COUNT(*),
-                    SUM(CASE WHEN outcome = '1/2-1/2' THEN 1 WHEN (outcome = '1-0') = (game_in_pair = 0) THEN 2 ELSE 0 END)
-             FROM games WHERE run_id = ?1 GROUP BY pair_index",
-        )
+        .prepare_cached(PAIR_RESULTS)
         .and_then(|mut s| {
             s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect()
         })
@@ -286,7 +292,7 @@ pub(super) fn pair_results(conn: &Connection, run: RunId) -> Result<Vec<PairResu
 pub(super) fn game_ends(conn: &Connection, run: RunId) -> Result<Vec<GameEnds>> {
     run_exists(conn, run)?;
     let rows: Vec<(String, i64, i64)> = conn
-        .prepare_cached("SELECT reason, plies, COUNT(*) FROM games WHERE run_id = ?1 GROUP BY reason, plies")
+        .prepare_cached(GAME_ENDS)
         .and_then(|mut s| s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
         .ctx("counting a run's game ends")?;
     rows.into_iter()
@@ -298,4 +304,42 @@ pub(super) fn game_ends(conn: &Connection, run: RunId) -> Result<Vec<GameEnds>> 
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+    use crate::storage::sqlite::{leasing, schema};
+
+    /// The plan's detail lines, joined.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let rows: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .and_then(|mut s| {
+                let values = vec![1i64; s.parameter_count()];
+                s.query_map(rusqlite::params_from_iter(values), |r| r.get(3))?.collect()
+            })
+            .expect("plan");
+        rows.join("; ")
+    }
+
+    /// The run tallies read `games_stats` alone (never the table, so never the moves), group
+    /// pairs in its order, and a page skips its offset in `games_by_run` alone.
+    #[test]
+    fn the_web_reads_scan_indexes_only() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        schema::prepare(&mut conn).expect("schema");
+        let pairs = plan(&conn, PAIR_RESULTS);
+        assert!(pairs.contains("USING COVERING INDEX games_stats (run_id=?)"), "{pairs}");
+        assert!(!pairs.contains("TEMP B-TREE"), "pairs are grouped in index order: {pairs}");
+        let ends = plan(&conn, GAME_ENDS);
+        assert!(ends.contains("USING COVERING INDEX games_stats (run_id=?)"), "{ends}");
+        let page = plan(&conn, GAME_PAGE);
+        assert!(page.contains("USING COVERING INDEX games_by_run (run_id=?)"), "{page}");
+        assert!(page.contains("SEARCH g USING INTEGER PRIMARY KEY (rowid=?)"), "{page}");
+        let recent = plan(&conn, leasing::RECENT_SUBMISSIONS);
+        assert!(recent.contains("USING COVERING INDEX submissions_by_time (received_ms>?)"), "{recent}");
+    }
 }
