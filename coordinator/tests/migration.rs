@@ -242,6 +242,18 @@ fn the_farm_goes_on_after_migration() {
     assert_eq!(run.state, RunState::Completed);
     assert_eq!(run.stats[0].pentanomial.iter().sum::<u64>(), 6);
     assert_eq!(storage.games_since(RunId::new(2), 0, 100).expect("games").len(), 12);
+    // The tallies counted by the migration and those counted since add up.
+    let aggregates = storage.run_aggregates(RunId::new(2)).expect("aggregates");
+    assert_eq!(aggregates.games, 12);
+    assert_eq!(aggregates.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect::<Vec<_>>(), [("w-killed", 2), ("after-upgrade", 4)]);
+    let per_worker = aggregates.workers.iter().fold([0; 5], |mut sum, w| {
+        sum.iter_mut().zip(w.pentanomial).for_each(|(s, p)| *s += p);
+        sum
+    });
+    assert_eq!(per_worker, run.stats[0].pentanomial);
+    let sequence = storage.run_pair_sequence(RunId::new(2)).expect("sequence");
+    assert_eq!(sequence.len(), 6);
+    assert_eq!(&sequence[2..], [(0, 3); 4], "after the upgrade: a win as Red and a draw, 3 half points");
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");

@@ -14,7 +14,7 @@ use super::{catalog, engines, leasing, results};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::storage::tx::{
-    Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
+    Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow, PairTally,
     PairStatus, Tx, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
@@ -222,6 +222,10 @@ impl Tx for SqliteTx<'_> {
 
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>> {
         results::game_ends(self.0, run)
+    }
+
+    fn pair_tallies(&mut self, run: RunId) -> Result<Vec<PairTally>> {
+        results::pair_tallies(self.0, run)
     }
 
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
