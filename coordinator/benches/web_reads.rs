@@ -63,7 +63,8 @@ fn game(task: &PairTask, second: bool) -> GameReport {
 
 /// A run of `PAIRS` pairs, all recorded.
 fn fill(storage: &SqliteStorage) -> RunId {
-    let variant = |name: &str, toml: &str| VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.into() } };
+    let variant =
+        |name: &str, toml: &str| VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.into() } };
     let a = storage.add_variant(&variant("base", "")).expect("variant");
     let b = storage.add_variant(&variant("weak", "material.rook = 800\n")).expect("variant");
     let lines: Vec<String> = (0..100).map(|i| format!("{START} moves h2e2 h9g7 opening{i}")).collect();

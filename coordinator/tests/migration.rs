@@ -245,7 +245,10 @@ fn the_farm_goes_on_after_migration() {
     // The tallies counted by the migration and those counted since add up.
     let aggregates = storage.run_aggregates(RunId::new(2)).expect("aggregates");
     assert_eq!(aggregates.games, 12);
-    assert_eq!(aggregates.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect::<Vec<_>>(), [("w-killed", 2), ("after-upgrade", 4)]);
+    assert_eq!(
+        aggregates.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect::<Vec<_>>(),
+        [("w-killed", 2), ("after-upgrade", 4)]
+    );
     let per_worker = aggregates.workers.iter().fold([0; 5], |mut sum, w| {
         sum.iter_mut().zip(w.pentanomial).for_each(|(s, p)| *s += p);
         sum
@@ -400,7 +403,10 @@ fn a_version_3_database_gets_plies_counted_from_its_moves_and_nothing_else_chang
         let from_games: Vec<(u32, u8)> = stored
             .chunks(2)
             .map(|pair| {
-                let report = PairReport { pair_index: pair[0].pair_index, games: [pair[0].report.clone(), pair[1].report.clone()] };
+                let report = PairReport {
+                    pair_index: pair[0].pair_index,
+                    games: [pair[0].report.clone(), pair[1].report.clone()],
+                };
                 (0, report.first_half_points() as u8)
             })
             .collect();
@@ -418,6 +424,9 @@ fn a_version_3_database_gets_plies_counted_from_its_moves_and_nothing_else_chang
     assert_eq!(names, ["w-done", "w-fairy", "w-killed"]);
     assert_eq!(workers.iter().map(|w| w.leases_held).collect::<Vec<_>>(), [0, 0, 1], "w-killed's lease is active");
     assert_eq!(workers[1].engines.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["fairy-stockfish"]);
-    assert_eq!(storage.run_engines(RunId::new(2)).expect("engines")[0].pinned_sha256, Some(workers[1].engines[0].sha256.clone()));
+    assert_eq!(
+        storage.run_engines(RunId::new(2)).expect("engines")[0].pinned_sha256,
+        Some(workers[1].engines[0].sha256.clone())
+    );
     assert!(storage.get_game(11).expect_err("ten games").is_not_found());
 }

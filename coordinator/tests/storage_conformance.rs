@@ -383,7 +383,15 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
         let mut ids = Vec::new();
         for (game_in_pair, report) in (0u8..).zip(reports.iter()) {
             let worker = if game_in_pair == 0 { keyed } else { anonymous };
-            ids.push(tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, pairing: 0, worker, report })?);
+            ids.push(tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report,
+            })?);
         }
         Ok(ids)
     });
@@ -1223,7 +1231,11 @@ fn variants_and_suites_are_listed(s: &dyn Storage) {
 /// A game of `plies` moves ending as `outcome` by `reason`.
 fn ended(red: &VariantId, black: &VariantId, outcome: GameOutcome, reason: Termination, plies: usize) -> GameReport {
     let moves = ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2"];
-    GameReport { reason, moves: moves.iter().cycle().take(plies).map(|m| m.to_string()).collect(), ..game(red, black, outcome, 0) }
+    GameReport {
+        reason,
+        moves: moves.iter().cycle().take(plies).map(|m| m.to_string()).collect(),
+        ..game(red, black, outcome, 0)
+    }
 }
 
 /// The run of [`recorded_run`]: two workers recorded four pairs, a third holds a lease.
@@ -1415,11 +1427,7 @@ fn workers_are_listed_with_leases_and_recent_games(s: &dyn Storage) {
         .collect();
     assert_eq!(
         summary,
-        [
-            (w1, "w1", 2, r.t0 + 3_000, 0, 4),
-            (w2, "w2", 2, r.t0 + 1_000, 0, 4),
-            (w3, "w3", 2, r.t0 + 4_000, 1, 0),
-        ]
+        [(w1, "w1", 2, r.t0 + 3_000, 0, 4), (w2, "w2", 2, r.t0 + 1_000, 0, 4), (w3, "w3", 2, r.t0 + 4_000, 1, 0),]
     );
     assert!(rows[0].engines.is_empty() && rows[0].host == "host");
     assert_eq!(rows[2].engines.len(), 1);

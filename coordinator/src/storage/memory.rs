@@ -690,7 +690,12 @@ impl Tx for MemoryTx<'_> {
         }
         Ok(counts
             .into_iter()
-            .map(|((worker, pairing, first_half_points), pairs)| PairTally { worker, pairing, first_half_points, pairs })
+            .map(|((worker, pairing, first_half_points), pairs)| PairTally {
+                worker,
+                pairing,
+                first_half_points,
+                pairs,
+            })
             .collect())
     }
 

@@ -31,7 +31,8 @@ pub fn run_pair_sequence(tx: &mut dyn Tx, run: RunId) -> Result<Vec<(u32, u8)>> 
 /// `now_ms - RECENT_MS`.
 pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
     let leases: BTreeMap<WorkerId, u32> = tx.active_leases_by_worker()?.into_iter().collect();
-    let recent: BTreeMap<WorkerId, u64> = tx.accepted_pairs_since(now_ms.saturating_sub(RECENT_MS))?.into_iter().collect();
+    let recent: BTreeMap<WorkerId, u64> =
+        tx.accepted_pairs_since(now_ms.saturating_sub(RECENT_MS))?.into_iter().collect();
     tx.workers()?
         .into_iter()
         .map(|w| {
@@ -61,7 +62,7 @@ pub fn aggregate(ends: &[GameEnds], tallies: &[PairTally], workers: &[WorkerSumm
     let mut terminations: Vec<(Termination, u64)> =
         by_reason.into_iter().filter(|&(_, n)| n > 0).map(|(i, n)| (Termination::ALL[i], n)).collect();
     // Stable: ties keep the vocabulary's order.
-    terminations.sort_by(|a, b| b.1.cmp(&a.1));
+    terminations.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
 
     let mut per_worker: BTreeMap<WorkerId, (u64, [u64; 5])> = BTreeMap::new();
     for t in tallies {

@@ -196,16 +196,16 @@ pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usiz
             "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id
              WHERE g.run_id = ?1 AND g.id > ?2 ORDER BY g.id LIMIT ?3"
         ))
-        .and_then(|mut s| {
-            s.query_map(params![key(run), int(after), int(limit as u64)], RawGame::read)?.collect()
-        })
+        .and_then(|mut s| s.query_map(params![key(run), int(after), int(limit as u64)], RawGame::read)?.collect())
         .ctx("reading games")?;
     rows.into_iter().map(|raw| stored_game(conn, raw)).collect()
 }
 
 pub(super) fn game(conn: &Connection, game_id: u64) -> Result<StoredGame> {
     let raw = conn
-        .prepare_cached(&format!("SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = ?1"))
+        .prepare_cached(&format!(
+            "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = ?1"
+        ))
         .and_then(|mut s| s.query_row([key(game_id)], RawGame::read).optional())
         .ctx("reading a game")?
         .ok_or(Error::GameNotFound(game_id))?;
@@ -213,7 +213,8 @@ pub(super) fn game(conn: &Connection, game_id: u64) -> Result<StoredGame> {
 }
 
 /// A page of a run's games: `?1` run, `?2` offset, `?3` limit.
-const GAME_PAGE: &str = "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
+const GAME_PAGE: &str =
+    "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
      FROM games g JOIN workers w ON w.id = g.worker_id
      WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
      ORDER BY g.id";

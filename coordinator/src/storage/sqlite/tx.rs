@@ -14,8 +14,8 @@ use super::{catalog, engines, leasing, results};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::storage::tx::{
-    Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow, PairTally,
-    PairStatus, Tx, WorkerSummary,
+    Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
+    PairStatus, PairTally, Tx, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
 
