@@ -9,7 +9,8 @@ use coordinator::LeaseTerms;
 use coordinator::clock::{Clock, ManualClock};
 use coordinator::scheduler::{self, NewPair, RunLoad};
 use coordinator::storage::tx::{
-    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+    Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
+    PairRow, PairStatus, PairTally, Tx,
 };
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
@@ -468,6 +469,18 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
         tx.set_run_state(run, &RunState::Stopped)?;
         tx.insert_submission(lease, 1, 1, 0)?;
         tx.touch_worker(worker, 99)?;
+        for (game_in_pair, report) in (0u8..).zip(two_games()) {
+            tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report: &report,
+            })?;
+        }
+        assert_eq!(tx.pair_results(run)?.len(), 1, "counted inside the transaction");
         Err::<(), _>(Error::LeaseClosed(lease))
     });
     assert!(matches!(failed, Err(Error::LeaseClosed(l)) if l.get() == 1), "the closure's own error: {failed:?}");
@@ -489,6 +502,38 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
         tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
     assert_eq!(lease, LeaseId::new(1));
     assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
+    // Nor were its games counted in the run's tallies.
+    let tallies = tx(b, move |tx| Ok((tx.pair_results(run)?, tx.pair_tallies(run)?, tx.game_ends(run)?)));
+    assert_eq!(tallies, (vec![], vec![], vec![]));
+    assert!(tx(b, |tx| tx.accepted_pairs_since(0)).is_empty());
+
+    // Committed, the same games are counted once.
+    tx(b, move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
+        for (game_in_pair, report) in (0u8..).zip(two_games()) {
+            tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report: &report,
+            })?;
+        }
+        Ok(())
+    });
+    let (results, tallies, ends) =
+        tx(b, move |tx| Ok((tx.pair_results(run)?, tx.pair_tallies(run)?, tx.game_ends(run)?)));
+    assert_eq!(results, [PairResult { first_game_id: 1, pairing: 0, worker, first_half_points: 3 }]);
+    assert_eq!(tallies, [PairTally { worker, pairing: 0, first_half_points: 3, pairs: 1 }]);
+    assert_eq!(ends, [GameEnds { reason: Termination::Rules(Reason::Checkmate), plies: 3, games: 2 }]);
+}
+
+/// A pair's two games: `a` wins as Red, then draws as Black (3 half points), 3 plies each.
+fn two_games() -> [GameReport; 2] {
+    let (a, b) = (VariantId::from("a"), VariantId::from("b"));
+    [game(&a, &b, GameOutcome::RedWins, 1), game(&b, &a, GameOutcome::Draw, 2)]
 }
 
 fn missing_rows_are_named<B: Backend>(b: &B) {
