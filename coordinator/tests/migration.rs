@@ -22,6 +22,11 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v1.d
 /// runs of the version 1 fixture, workers with keys, and an active run `fairy-run` (run 5) of the
 /// command-line variant `/usr/games/fairy-stockfish` against an in-process one, never leased.
 const FIXTURE_V2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v2.db");
+/// Written by `tests/data/make-farm-v3.sh` (schema version 3): a completed run `done-run` (run 1),
+/// a completed run `fairy-run` (run 2) of the external engine `fairy-stockfish`, pinned to the
+/// binary worker `w-fairy` advertised, whose games ended by illegal move (two with no move), a
+/// run `half-run` (run 3) whose worker was killed mid-lease, an SPRT and a stopped round robin.
+const FIXTURE_V3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v3.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -64,7 +69,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -237,10 +242,25 @@ fn the_farm_goes_on_after_migration() {
     assert_eq!(run.state, RunState::Completed);
     assert_eq!(run.stats[0].pentanomial.iter().sum::<u64>(), 6);
     assert_eq!(storage.games_since(RunId::new(2), 0, 100).expect("games").len(), 12);
+    // The tallies counted by the migration and those counted since add up.
+    let aggregates = storage.run_aggregates(RunId::new(2)).expect("aggregates");
+    assert_eq!(aggregates.games, 12);
+    assert_eq!(
+        aggregates.workers.iter().map(|w| (w.name.as_str(), w.pairs)).collect::<Vec<_>>(),
+        [("w-killed", 2), ("after-upgrade", 4)]
+    );
+    let per_worker = aggregates.workers.iter().fold([0; 5], |mut sum, w| {
+        sum.iter_mut().zip(w.pentanomial).for_each(|(s, p)| *s += p);
+        sum
+    });
+    assert_eq!(per_worker, run.stats[0].pentanomial);
+    let sequence = storage.run_pair_sequence(RunId::new(2)).expect("sequence");
+    assert_eq!(sequence.len(), 6);
+    assert_eq!(&sequence[2..], [(0, 3); 4], "after the upgrade: a win as Red and a draw, 3 half points");
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -311,4 +331,102 @@ fn a_version_2_database_keeps_everything_and_its_command_variant_names_an_engine
     assert_eq!(lease.variants.iter().filter(|v| v.spec.kind.engine() == Some("fairy-stockfish")).count(), 1);
     assert_eq!(needs(5)[0].pinned_sha256.as_deref(), Some("a".repeat(64).as_str()));
     assert_eq!(storage.lease_batch(other, 8, now).expect("lease"), None, "another binary under the name");
+}
+
+/// `games` as the raw file has them: (id, run, pair, game in pair, moves, plies, pairing).
+fn raw_games(conn: &Connection) -> Vec<(i64, i64, i64, i64, String, i64, i64)> {
+    conn.prepare(
+        "SELECT g.id, g.run_id, g.pair_index, g.game_in_pair, g.moves, g.plies, g.pairing FROM games g ORDER BY g.id",
+    )
+    .and_then(|mut s| {
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
+            .collect()
+    })
+    .expect("games")
+}
+
+fn schema_sql(conn: &Connection) -> Vec<(String, String)> {
+    conn.prepare("SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .expect("schema")
+}
+
+#[test]
+fn a_version_3_database_gets_plies_counted_from_its_moves_and_nothing_else_changes() {
+    let (_dir, path) = copy_of(FIXTURE_V3);
+    let before = Before::read(&path, &[1, 2, 3]);
+    assert_eq!(before.counts(), [5, 3, 1, 3, 3, 10], "the fixture is what its script made");
+    assert_eq!(before.count("worker_engines"), 1);
+
+    let (storage, raw) = before.migrate(&path);
+    // A migrated database has the schema a new one has (so the binary that wrote the fixture
+    // wrote schema 3 as this build knows it).
+    let fresh_dir = tempfile::tempdir().expect("temp dir");
+    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
+    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
+    assert_eq!(schema_sql(&raw), schema_sql(&fresh));
+
+    // Plies are the number of stored moves; pairings those of the games' pairs.
+    let games = raw_games(&raw);
+    assert_eq!(games.len(), 10);
+    for (id, _, _, _, moves, plies, _) in &games {
+        assert_eq!(*plies as usize, moves.split_ascii_whitespace().count(), "game {id}: {moves:?}");
+    }
+    let plies: Vec<i64> = games.iter().map(|g| g.5).collect();
+    assert_eq!(&plies[4..8], [0, 1, 0, 1], "fairy-run's games: no move, or one before the illegal one");
+    assert!(plies[..4].iter().chain(&plies[8..]).all(|&p| p > 20), "{plies:?}");
+    let pairings: Vec<(i64, i64)> = raw
+        .prepare("SELECT g.pairing, p.pairing FROM games g JOIN pairs p USING (run_id, pair_index)")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .expect("pairings");
+    assert_eq!(pairings.len(), 10);
+    assert!(pairings.iter().all(|(g, p)| g == p), "{pairings:?}");
+
+    // The web's reads over the migrated games agree with the games themselves.
+    for run in 1..=3 {
+        let run = RunId::new(run);
+        let stored = storage.games_since(run, 0, 100).expect("games");
+        let page = storage.run_games_page(run, 0, 100).expect("page");
+        assert_eq!(page.len(), stored.len());
+        for (summary, game) in page.iter().zip(&stored) {
+            assert_eq!((summary.game_id, summary.plies as usize), (game.game_id, game.report.moves.len()));
+            assert_eq!((summary.outcome, summary.reason), (game.report.outcome, game.report.reason));
+        }
+        let aggregates = storage.run_aggregates(run).expect("aggregates");
+        assert_eq!(aggregates.games, stored.len() as u64);
+        let mut lengths = BTreeMap::new();
+        for g in &stored {
+            *lengths.entry(g.report.moves.len() as u32).or_insert(0u64) += 1;
+        }
+        assert_eq!(aggregates.lengths, lengths.into_iter().collect::<Vec<_>>());
+        let sequence = storage.run_pair_sequence(run).expect("sequence");
+        let from_games: Vec<(u32, u8)> = stored
+            .chunks(2)
+            .map(|pair| {
+                let report = PairReport {
+                    pair_index: pair[0].pair_index,
+                    games: [pair[0].report.clone(), pair[1].report.clone()],
+                };
+                (0, report.first_half_points() as u8)
+            })
+            .collect();
+        assert_eq!(sequence, from_games, "run {run}");
+        let run_stats = storage.get_run(run).expect("run").stats[0].pentanomial;
+        let per_worker: Vec<[u64; 5]> = aggregates.workers.iter().map(|w| w.pentanomial).collect();
+        assert_eq!(per_worker.len(), 1, "one worker per run");
+        assert_eq!(per_worker[0], run_stats);
+    }
+    let fairy = storage.run_aggregates(RunId::new(2)).expect("aggregates");
+    assert_eq!(fairy.terminations, [(Termination::IllegalMove, 4)]);
+    assert_eq!(fairy.workers[0].name, "w-fairy");
+    let workers = storage.list_workers(4_000_000_000_000).expect("workers");
+    let names: Vec<&str> = workers.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["w-done", "w-fairy", "w-killed"]);
+    assert_eq!(workers.iter().map(|w| w.leases_held).collect::<Vec<_>>(), [0, 0, 1], "w-killed's lease is active");
+    assert_eq!(workers[1].engines.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["fairy-stockfish"]);
+    assert_eq!(
+        storage.run_engines(RunId::new(2)).expect("engines")[0].pinned_sha256,
+        Some(workers[1].engines[0].sha256.clone())
+    );
+    assert!(storage.get_game(11).expect_err("ten games").is_not_found());
 }

@@ -9,7 +9,8 @@ use coordinator::LeaseTerms;
 use coordinator::clock::{Clock, ManualClock};
 use coordinator::scheduler::{self, NewPair, RunLoad};
 use coordinator::storage::tx::{
-    Allocation, Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx,
+    Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
+    PairRow, PairStatus, PairTally, Tx,
 };
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
@@ -383,7 +384,15 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
         let mut ids = Vec::new();
         for (game_in_pair, report) in (0u8..).zip(reports.iter()) {
             let worker = if game_in_pair == 0 { keyed } else { anonymous };
-            ids.push(tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, pairing: 0, worker, report })?);
+            ids.push(tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report,
+            })?);
         }
         Ok(ids)
     });
@@ -460,6 +469,18 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
         tx.set_run_state(run, &RunState::Stopped)?;
         tx.insert_submission(lease, 1, 1, 0)?;
         tx.touch_worker(worker, 99)?;
+        for (game_in_pair, report) in (0u8..).zip(two_games()) {
+            tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report: &report,
+            })?;
+        }
+        assert_eq!(tx.pair_results(run)?.len(), 1, "counted inside the transaction");
         Err::<(), _>(Error::LeaseClosed(lease))
     });
     assert!(matches!(failed, Err(Error::LeaseClosed(l)) if l.get() == 1), "the closure's own error: {failed:?}");
@@ -481,6 +502,38 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
         tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
     assert_eq!(lease, LeaseId::new(1));
     assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
+    // Nor were its games counted in the run's tallies.
+    let tallies = tx(b, move |tx| Ok((tx.pair_results(run)?, tx.pair_tallies(run)?, tx.game_ends(run)?)));
+    assert_eq!(tallies, (vec![], vec![], vec![]));
+    assert!(tx(b, |tx| tx.accepted_pairs_since(0)).is_empty());
+
+    // Committed, the same games are counted once.
+    tx(b, move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
+        for (game_in_pair, report) in (0u8..).zip(two_games()) {
+            tx.insert_game(NewGame {
+                run,
+                pair_index: 0,
+                game_in_pair,
+                opening_index: 1,
+                pairing: 0,
+                worker,
+                report: &report,
+            })?;
+        }
+        Ok(())
+    });
+    let (results, tallies, ends) =
+        tx(b, move |tx| Ok((tx.pair_results(run)?, tx.pair_tallies(run)?, tx.game_ends(run)?)));
+    assert_eq!(results, [PairResult { first_game_id: 1, pairing: 0, worker, first_half_points: 3 }]);
+    assert_eq!(tallies, [PairTally { worker, pairing: 0, first_half_points: 3, pairs: 1 }]);
+    assert_eq!(ends, [GameEnds { reason: Termination::Rules(Reason::Checkmate), plies: 3, games: 2 }]);
+}
+
+/// A pair's two games: `a` wins as Red, then draws as Black (3 half points), 3 plies each.
+fn two_games() -> [GameReport; 2] {
+    let (a, b) = (VariantId::from("a"), VariantId::from("b"));
+    [game(&a, &b, GameOutcome::RedWins, 1), game(&b, &a, GameOutcome::Draw, 2)]
 }
 
 fn missing_rows_are_named<B: Backend>(b: &B) {
@@ -1223,7 +1276,11 @@ fn variants_and_suites_are_listed(s: &dyn Storage) {
 /// A game of `plies` moves ending as `outcome` by `reason`.
 fn ended(red: &VariantId, black: &VariantId, outcome: GameOutcome, reason: Termination, plies: usize) -> GameReport {
     let moves = ["h2e2", "h9g7", "h0g2", "i9h9", "b0c2"];
-    GameReport { reason, moves: moves.iter().cycle().take(plies).map(|m| m.to_string()).collect(), ..game(red, black, outcome, 0) }
+    GameReport {
+        reason,
+        moves: moves.iter().cycle().take(plies).map(|m| m.to_string()).collect(),
+        ..game(red, black, outcome, 0)
+    }
 }
 
 /// The run of [`recorded_run`]: two workers recorded four pairs, a third holds a lease.
@@ -1415,11 +1472,7 @@ fn workers_are_listed_with_leases_and_recent_games(s: &dyn Storage) {
         .collect();
     assert_eq!(
         summary,
-        [
-            (w1, "w1", 2, r.t0 + 3_000, 0, 4),
-            (w2, "w2", 2, r.t0 + 1_000, 0, 4),
-            (w3, "w3", 2, r.t0 + 4_000, 1, 0),
-        ]
+        [(w1, "w1", 2, r.t0 + 3_000, 0, 4), (w2, "w2", 2, r.t0 + 1_000, 0, 4), (w3, "w3", 2, r.t0 + 4_000, 1, 0),]
     );
     assert!(rows[0].engines.is_empty() && rows[0].host == "host");
     assert_eq!(rows[2].engines.len(), 1);

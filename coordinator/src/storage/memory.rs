@@ -12,7 +12,7 @@ use proto::domain::{
 
 use super::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
-    PairRow, PairStatus, Tx, WorkerSummary,
+    PairRow, PairStatus, PairTally, Tx, WorkerSummary,
 };
 use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
@@ -681,6 +681,22 @@ impl Tx for MemoryTx<'_> {
             .collect::<Result<Vec<_>>>()?;
         results.sort_unstable_by_key(|p| p.first_game_id);
         Ok(results)
+    }
+
+    fn pair_tallies(&mut self, run: RunId) -> Result<Vec<PairTally>> {
+        let mut counts: HashMap<(WorkerId, u32, u8), u64> = HashMap::new();
+        for p in self.pair_results(run)? {
+            *counts.entry((p.worker, p.pairing, p.first_half_points)).or_default() += 1;
+        }
+        Ok(counts
+            .into_iter()
+            .map(|((worker, pairing, first_half_points), pairs)| PairTally {
+                worker,
+                pairing,
+                first_half_points,
+                pairs,
+            })
+            .collect())
     }
 
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>> {

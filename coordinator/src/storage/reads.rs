@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use proto::domain::{RunId, Termination, WorkerId};
 
-use super::tx::{GameEnds, PairResult, Tx, WorkerSummary};
+use super::tx::{GameEnds, PairTally, Tx, WorkerSummary};
 use super::{RunAggregates, WorkerRow, WorkerRunStats};
 use crate::error::{Error, Result};
 
@@ -17,9 +17,9 @@ pub const RECENT_MS: u64 = 10 * 60 * 1000;
 /// A run's terminations, lengths and per-worker tallies, in one read transaction.
 pub fn run_aggregates(tx: &mut dyn Tx, run: RunId) -> Result<RunAggregates> {
     let ends = tx.game_ends(run)?;
-    let pairs = tx.pair_results(run)?;
+    let tallies = tx.pair_tallies(run)?;
     let workers = tx.workers()?;
-    aggregate(&ends, &pairs, &workers)
+    aggregate(&ends, &tallies, &workers)
 }
 
 /// A run's pairs in recording order: (pairing, pentanomial index).
@@ -31,7 +31,8 @@ pub fn run_pair_sequence(tx: &mut dyn Tx, run: RunId) -> Result<Vec<(u32, u8)>> 
 /// `now_ms - RECENT_MS`.
 pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
     let leases: BTreeMap<WorkerId, u32> = tx.active_leases_by_worker()?.into_iter().collect();
-    let recent: BTreeMap<WorkerId, u64> = tx.accepted_pairs_since(now_ms.saturating_sub(RECENT_MS))?.into_iter().collect();
+    let recent: BTreeMap<WorkerId, u64> =
+        tx.accepted_pairs_since(now_ms.saturating_sub(RECENT_MS))?.into_iter().collect();
     tx.workers()?
         .into_iter()
         .map(|w| {
@@ -49,9 +50,9 @@ pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
         .collect()
 }
 
-/// Folds a run's game counts and pair results into its aggregates; `workers` names the
-/// workers the pairs name.
-pub fn aggregate(ends: &[GameEnds], pairs: &[PairResult], workers: &[WorkerSummary]) -> Result<RunAggregates> {
+/// Folds a run's game counts and pair tallies into its aggregates; `workers` names the
+/// workers the tallies name.
+pub fn aggregate(ends: &[GameEnds], tallies: &[PairTally], workers: &[WorkerSummary]) -> Result<RunAggregates> {
     let mut by_reason: BTreeMap<usize, u64> = BTreeMap::new();
     let mut by_length: BTreeMap<u32, u64> = BTreeMap::new();
     for e in ends {
@@ -61,17 +62,17 @@ pub fn aggregate(ends: &[GameEnds], pairs: &[PairResult], workers: &[WorkerSumma
     let mut terminations: Vec<(Termination, u64)> =
         by_reason.into_iter().filter(|&(_, n)| n > 0).map(|(i, n)| (Termination::ALL[i], n)).collect();
     // Stable: ties keep the vocabulary's order.
-    terminations.sort_by(|a, b| b.1.cmp(&a.1));
+    terminations.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
 
     let mut per_worker: BTreeMap<WorkerId, (u64, [u64; 5])> = BTreeMap::new();
-    for p in pairs {
-        let (count, pentanomial) = per_worker.entry(p.worker).or_default();
-        *count += 1;
-        if p.pairing == 0 {
-            let slot = pentanomial.get_mut(usize::from(p.first_half_points)).ok_or_else(|| {
-                Error::Corrupt(format!("pair of game {} scores {} half points", p.first_game_id, p.first_half_points))
+    for t in tallies {
+        let (count, pentanomial) = per_worker.entry(t.worker).or_default();
+        *count += t.pairs;
+        if t.pairing == 0 {
+            let slot = pentanomial.get_mut(usize::from(t.first_half_points)).ok_or_else(|| {
+                Error::Corrupt(format!("pairs of worker {} score {} half points", t.worker, t.first_half_points))
             })?;
-            *slot += 1;
+            *slot += t.pairs;
         }
     }
     let workers = per_worker
@@ -103,8 +104,8 @@ mod tests {
         GameEnds { reason, plies, games }
     }
 
-    fn pair(id: u64, pairing: u32, worker: u64, points: u8) -> PairResult {
-        PairResult { first_game_id: id, pairing, worker: WorkerId::new(worker), first_half_points: points }
+    fn tally(worker: u64, pairing: u32, points: u8, pairs: u64) -> PairTally {
+        PairTally { worker: WorkerId::new(worker), pairing, first_half_points: points, pairs }
     }
 
     fn worker(id: u64, name: &str, seen: u64) -> WorkerSummary {
@@ -132,7 +133,7 @@ mod tests {
 
     #[test]
     fn workers_count_every_pair_and_tally_pairing_0_only() {
-        let pairs = [pair(1, 0, 2, 4), pair(3, 0, 1, 2), pair(5, 1, 2, 0), pair(7, 0, 2, 2), pair(9, 0, 2, 0)];
+        let pairs = [tally(2, 0, 4, 1), tally(1, 0, 2, 1), tally(2, 1, 0, 3), tally(2, 0, 2, 2), tally(2, 0, 0, 1)];
         let workers = [worker(1, "one", 10), worker(2, "two", 20), worker(3, "idle", 30)];
         let a = aggregate(&[], &pairs, &workers).expect("aggregate");
         assert_eq!(
@@ -148,8 +149,8 @@ mod tests {
                 WorkerRunStats {
                     worker: WorkerId::new(2),
                     name: "two".into(),
-                    pairs: 4,
-                    pentanomial: [1, 0, 1, 0, 1],
+                    pairs: 7,
+                    pentanomial: [1, 0, 2, 0, 1],
                     last_seen_ms: 20
                 },
             ]
@@ -159,7 +160,7 @@ mod tests {
     #[test]
     fn impossible_points_and_unknown_workers_are_corrupt() {
         let named = [worker(1, "one", 0)];
-        assert!(matches!(aggregate(&[], &[pair(1, 0, 1, 5)], &named), Err(Error::Corrupt(m)) if m.contains("5 half")));
-        assert!(matches!(aggregate(&[], &[pair(1, 0, 9, 1)], &named), Err(Error::WorkerNotFound(w)) if w.get() == 9));
+        assert!(matches!(aggregate(&[], &[tally(1, 0, 5, 1)], &named), Err(Error::Corrupt(m)) if m.contains("5 half")));
+        assert!(matches!(aggregate(&[], &[tally(9, 0, 1, 1)], &named), Err(Error::WorkerNotFound(w)) if w.get() == 9));
     }
 }

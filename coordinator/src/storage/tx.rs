@@ -141,6 +141,16 @@ pub struct PairResult {
     pub first_half_points: u8,
 }
 
+/// How many pairs of a run one worker recorded with one result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairTally {
+    pub worker: WorkerId,
+    pub pairing: u32,
+    /// Half points (0..=4) of the pair's `variants[0]`.
+    pub first_half_points: u8,
+    pub pairs: u64,
+}
+
 /// How many games of a run ended one way after so many plies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameEnds {
@@ -269,8 +279,11 @@ pub trait Tx {
     fn game_summaries(&mut self, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>>;
     /// Every recorded pair of a run, in recording order (by first game id). Reads no moves.
     fn pair_results(&mut self, run: RunId) -> Result<Vec<PairResult>>;
-    /// A run's game counts by (termination, plies), each pair of the two once, in no
+    /// A run's pair counts by (worker, pairing, points), each such triple once, in no
     /// particular order. Reads no moves.
+    fn pair_tallies(&mut self, run: RunId) -> Result<Vec<PairTally>>;
+    /// A run's game counts by (termination, plies), each such pair once, in no particular
+    /// order. Reads no moves.
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>>;
 
     // Workers.

@@ -349,13 +349,15 @@ pub(super) fn active_leases_by_worker(conn: &Connection) -> Result<Vec<(WorkerId
         .collect()
 }
 
+/// The pairs counted by each worker's submissions received at or after `?1`.
+pub(super) const RECENT_SUBMISSIONS: &str = "SELECT l.worker_id, SUM(s.accepted)
+     FROM submissions s JOIN leases l ON l.id = s.lease_id
+     WHERE s.received_ms >= ?1 GROUP BY l.worker_id HAVING SUM(s.accepted) > 0 ORDER BY l.worker_id";
+
 /// Recent submissions are found by `submissions_by_time`, their leases by id.
 pub(super) fn accepted_pairs_since(conn: &Connection, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
     let rows: Vec<(i64, i64)> = conn
-        .prepare_cached(
-            "SELECT l.worker_id, SUM(s.accepted) FROM submissions s JOIN leases l ON l.id = s.lease_id
-             WHERE s.received_ms >= ?1 GROUP BY l.worker_id HAVING SUM(s.accepted) > 0 ORDER BY l.worker_id",
-        )
+        .prepare_cached(RECENT_SUBMISSIONS)
         .and_then(|mut s| s.query_map([int(since_ms)], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .ctx("counting recent submissions")?;
     rows.into_iter()

@@ -7,7 +7,7 @@ use super::Ctx;
 use super::catalog::run_exists;
 use super::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
 use crate::error::{Error, Result};
-use crate::storage::tx::{GameEnds, NewGame, PairResult};
+use crate::storage::tx::{GameEnds, NewGame, PairResult, PairTally};
 use crate::storage::{GameSummary, StoredGame};
 
 pub(super) fn insert_game(conn: &Connection, new: NewGame<'_>) -> Result<u64> {
@@ -196,21 +196,38 @@ pub(super) fn games_since(conn: &Connection, run: RunId, after: u64, limit: usiz
             "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id
              WHERE g.run_id = ?1 AND g.id > ?2 ORDER BY g.id LIMIT ?3"
         ))
-        .and_then(|mut s| {
-            s.query_map(params![key(run), int(after), int(limit as u64)], RawGame::read)?.collect()
-        })
+        .and_then(|mut s| s.query_map(params![key(run), int(after), int(limit as u64)], RawGame::read)?.collect())
         .ctx("reading games")?;
     rows.into_iter().map(|raw| stored_game(conn, raw)).collect()
 }
 
 pub(super) fn game(conn: &Connection, game_id: u64) -> Result<StoredGame> {
     let raw = conn
-        .prepare_cached(&format!("SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = ?1"))
+        .prepare_cached(&format!(
+            "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = ?1"
+        ))
         .and_then(|mut s| s.query_row([key(game_id)], RawGame::read).optional())
         .ctx("reading a game")?
         .ok_or(Error::GameNotFound(game_id))?;
     stored_game(conn, raw)
 }
+
+/// A page of a run's games: `?1` run, `?2` offset, `?3` limit.
+const GAME_PAGE: &str =
+    "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
+     FROM games g JOIN workers w ON w.id = g.worker_id
+     WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
+     ORDER BY g.id";
+
+/// Run `?1`'s pairs in recording order (kept by the trigger `games_count_pairs`).
+const PAIR_RESULTS: &str = "SELECT first_game_id, pairing, worker_id, points FROM run_pair_results
+     WHERE run_id = ?1 ORDER BY first_game_id";
+
+/// Run `?1`'s game counts by termination and length (kept by the trigger `games_count_ends`).
+const GAME_ENDS: &str = "SELECT reason, plies, games FROM run_game_ends WHERE run_id = ?1";
+
+/// Run `?1`'s pair counts by worker, pairing and points (kept by the trigger `pair_results_tally`).
+const PAIR_TALLIES: &str = "SELECT worker_id, pairing, points, pairs FROM run_pair_tallies WHERE run_id = ?1";
 
 /// The page's game ids come from `games_by_run` alone (skipping `offset` entries of an index,
 /// not of the table); only the page's rows are read.
@@ -218,12 +235,7 @@ pub(super) fn game_summaries(conn: &Connection, run: RunId, offset: u64, limit: 
     run_exists(conn, run)?;
     type Raw = (i64, i64, i64, String, String, String, String, i64, String);
     let rows: Vec<Raw> = conn
-        .prepare_cached(
-            "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
-             FROM games g JOIN workers w ON w.id = g.worker_id
-             WHERE g.id IN (SELECT id FROM games WHERE run_id = ?1 ORDER BY id LIMIT ?3 OFFSET ?2)
-             ORDER BY g.id",
-        )
+        .prepare_cached(GAME_PAGE)
         .and_then(|mut s| {
             s.query_map(params![key(run), int(offset), int(limit as u64)], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
@@ -249,44 +261,50 @@ pub(super) fn game_summaries(conn: &Connection, run: RunId, offset: u64, limit: 
         .collect()
 }
 
-/// One row per pair from `games_stats` in its order (grouped without sorting), then sorted by
-/// first game id. A pair's two games share pairing and worker (one submission records both).
 pub(super) fn pair_results(conn: &Connection, run: RunId) -> Result<Vec<PairResult>> {
     run_exists(conn, run)?;
-    let rows: Vec<(i64, i64, i64, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT MIN(id), pairing, worker_id, COUNT(*),
-                    SUM(CASE WHEN outcome = '1/2-1/2' THEN 1 WHEN (outcome = '1-0') = (game_in_pair = 0) THEN 2 ELSE 0 END)
-             FROM games WHERE run_id = ?1 GROUP BY pair_index",
-        )
-        .and_then(|mut s| {
-            s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect()
-        })
+    let rows: Vec<(i64, i64, i64, i64)> = conn
+        .prepare_cached(PAIR_RESULTS)
+        .and_then(|mut s| s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect())
         .ctx("reading a run's pair results")?;
-    let mut pairs = rows
-        .into_iter()
-        .map(|(id, pairing, worker, games, points)| {
-            if games != 2 {
-                return Err(corrupt(format!("the pair of game {id} has {games} games")));
-            }
+    rows.into_iter()
+        .map(|(id, pairing, worker, points)| {
             Ok(PairResult {
                 first_game_id: to_u64(id, "game id")?,
                 pairing: to_u32(pairing, "pairing")?,
                 worker: WorkerId::new(to_u64(worker, "worker id")?),
-                first_half_points: u8::try_from(points).ok().filter(|p| *p <= 4).ok_or_else(|| {
-                    corrupt(format!("the pair of game {id} scores {points} half points"))
-                })?,
+                first_half_points: half_points(points)?,
             })
         })
-        .collect::<Result<Vec<_>>>()?;
-    pairs.sort_unstable_by_key(|p| p.first_game_id);
-    Ok(pairs)
+        .collect()
+}
+
+fn half_points(points: i64) -> Result<u8> {
+    u8::try_from(points).ok().filter(|p| *p <= 4).ok_or_else(|| corrupt(format!("a pair scores {points} half points")))
+}
+
+pub(super) fn pair_tallies(conn: &Connection, run: RunId) -> Result<Vec<PairTally>> {
+    run_exists(conn, run)?;
+    let rows: Vec<(i64, i64, i64, i64)> = conn
+        .prepare_cached(PAIR_TALLIES)
+        .and_then(|mut s| s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect())
+        .ctx("reading a run's pair tallies")?;
+    rows.into_iter()
+        .map(|(worker, pairing, points, pairs)| {
+            Ok(PairTally {
+                worker: WorkerId::new(to_u64(worker, "worker id")?),
+                pairing: to_u32(pairing, "pairing")?,
+                first_half_points: half_points(points)?,
+                pairs: to_u64(pairs, "pair count")?,
+            })
+        })
+        .collect()
 }
 
 pub(super) fn game_ends(conn: &Connection, run: RunId) -> Result<Vec<GameEnds>> {
     run_exists(conn, run)?;
     let rows: Vec<(String, i64, i64)> = conn
-        .prepare_cached("SELECT reason, plies, COUNT(*) FROM games WHERE run_id = ?1 GROUP BY reason, plies")
+        .prepare_cached(GAME_ENDS)
         .and_then(|mut s| s.query_map([key(run)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
         .ctx("counting a run's game ends")?;
     rows.into_iter()
@@ -298,4 +316,43 @@ pub(super) fn game_ends(conn: &Connection, run: RunId) -> Result<Vec<GameEnds>> 
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+    use crate::storage::sqlite::{leasing, schema};
+
+    /// The plan's detail lines, joined.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let rows: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .and_then(|mut s| {
+                let values = vec![1i64; s.parameter_count()];
+                s.query_map(rusqlite::params_from_iter(values), |r| r.get(3))?.collect()
+            })
+            .expect("plan");
+        rows.join("; ")
+    }
+
+    /// A run's tallies are read from their own tables by key, in key order (no sort, never the
+    /// games and their moves), and a page skips its offset in `games_by_run` alone.
+    #[test]
+    fn the_web_reads_scan_indexes_only() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        schema::prepare(&mut conn).expect("schema");
+        for (sql, table) in
+            [(PAIR_RESULTS, "run_pair_results"), (GAME_ENDS, "run_game_ends"), (PAIR_TALLIES, "run_pair_tallies")]
+        {
+            let plan = plan(&conn, sql);
+            assert_eq!(plan, format!("SEARCH {table} USING PRIMARY KEY (run_id=?)"), "{sql}");
+        }
+        let page = plan(&conn, GAME_PAGE);
+        assert!(page.contains("USING COVERING INDEX games_by_run (run_id=?)"), "{page}");
+        assert!(page.contains("SEARCH g USING INTEGER PRIMARY KEY (rowid=?)"), "{page}");
+        let recent = plan(&conn, leasing::RECENT_SUBMISSIONS);
+        assert!(recent.contains("USING COVERING INDEX submissions_by_time (received_ms>?)"), "{recent}");
+    }
 }

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::storage::tx::{
     Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
-    PairStatus, Tx, WorkerSummary,
+    PairStatus, PairTally, Tx, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
 
@@ -222,6 +222,10 @@ impl Tx for SqliteTx<'_> {
 
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>> {
         results::game_ends(self.0, run)
+    }
+
+    fn pair_tallies(&mut self, run: RunId) -> Result<Vec<PairTally>> {
+        results::pair_tallies(self.0, run)
     }
 
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
