@@ -211,7 +211,7 @@ async fn an_illegal_move_is_refused_and_changes_nothing() {
     let app = app();
     let sid = human_game(&app, None).await;
     let before = play_ok(&app, &sid, "h2e2").await;
-    for bad in ["h9h5", "h2e3", "xx", "炮二平五"] {
+    for bad in ["h9h5", "h2e3", "xx", "炮九平五"] {
         let r = play(&app, &sid, bad).await;
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {}", r.text);
         assert!(r.error().starts_with(&format!("{bad}: ")), "{bad}: {}", r.text);
@@ -343,9 +343,9 @@ async fn fen_load_and_check() {
     }
     let s = call(&app, Method::GET, &format!("/api/play/{sid}"), None).await.json();
     assert_eq!(s["fen"], fen, "a refused load changes nothing");
-    let r = call(&app, Method::POST, "/api/play/check-fen", Some(json!({"fen": "  4k4/9/9/9/9/9/9/9/4R4/3K5 r  "}))).await;
+    let r = call(&app, Method::POST, "/api/play/check-fen", Some(json!({"fen": "  4k4/9/9/9/9/9/9/9/4R4/3K5 B  "}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(r.json()["fen"], "4k4/9/9/9/9/9/9/9/4R4/3K5 w - - 0 1");
+    assert_eq!(r.json()["fen"], "4k4/9/9/9/9/9/9/9/4R4/3K5 b - - 0 1");
     let r = call(&app, Method::POST, &format!("/api/play/{sid}/load"), Some(json!({}))).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
 }
@@ -428,16 +428,19 @@ async fn analysis_gives_score_and_line() {
 
 #[tokio::test]
 async fn the_session_and_hash_caps_give_503() {
-    let app = app_with(PlayConfig { max_sessions: 2, session_hash_mib: 16, total_hash_mib: 16, ..PlayConfig::default() });
+    let app = app_with(PlayConfig { max_sessions: 3, session_hash_mib: 16, total_hash_mib: 16, ..PlayConfig::default() });
     human_game(&app, None).await;
     create(&app, json!({"red": {"human": true}, "black": {"engine": "xqengine"}})).await;
+    // A second engine would take the hash over its cap.
     let r = call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"engine": "xqengine"}})))
         .await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
-    assert!(r.error().contains("MiB") || r.error().contains("at most"), "{}", r.text);
+    assert!(r.error().contains("32 MiB"), "{}", r.text);
+    human_game(&app, None).await;
+    // Three sessions: the fourth is refused, even without an engine.
     let r = call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"human": true}}))).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
-    assert!(r.error().contains("at most 2"), "{}", r.text);
+    assert!(r.error().contains("at most 3"), "{}", r.text);
 }
 
 #[tokio::test]
