@@ -1,7 +1,7 @@
 //! The play page's reply latency against its budget: for move times of 100 and 300 ms, the
 //! built-in engine replies `ROUNDS` times through the router (the same path a browser takes:
 //! auth, the session, the pool's permit, the search on a blocking thread, the JSON state) and
-//! the figures are printed as latency minus budget. The contract: within budget + 50 ms.
+//! the reply latencies are printed beside the budget. The contract: within budget + 50 ms.
 //!
 //! `cargo run --release --example reply_latency -p web` (or from the workspace:
 //! `cargo run --release --example reply_latency`); `ROUNDS` via the first argument.
@@ -49,13 +49,15 @@ async fn main() {
         play: PlayConfig::default(),
     };
     let router = web::router(AppState::new(farm, config));
-    println!("budget_ms rounds  min_over_ms  median_over_ms  p90_over_ms  max_over_ms");
+    println!("budget_ms replies  min_ms  median_ms  p90_ms  max_ms  over_budget+50ms");
     for budget_ms in [100u64, 300] {
-        let mut over = Vec::with_capacity(rounds);
+        let mut took_all = Vec::with_capacity(rounds);
+        let mut late = 0;
         for _ in 0..rounds {
             // Engine against engine from the start, one reply each: a fresh game every round.
             let side = json!({"engine": "xqengine", "limit": {"movetime_ms": budget_ms}});
-            let (status, state) = call(&router, Method::POST, "/api/play", Some(json!({"red": side, "black": side}))).await;
+            let (status, state) =
+                call(&router, Method::POST, "/api/play", Some(json!({"red": side, "black": side}))).await;
             assert_eq!(status, StatusCode::CREATED, "{state}");
             let sid = state["id"].as_str().expect("id").to_owned();
             for _ in 0..2 {
@@ -63,22 +65,20 @@ async fn main() {
                 let (status, state) = call(&router, Method::POST, &format!("/api/play/{sid}/reply"), None).await;
                 let took = started.elapsed();
                 assert_eq!(status, StatusCode::OK, "{state}");
-                over.push(took.saturating_sub(Duration::from_millis(budget_ms)));
-                if took > Duration::from_millis(budget_ms + 50) {
-                    println!("  over budget + 50 ms: {took:?}");
-                }
+                took_all.push(took);
+                late += usize::from(took > Duration::from_millis(budget_ms + 50));
             }
             call(&router, Method::DELETE, &format!("/api/play/{sid}"), None).await;
         }
-        over.sort();
+        took_all.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         println!(
-            "{budget_ms:>9} {:>6}  {:>11.1}  {:>14.1}  {:>11.1}  {:>11.1}",
-            over.len(),
-            ms(over[0]),
-            ms(percentile(&over, 0.5)),
-            ms(percentile(&over, 0.9)),
-            ms(over[over.len() - 1])
+            "{budget_ms:>9} {:>7}  {:>6.1}  {:>9.1}  {:>6.1}  {:>6.1}  {late:>16}",
+            took_all.len(),
+            ms(took_all[0]),
+            ms(percentile(&took_all, 0.5)),
+            ms(percentile(&took_all, 0.9)),
+            ms(took_all[took_all.len() - 1])
         );
     }
 }

@@ -152,7 +152,10 @@ async fn a_session_is_created_read_and_closed() {
     assert_eq!(s["pieces"].as_array().unwrap().len(), 32);
     assert!(s["pieces"].as_array().unwrap().contains(&json!({"square": "e0", "piece": "K"})));
     assert_eq!(s["legal"]["h2"].as_array().unwrap().len(), 12);
-    assert_eq!((s["check"].clone(), s["result"].clone(), s["engine_to_move"].clone()), (Value::Null, Value::Null, json!(false)));
+    assert_eq!(
+        (s["check"].clone(), s["result"].clone(), s["engine_to_move"].clone()),
+        (Value::Null, Value::Null, json!(false))
+    );
     assert_eq!(s["red"], json!({"human": true}));
 
     let r = call(&app, Method::GET, &format!("/api/play/{sid}"), None).await;
@@ -175,7 +178,10 @@ async fn a_session_is_created_read_and_closed() {
 async fn bad_sides_and_limits_are_refused_by_field() {
     let app = app();
     let cases = [
-        (json!({"red": {"engine": "xqengine", "limit": {"nodes": 5_000_001}}, "black": {"human": true}}), "red.limit.nodes"),
+        (
+            json!({"red": {"engine": "xqengine", "limit": {"nodes": 5_000_001}}, "black": {"human": true}}),
+            "red.limit.nodes",
+        ),
         (json!({"red": {"human": true}, "black": {"engine": "xqengine", "limit": {"depth": 31}}}), "black.limit.depth"),
         (
             json!({"red": {"human": true}, "black": {"engine": "xqengine", "limit": {"movetime_ms": 10_001}}}),
@@ -201,8 +207,13 @@ async fn bad_sides_and_limits_are_refused_by_field() {
     let r = call(&app, Method::POST, "/api/play", Some(body)).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
     assert!(r.error().contains("not available"), "{}", r.text);
-    let r = call(&app, Method::POST, "/api/play", Some(json!({"fen": "bad", "red": {"human": true}, "black": {"human": true}})))
-        .await;
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/play",
+        Some(json!({"fen": "bad", "red": {"human": true}, "black": {"human": true}})),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
 }
 
@@ -229,7 +240,8 @@ async fn an_illegal_move_is_refused_and_changes_nothing() {
 #[tokio::test]
 async fn the_engine_replies_with_a_legal_move() {
     let app = app();
-    let s = create(&app, json!({"red": {"human": true}, "black": {"engine": "xqengine", "limit": {"nodes": 3000}}})).await;
+    let s =
+        create(&app, json!({"red": {"human": true}, "black": {"engine": "xqengine", "limit": {"nodes": 3000}}})).await;
     let sid = s["id"].as_str().unwrap().to_owned();
     assert_eq!(s["black"]["engine"], "xqengine");
     assert_eq!(s["black"]["limit"], json!({"nodes": 3000}));
@@ -253,7 +265,8 @@ async fn the_engine_replies_with_a_legal_move() {
 async fn a_timed_reply_keeps_its_budget() {
     let app = app();
     let s =
-        create(&app, json!({"red": {"engine": "xqengine", "limit": {"movetime_ms": 200}}, "black": {"human": true}})).await;
+        create(&app, json!({"red": {"engine": "xqengine", "limit": {"movetime_ms": 200}}, "black": {"human": true}}))
+            .await;
     let sid = s["id"].as_str().unwrap().to_owned();
     let started = Instant::now();
     let r = call(&app, Method::POST, &format!("/api/play/{sid}/reply"), None).await;
@@ -343,7 +356,8 @@ async fn fen_load_and_check() {
     }
     let s = call(&app, Method::GET, &format!("/api/play/{sid}"), None).await.json();
     assert_eq!(s["fen"], fen, "a refused load changes nothing");
-    let r = call(&app, Method::POST, "/api/play/check-fen", Some(json!({"fen": "  4k4/9/9/9/9/9/9/9/4R4/3K5 B  "}))).await;
+    let r =
+        call(&app, Method::POST, "/api/play/check-fen", Some(json!({"fen": "  4k4/9/9/9/9/9/9/9/4R4/3K5 B  "}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["fen"], "4k4/9/9/9/9/9/9/9/4R4/3K5 b - - 0 1");
     let r = call(&app, Method::POST, &format!("/api/play/{sid}/load"), Some(json!({}))).await;
@@ -428,17 +442,20 @@ async fn analysis_gives_score_and_line() {
 
 #[tokio::test]
 async fn the_session_and_hash_caps_give_503() {
-    let app = app_with(PlayConfig { max_sessions: 3, session_hash_mib: 16, total_hash_mib: 16, ..PlayConfig::default() });
+    let app =
+        app_with(PlayConfig { max_sessions: 3, session_hash_mib: 16, total_hash_mib: 16, ..PlayConfig::default() });
     human_game(&app, None).await;
     create(&app, json!({"red": {"human": true}, "black": {"engine": "xqengine"}})).await;
     // A second engine would take the hash over its cap.
-    let r = call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"engine": "xqengine"}})))
-        .await;
+    let r =
+        call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"engine": "xqengine"}})))
+            .await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
     assert!(r.error().contains("32 MiB"), "{}", r.text);
     human_game(&app, None).await;
     // Three sessions: the fourth is refused, even without an engine.
-    let r = call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"human": true}}))).await;
+    let r =
+        call(&app, Method::POST, "/api/play", Some(json!({"red": {"human": true}, "black": {"human": true}}))).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
     assert!(r.error().contains("at most 3"), "{}", r.text);
 }
@@ -470,14 +487,28 @@ async fn credentials_csrf_and_origin() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 
     let foreign = ("origin", "https://evil.test");
-    let r = send_raw(&app, Method::POST, "/api/play", &[with_csrf[0], with_csrf[1], with_csrf[2], foreign], Body::from(body.clone()))
-        .await;
+    let r = send_raw(
+        &app,
+        Method::POST,
+        "/api/play",
+        &[with_csrf[0], with_csrf[1], with_csrf[2], foreign],
+        Body::from(body.clone()),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
     let bearer = format!("Bearer {TOKEN}");
-    let r = send_raw(&app, Method::POST, "/api/play", &[json_ct, ("authorization", &bearer), foreign], Body::from(body)).await;
+    let r =
+        send_raw(&app, Method::POST, "/api/play", &[json_ct, ("authorization", &bearer), foreign], Body::from(body))
+            .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
-    let r = send_raw(&app, Method::POST, &format!("/api/play/{sid}/move"), &[json_ct, ("cookie", &cookie)], Body::from(r#"{"move":"h2e2"}"#))
-        .await;
+    let r = send_raw(
+        &app,
+        Method::POST,
+        &format!("/api/play/{sid}/move"),
+        &[json_ct, ("cookie", &cookie)],
+        Body::from(r#"{"move":"h2e2"}"#),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
 }
 
@@ -492,11 +523,23 @@ async fn oversized_bodies_get_413() {
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", &r.text[..r.text.len().min(200)]);
     // A PGN may be up to 1 MiB: a long commented one loads, a bigger one does not.
     let long_pgn = format!("{{{}}} 1. C2.5 *", "a".repeat(200 << 10));
-    let r = send_raw(&app, Method::POST, &format!("/api/play/{sid}/load"), &headers, Body::from(json!({ "pgn": long_pgn }).to_string()))
-        .await;
+    let r = send_raw(
+        &app,
+        Method::POST,
+        &format!("/api/play/{sid}/load"),
+        &headers,
+        Body::from(json!({ "pgn": long_pgn }).to_string()),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", &r.text[..r.text.len().min(200)]);
     let huge_pgn = format!("{{{}}} 1. C2.5 *", "a".repeat(2 << 20));
-    let r = send_raw(&app, Method::POST, &format!("/api/play/{sid}/load"), &headers, Body::from(json!({ "pgn": huge_pgn }).to_string()))
-        .await;
+    let r = send_raw(
+        &app,
+        Method::POST,
+        &format!("/api/play/{sid}/load"),
+        &headers,
+        Body::from(json!({ "pgn": huge_pgn }).to_string()),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", &r.text[..r.text.len().min(200)]);
 }

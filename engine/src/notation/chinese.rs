@@ -274,7 +274,9 @@ mod tests {
             assert_eq!(parse(&p, text), Ok(mv(uci)), "{text}");
         }
         let black = pos(START_AFTER_C2_5);
-        for (text, uci) in [("將5進1", "e9e8"), ("車９進１", "i9i8"), ("包８平５", "h7e7"), ("砲8平5", "h7e7"), ("砲二平五", "b7e7")] {
+        for (text, uci) in
+            [("將5進1", "e9e8"), ("車９進１", "i9i8"), ("包８平５", "h7e7"), ("砲8平5", "h7e7"), ("砲二平五", "b7e7")]
+        {
             assert_eq!(parse(&black, text), Ok(mv(uci)), "{text}");
         }
     }

@@ -102,9 +102,7 @@ pub fn resolve(farm: &Farm, engines: &EngineSet, id: &str, field: &str) -> PlayR
     }
     let bad = |reason: String| PlayError::BadField { field: field.to_owned(), reason };
     let variant = farm.storage().get_variant(&VariantId::new(id)).map_err(|e| match e {
-        coordinator::Error::VariantNotFound(_) => {
-            bad(format!("no engine `{id}` (GET /api/play/engines lists them)"))
-        }
+        coordinator::Error::VariantNotFound(_) => bad(format!("no engine `{id}` (GET /api/play/engines lists them)")),
         other => PlayError::Internal(other.to_string()),
     })?;
     let recipe = match &variant.spec.kind {

@@ -62,9 +62,10 @@ impl Limit {
         match self {
             Limit::Nodes(n) => LimitSpec { nodes: Some(n), ..LimitSpec::default() },
             Limit::Depth(d) => LimitSpec { depth: Some(d), ..LimitSpec::default() },
-            Limit::MoveTime(t) => {
-                LimitSpec { movetime_ms: Some(u64::try_from(t.as_millis()).unwrap_or(u64::MAX)), ..LimitSpec::default() }
-            }
+            Limit::MoveTime(t) => LimitSpec {
+                movetime_ms: Some(u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+                ..LimitSpec::default()
+            },
         }
     }
 

@@ -70,7 +70,11 @@ impl SearchPool {
     }
 
     /// Runs `search` on a blocking thread, holding `slot` until it returns.
-    pub async fn run<T: Send + 'static>(&self, slot: Slot, search: impl FnOnce() -> T + Send + 'static) -> PlayResult<T> {
+    pub async fn run<T: Send + 'static>(
+        &self,
+        slot: Slot,
+        search: impl FnOnce() -> T + Send + 'static,
+    ) -> PlayResult<T> {
         tokio::task::spawn_blocking(move || {
             let _permit = slot.permit;
             search()

@@ -57,9 +57,12 @@ pub fn color_name(color: Color) -> &'static str {
 fn side_state(seat: &Seat) -> SideState {
     match seat {
         Seat::Human => SideState::Human { human: true },
-        Seat::Engine { id, name, limit, player } => {
-            SideState::Engine { engine: id.clone(), name: name.clone(), limit: limit.spec(), thinking: player.is_none() }
-        }
+        Seat::Engine { id, name, limit, player } => SideState::Engine {
+            engine: id.clone(),
+            name: name.clone(),
+            limit: limit.spec(),
+            thinking: player.is_none(),
+        },
     }
 }
 
