@@ -5,14 +5,17 @@
 //! Written (one canonical form per move):
 //! - Red 帅 仕 相 马 车 炮 兵, Black 将 士 象 马 车 炮 卒;
 //! - two like pieces on one file: 前/后 replace the file and come before the piece:
-//!   前车进一, 后炮平五;
+//!   前车进一, 后炮平五; advisors and bishops keep their file (仕六进五, 相七退五), since the
+//!   direction already tells which of the two moves;
 //! - three pawns on a file: 前兵, 中兵, 后兵;
 //! - pawns stacked on two files ("tandem", two or more on each): the mover's file number goes
 //!   first: 七前兵, 三中兵, ３后卒;
 //! - four or five pawns on a file: their place from the front as a Chinese ordinal, for
 //!   either side: 一兵, 二兵, 三兵, 四兵, 五兵 (一卒 .. 五卒).
 //!
-//! Read, besides the above: 帥 將 傌 馬 俥 車 砲 包 and 進 後; piece characters of either
+//! Read, besides the above: the traditional and the red-side forms 帥 將 傌 馬 俥 伡 車 砲 包
+//! 仕 士 相 象 and 進 後 (Taiwanese and Hong Kong sources); 前仕/后象 for advisors and bishops;
+//! piece characters of either
 //! side for either side (printed sources often write 士 and 象 for Red); numbers 一..九,
 //! １..９ or 1..9 for either side; spaces between characters; an ordinal for any stack it
 //! fits; and the plain file form where 前/后 would be written (仕六进五), when only one of the
@@ -93,7 +96,7 @@ fn kind(c: char) -> Option<PieceKind> {
         '仕' | '士' => PieceKind::Advisor,
         '相' | '象' => PieceKind::Bishop,
         '马' | '馬' | '傌' => PieceKind::Knight,
-        '车' | '車' | '俥' => PieceKind::Rook,
+        '车' | '車' | '俥' | '伡' => PieceKind::Rook,
         '炮' | '砲' | '包' => PieceKind::Cannon,
         '兵' | '卒' => PieceKind::Pawn,
         _ => return None,
@@ -238,6 +241,44 @@ mod tests {
         check(four, "g5f5", "四兵平四");
         check(four, "a6a7", "兵九进一");
         assert!(parse(&pos(four), "五兵平四").unwrap_err().contains("number 5 from the front"));
+    }
+
+    #[test]
+    fn advisors_and_bishops_keep_their_file_on_a_shared_file() {
+        let advisors = "3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1";
+        check(advisors, "d0e1", "仕六进五");
+        check(advisors, "d2e1", "仕六退五");
+        assert_eq!(parse(&pos(advisors), "前仕退五"), Ok(mv("d2e1")));
+        assert_eq!(parse(&pos(advisors), "後仕進五"), Ok(mv("d0e1")));
+        let bishops = "3k2b2/9/9/9/6b2/2B6/9/9/9/2B1K4 b - - 0 1";
+        check(bishops, "g9e7", "象７进５");
+        check(bishops, "g5e7", "象７退５");
+        assert_eq!(parse(&pos(bishops), "前象退５"), Ok(mv("g5e7")));
+    }
+
+    #[test]
+    fn traditional_characters_and_full_width_digits() {
+        let p = pos(crate::START_FEN);
+        for (text, uci) in [
+            ("炮二平五", "h2e2"),
+            ("砲２平５", "h2e2"),
+            ("炮２平５", "h2e2"),
+            ("傌８進７", "b0c2"),
+            ("馬二進三", "h0g2"),
+            ("俥一進一", "i0i1"),
+            ("伡９进１", "a0a1"),
+            ("帥５進１", "e0e1"),
+            ("士４進５", "f0e1"),
+            ("象３進５", "g0e2"),
+        ] {
+            assert_eq!(parse(&p, text), Ok(mv(uci)), "{text}");
+        }
+        let black = pos(START_AFTER_C2_5);
+        for (text, uci) in
+            [("將5進1", "e9e8"), ("車９進１", "i9i8"), ("包８平５", "h7e7"), ("砲8平5", "h7e7"), ("砲二平五", "b7e7")]
+        {
+            assert_eq!(parse(&black, text), Ok(mv(uci)), "{text}");
+        }
     }
 
     #[test]

@@ -111,7 +111,21 @@ pub fn describe(pos: &Position, m: Move) -> Option<Description> {
     } else {
         ahead.unsigned_abs().min(9) as u8
     };
-    Some(Description { color: piece.color, kind: piece.kind, origin: origin_of(pos, from)?, direction, arg })
+    let origin = match origin_of(pos, from)? {
+        // Advisors and bishops keep their file digit on a shared file (`A6+5`, 仕六进五): the
+        // direction alone tells the two apart, since only one of them can move that way to
+        // that file (RULES.md, as Fairy-Stockfish and the xqinenglish primer write).
+        Origin::Stack { file, .. } if keeps_file_digit(piece.kind) => Origin::File(file),
+        origin => origin,
+    };
+    Some(Description { color: piece.color, kind: piece.kind, origin, direction, arg })
+}
+
+/// Whether a written move names a piece of `kind` by its file even when a like piece shares
+/// it: the advisors and bishops, whose two pieces on one file never both have a move in the
+/// same direction to the same file.
+pub fn keeps_file_digit(kind: PieceKind) -> bool {
+    matches!(kind, PieceKind::Advisor | PieceKind::Bishop)
 }
 
 /// Which piece of a stack (like pieces sharing a file) a written move means.

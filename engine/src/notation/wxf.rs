@@ -3,8 +3,9 @@
 //!
 //! Written (one canonical form per move):
 //! - letters `K A E H R C P` (the WXF's elephant and horse); `+` forward, `-` backward, `.` sideways;
-//! - two like pieces on one file: `+` (front) or `-` (rear) replaces the file, for every kind
-//!   (advisors and bishops too): `R+.3`, `C--1`;
+//! - two like pieces on one file: `+` (front) or `-` (rear) replaces the file: `R+.3`, `C--1`;
+//!   advisors and bishops keep their file digit (`A6+5`, `E7-5`), since the direction already
+//!   tells which of the two moves;
 //! - three pawns on a file: `P+` (front), `P3` (the middle one, by its file), `P-` (rear);
 //! - pawns stacked on two files ("tandem", two or more on each): the file digit replaces the
 //!   letter, `3+.4`, `3-.4`; a middle one of three is still `P3`;
@@ -13,8 +14,9 @@
 //!
 //! Read, besides the above: letters in either case, `B` for bishop and `N` for knight (FEN letters), `=`
 //! for sideways, the sign before the letter (`+R.3`), the letter with the tandem form
-//! (`P3+.4`, `R9+.3`) and with `++`/`--` (`P++.4`), pawns without their letter (`3+1`), and
-//! the plain file form where a sign would be written (`A6+5`, `R9.3`) when only one of the
+//! (`P3+.4`, `R9+.3`) and with `++`/`--` (`P++.4`), pawns without their letter (`3+1`), the
+//! signed form of advisors and bishops (`A-+5`), and
+//! the plain file form where a sign would be written (`R9.3`) when only one of the
 //! pieces on that file has such a move. For an odd stack of pawns the file form means the
 //! middle one. Only a move legal in the position is returned.
 
@@ -193,9 +195,28 @@ mod tests {
         let black = "3k4r/9/8r/9/9/9/9/R8/9/R4K3 b - - 0 1";
         check(black, "i7c7", "R+.3");
         check(black, "i9i8", "R-+1");
-        // Advisors sharing a file use the signs as well.
-        check("3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1", "d0e1", "A-+5");
-        assert_eq!(parse(&pos("3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1"), "A6+5"), Ok(mv("d0e1")));
+    }
+
+    #[test]
+    fn advisors_and_bishops_keep_their_file_on_a_shared_file() {
+        // Red advisors d0 and d2 (file 6): the direction says which one moves.
+        let advisors = "3k5/9/9/9/9/9/9/3A5/9/3A1K3 w - - 0 1";
+        check(advisors, "d0e1", "A6+5");
+        check(advisors, "d2e1", "A6-5");
+        // The signed form (written by older versions and some sources) is still read.
+        assert_eq!(parse(&pos(advisors), "A-+5"), Ok(mv("d0e1")));
+        assert_eq!(parse(&pos(advisors), "A+-5"), Ok(mv("d2e1")));
+        // Red bishops c0 and c4 (file 7); Black bishops g9 and g5 (Black's file 7).
+        let bishops = "3k2b2/9/9/9/6b2/2B6/9/9/9/2B1K4 w - - 0 1";
+        check(bishops, "c0e2", "E7+5");
+        check(bishops, "c4e2", "E7-5");
+        check(bishops, "c4a2", "E7-9");
+        assert_eq!(parse(&pos(bishops), "B7-5"), Ok(mv("c4e2")));
+        assert_eq!(parse(&pos(bishops), "E+-5"), Ok(mv("c4e2")));
+        let black = "3k2b2/9/9/9/6b2/2B6/9/9/9/2B1K4 b - - 0 1";
+        check(black, "g9e7", "E7+5");
+        check(black, "g5e7", "E7-5");
+        assert_eq!(parse(&pos(black), "E-+5"), Ok(mv("g9e7")));
     }
 
     #[test]

@@ -1,0 +1,272 @@
+//! A play session's game as PGN, both ways: written in Chinese, WXF or ICCS (xqbase's tags:
+//! `Game`, `Red`, `Black`, `Result`, `FEN`, `Format`), and read from any of the notations the
+//! engine reads (the guess is per move, so mixed sources read too), including traditional
+//! characters (車 馬 砲 俥 傌 帥 將 進 後) and full-width digits. The reader skips comments
+//! (`{..}`, `;..`), variations (`(..)`), NAGs (`$1`), annotation marks (`!?`) and move numbers
+//! (`1.`, `1...`, `１．`), and names an illegal move by its move number and text.
+
+use std::fmt::Write as _;
+
+use engine::notation::{Notation, parse_move, write_move};
+use engine::{Color, Position};
+
+use super::error::{PlayError, PlayResult};
+use super::game::{Game, parse_fen};
+
+/// The players' names written into the `Red` and `Black` tags.
+#[derive(Clone, Debug, Default)]
+pub struct PgnNames {
+    pub red: String,
+    pub black: String,
+}
+
+/// The `Format` tag of a notation.
+fn format_name(notation: Notation) -> &'static str {
+    match notation {
+        Notation::Wxf => "WXF",
+        Notation::Chinese => "Chinese",
+        Notation::Iccs => "ICCS",
+        Notation::Uci => "UCI",
+    }
+}
+
+/// Escapes a tag value (PGN: backslash and quote).
+fn tag_value(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The game as PGN in `notation`, with the result the rules give now (`*` while it goes on).
+pub fn write(game: &Game, names: &PgnNames, notation: Notation) -> String {
+    let result = game.outcome().result.as_str();
+    let mut out = String::new();
+    let _ = writeln!(out, "[Game \"Chinese Chess\"]");
+    let _ = writeln!(out, "[Event \"xqfarm play\"]");
+    let _ = writeln!(out, "[Red \"{}\"]", tag_value(&names.red));
+    let _ = writeln!(out, "[Black \"{}\"]", tag_value(&names.black));
+    let _ = writeln!(out, "[Result \"{result}\"]");
+    let _ = writeln!(out, "[FEN \"{}\"]", game.start().fen());
+    let _ = writeln!(out, "[Format \"{}\"]", format_name(notation));
+    let outcome = game.outcome();
+    if outcome.is_over() {
+        let _ = writeln!(out, "[Termination \"{}\"]", outcome.reason.as_str());
+    }
+    out.push('\n');
+    let mut pos = game.start().clone();
+    let mut line = String::new();
+    for (i, &m) in game.moves().iter().enumerate() {
+        if pos.side_to_move() == Color::Red {
+            let _ = write!(line, "{}. ", pos.fullmove());
+        } else if i == 0 {
+            let _ = write!(line, "{}. ... ", pos.fullmove());
+        }
+        line.push_str(&write_move(&pos, m, notation));
+        pos.play_unchecked(m);
+        if pos.side_to_move() == Color::Red {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line.clear();
+        } else {
+            line.push(' ');
+        }
+    }
+    out.push_str(&line);
+    out.push_str(result);
+    out.push('\n');
+    out
+}
+
+/// A PGN as read: its tags and its game.
+#[derive(Clone, Debug)]
+pub struct ReadPgn {
+    pub tags: Vec<(String, String)>,
+    pub game: Game,
+}
+
+impl ReadPgn {
+    pub fn tag(&self, key: &str) -> Option<&str> {
+        self.tags.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads the first game of a PGN text.
+pub fn read(text: &str) -> PlayResult<ReadPgn> {
+    let (tags, movetext) = split_tags(text)?;
+    let start = match tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("FEN")) {
+        Some((_, fen)) => parse_fen(fen).map_err(|e| PlayError::InvalidPgn(format!("the FEN tag: {e}")))?,
+        None => Position::startpos(),
+    };
+    let mut game = Game::new(&start);
+    for token in move_tokens(&movetext) {
+        let pos = game.position();
+        let (number, color) = (pos.fullmove(), pos.side_to_move());
+        let dots = if color == Color::Red { "." } else { "..." };
+        let m = parse_move(pos, &token).map_err(|e| {
+            let reason = match e {
+                engine::Error::IllegalMove { reason, .. } => reason.to_string(),
+                engine::Error::ParseMove { reason, .. } => reason,
+                other => other.to_string(),
+            };
+            PlayError::InvalidPgn(format!("move {number}{dots} `{token}` ({color}): {reason}"))
+        })?;
+        if game.outcome().is_over() {
+            return Err(PlayError::InvalidPgn(format!(
+                "move {number}{dots} `{token}` ({color}): the game was already over ({})",
+                super::game::verdict_text(game.outcome())
+            )));
+        }
+        game.play(m).map_err(|e| PlayError::InvalidPgn(format!("move {number}{dots} `{token}` ({color}): {e}")))?;
+    }
+    Ok(ReadPgn { tags, game })
+}
+
+/// The tag pairs at the head of the text and the movetext after them.
+fn split_tags(text: &str) -> PlayResult<(Vec<(String, String)>, String)> {
+    let text = text.trim_start_matches('\u{feff}');
+    let mut tags = Vec::new();
+    let mut movetext = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if movetext.trim().is_empty() && trimmed.starts_with('[') {
+            tags.push(parse_tag(trimmed).ok_or_else(|| {
+                PlayError::InvalidPgn(format!("line {}: `{trimmed}` is not a tag pair like [Red \"name\"]", n + 1))
+            })?);
+        } else {
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    Ok((tags, movetext))
+}
+
+fn parse_tag(line: &str) -> Option<(String, String)> {
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (key, rest) = inner.split_once(char::is_whitespace)?;
+    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
+    Some((key.to_owned(), value.replace("\\\"", "\"").replace("\\\\", "\\")))
+}
+
+/// The moves of a movetext, without comments, variations, numbers and results.
+fn move_tokens(movetext: &str) -> Vec<String> {
+    let mut plain = String::with_capacity(movetext.len());
+    let (mut brace, mut paren, mut line_comment) = (false, 0usize, false);
+    for c in movetext.chars() {
+        match c {
+            '\n' if line_comment => {
+                line_comment = false;
+                plain.push(' ');
+            }
+            _ if line_comment => {}
+            '}' if brace => brace = false,
+            _ if brace => {}
+            '{' => brace = true,
+            '(' | '（' => paren += 1,
+            ')' | '）' if paren > 0 => paren -= 1,
+            _ if paren > 0 => {}
+            ';' => line_comment = true,
+            _ => plain.push(c),
+        }
+    }
+    plain.split_whitespace().filter_map(move_token).collect()
+}
+
+/// One whitespace-separated word as a move, or `None` for a number, a result or a NAG.
+fn move_token(word: &str) -> Option<String> {
+    if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*") || word.starts_with('$') {
+        return None;
+    }
+    let word = strip_move_number(word).trim_end_matches(['!', '?']);
+    (!word.is_empty()).then(|| word.to_owned())
+}
+
+fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || ('０'..='９').contains(&c)
+}
+
+fn is_number_dot(c: char) -> bool {
+    matches!(c, '.' | '．' | '、' | '…')
+}
+
+/// `12.`, `12...`, `１．` and `3.C2.5` lose their number; `3.4` (a WXF pawn move without its
+/// letter) and `5+1` do not.
+fn strip_move_number(word: &str) -> &str {
+    let digits_end = word.char_indices().find(|&(_, c)| !is_digit(c)).map_or(word.len(), |(i, _)| i);
+    if digits_end == 0 {
+        return word.trim_start_matches(is_number_dot);
+    }
+    let rest = &word[digits_end..];
+    if !rest.starts_with(is_number_dot) {
+        return word;
+    }
+    let after = rest.trim_start_matches(is_number_dot);
+    if after.starts_with(is_digit) { word } else { after }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // in tests a panic is the failure report
+mod tests {
+    use super::*;
+
+    fn game(moves: &str) -> Game {
+        let mut g = Game::startpos();
+        for m in moves.split_whitespace() {
+            g.play_text(m).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn written_in_each_notation_and_read_back() {
+        let g = game("h2e2 h9g7 h0g2 i9h9 i0h0 b9c7");
+        for notation in [Notation::Chinese, Notation::Wxf, Notation::Iccs] {
+            let text = write(&g, &PgnNames { red: "me".into(), black: "xq".into() }, notation);
+            let back = read(&text).unwrap();
+            assert_eq!(back.game.moves(), g.moves(), "{notation}:\n{text}");
+            assert_eq!(back.tag("Red"), Some("me"));
+        }
+        let chinese = write(&g, &PgnNames::default(), Notation::Chinese);
+        assert!(chinese.contains("1. 炮二平五 马８进７\n2. 马二进三 车９平８\n"), "{chinese}");
+        assert!(chinese.contains("[Format \"Chinese\"]"));
+    }
+
+    #[test]
+    fn a_game_starting_with_black_writes_an_ellipsis() {
+        let mut g = Game::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1").unwrap();
+        g.play_text("h9g7").unwrap();
+        g.play_text("h0g2").unwrap();
+        let text = write(&g, &PgnNames::default(), Notation::Wxf);
+        assert!(text.contains("1. ... H8+7\n2. H2+3 *"), "{text}");
+        assert_eq!(read(&text).unwrap().game.moves(), g.moves());
+    }
+
+    #[test]
+    fn reads_traditional_characters_comments_and_numbers() {
+        let text = "[Game \"Chinese Chess\"]\n[Result \"*\"]\n\n\
+                    １． 砲二平五 {中炮} 馬８進７ ; 屏風馬\n\
+                    ２．傌二進三 (２．傌八進七) 車９平８!? $1\n3.俥一平二 *\n";
+        let read = read(text).unwrap();
+        let uci: Vec<_> = read.game.moves().iter().map(ToString::to_string).collect();
+        assert_eq!(uci, ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0"]);
+    }
+
+    #[test]
+    fn numbers_are_not_mistaken_for_pawn_moves() {
+        assert_eq!(strip_move_number("12."), "");
+        assert_eq!(strip_move_number("12..."), "");
+        assert_eq!(strip_move_number("3.C2.5"), "C2.5");
+        assert_eq!(strip_move_number("3.4"), "3.4");
+        assert_eq!(strip_move_number("5+1"), "5+1");
+        assert_eq!(strip_move_number("１．炮二平五"), "炮二平五");
+        assert_eq!(strip_move_number("..."), "");
+    }
+
+    #[test]
+    fn an_illegal_move_is_named_by_number_and_text() {
+        let err = read("1. C2.5 H8+7 2. R1+3 *").unwrap_err().to_string();
+        assert!(err.starts_with("move 2. `R1+3` (Red): "), "{err}");
+        let err = read("1. 炮二平五 马８进７ 2. 马二进三 炮８进９ *").unwrap_err().to_string();
+        assert!(err.starts_with("move 2... `炮８进９` (Black): "), "{err}");
+        let err = read("[FEN \"9/9/9/9/9/9/9/9/9/9 w - - 0 1\"]\n*").unwrap_err().to_string();
+        assert!(err.contains("the FEN tag"), "{err}");
+        assert!(read("[Red \"x\"\n1. C2.5").unwrap_err().to_string().contains("line 1"));
+    }
+}
