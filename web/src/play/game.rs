@@ -185,22 +185,12 @@ impl Game {
     }
 }
 
-/// The verdict in words: "Red loses by perpetual check", "Black wins by checkmate".
+/// The verdict in words ("Red loses by perpetual check"), worded as the farm's games are.
 pub fn verdict_text(outcome: Outcome) -> String {
-    let (winner, loser) = match outcome.result {
-        GameResult::RedWins => (Color::Red, Color::Black),
-        GameResult::BlackWins => (Color::Black, Color::Red),
-        GameResult::Draw | GameResult::Ongoing => (Color::Red, Color::Red),
-    };
-    match outcome.reason {
-        Reason::Ongoing => "the game goes on".to_owned(),
-        Reason::Checkmate => format!("{winner} wins by checkmate"),
-        Reason::Stalemate => format!("{loser} has no legal move and loses"),
-        Reason::PerpetualCheck => format!("{loser} loses by perpetual check"),
-        Reason::PerpetualChase => format!("{loser} loses by perpetual chase"),
-        Reason::Repetition => "Draw by repetition".to_owned(),
-        Reason::MoveLimit => "Draw: 120 plies without a capture".to_owned(),
+    if outcome.reason == Reason::Ongoing {
+        return "the game goes on".to_owned();
     }
+    crate::api::games::verdict_text(outcome.result.as_str(), proto::domain::Termination::Rules(outcome.reason))
 }
 
 #[cfg(test)]
