@@ -156,7 +156,7 @@ export async function newPage(context) {
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(`uncaught: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()} (${m.location().url})`); });
   page.on('dialog', (d) => d.accept());
   return page;
 }

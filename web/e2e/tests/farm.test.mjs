@@ -31,6 +31,7 @@ after(async () => {
 const gamesCell = (id) => `[data-testid=runs-table] tr[data-run-id="${id}"] [data-col=games]`;
 
 test('runs page: the game count rises without a reload, in the same table element', async () => {
+  page.errors.length = 0;
   await open(page, `${farm.url}/`);
   await page.waitForSelector(gamesCell(farm.runId));
   const before = Number((await page.textContent(gamesCell(farm.runId))).split('/')[0]);
@@ -54,6 +55,7 @@ test('runs page: the game count rises without a reload, in the same table elemen
 });
 
 test('run page: numbers, LLR chart with its bounds, workers, terminations, lengths, spec, PGN links, games list', async () => {
+  page.errors.length = 0;
   await until(async () => (await api(farm.url, `/api/runs/${farm.runId}/games?offset=0&limit=5`)).total >= 2, 'two games played', 120000, 500);
   await open(page, `${farm.url}/runs/${farm.runId}`);
   const stats = await page.textContent('[data-testid=run-stats]');
@@ -77,6 +79,7 @@ test('run page: numbers, LLR chart with its bounds, workers, terminations, lengt
 });
 
 test('workers page lists the worker', async () => {
+  page.errors.length = 0;
   await open(page, `${farm.url}/workers`);
   await page.waitForSelector('[data-testid=workers-table] tbody tr');
   assert.match(await page.textContent('[data-testid=workers-table] tbody'), /e2e-worker/);
@@ -84,6 +87,7 @@ test('workers page lists the worker', async () => {
 });
 
 test('viewer: stepping through a game shows the replayed FENs; keys, jumps and flip work', async () => {
+  page.errors.length = 0;
   const { games } = await api(farm.url, `/api/runs/${farm.runId}/games?offset=0&limit=5`);
   const game = await api(farm.url, `/api/games/${games[0].id}`);
   assert.ok(game.moves.length > 4, 'a game with moves');
@@ -135,6 +139,7 @@ test('viewer: stepping through a game shows the replayed FENs; keys, jumps and f
 });
 
 test('create run: the form creates a run, a bad one shows the server error', async () => {
+  page.errors.length = 0;
   await open(page, `${farm.url}/create`);
   await page.fill('[data-testid=f-name]', 'from the form');
   await page.selectOption('[data-testid=f-kind]', 'games');
@@ -156,6 +161,7 @@ test('create run: the form creates a run, a bad one shows the server error', asy
 });
 
 test('stop run: the button stops the run', async () => {
+  page.errors.length = 0;
   const id = farm.createdRun ?? farm.runId;
   await open(page, `${farm.url}/runs/${id}`);
   await page.click('[data-testid=stop-run]');
