@@ -180,9 +180,9 @@ export async function open(page, url) {
   }
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, clip = null) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot(clip ? { path: join(ARTIFACTS, `${name}.png`), clip } : { path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
 /**

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-export XQFARM_BIN="$(realpath "${XQFARM_BIN:-../../target/debug/xqfarm}")"
+export XQFARM_BIN="$(realpath -m "${XQFARM_BIN:-../../target/debug/xqfarm}")"
 if [[ ! -x "$XQFARM_BIN" ]]; then
   echo "run.sh: no xqfarm binary at $XQFARM_BIN (build it: cargo build --workspace, or set XQFARM_BIN)" >&2
   exit 2

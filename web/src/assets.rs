@@ -119,7 +119,10 @@ mod tests {
         let mut checked = 0;
         for (path, _, _) in ASSETS.iter().filter(|(p, _, _)| p.ends_with(".js")) {
             for spec in imports(text(path)) {
-                assert!(spec.starts_with("./") || spec.starts_with("../"), "{path} imports `{spec}`: only relative modules");
+                assert!(
+                    spec.starts_with("./") || spec.starts_with("../"),
+                    "{path} imports `{spec}`: only relative modules"
+                );
                 let target = resolve(path, &spec);
                 assert!(ASSETS.iter().any(|(p, _, _)| *p == target), "{path} imports {spec} = {target}, not embedded");
                 checked += 1;

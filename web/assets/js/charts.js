@@ -31,11 +31,13 @@ export function lineChart(points, { width = 420, height = 200, bounds = [], test
     svg.append(s('line', { class: 'bound', 'data-bound': b, x1: PAD.l, y1: Y(b), x2: width - PAD.r, y2: Y(b) }));
     svg.append(s('text', { x: PAD.l - 4, y: Y(b) + 3, 'text-anchor': 'end' }, b.toFixed(2)));
   }
-  svg.append(s('text', { x: PAD.l - 4, y: PAD.t + 8, 'text-anchor': 'end' }, y1.toFixed(y1 >= 100 ? 0 : 1)));
-  svg.append(s('text', { x: PAD.l - 4, y: height - PAD.b, 'text-anchor': 'end' }, y0.toFixed(Math.abs(y0) >= 100 ? 0 : 1)));
+  // The range's ends, unless a bound's label is already there.
+  const free = (y) => bounds.every((b) => Math.abs(Y(b) - Y(y)) > 12);
+  if (free(y1)) svg.append(s('text', { x: PAD.l - 4, y: Y(y1) + 8, 'text-anchor': 'end' }, y1.toFixed(Math.abs(y1) >= 100 ? 0 : 1)));
+  if (free(y0)) svg.append(s('text', { x: PAD.l - 4, y: Y(y0), 'text-anchor': 'end' }, y0.toFixed(Math.abs(y0) >= 100 ? 0 : 1)));
   svg.append(s('text', { x: width - PAD.r, y: height - 6, 'text-anchor': 'end' }, `${x1} ${xLabel}`));
   svg.append(s('text', { x: PAD.l, y: height - 6 }, `${x0}`));
-  if (yLabel) svg.append(s('text', { x: 4, y: PAD.t + 8 }, yLabel));
+  if (yLabel) svg.append(s('text', { x: PAD.l + 6, y: PAD.t + 12 }, yLabel));
   if (points.length) {
     const d = points.map((p, i) => `${i ? 'L' : 'M'}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(' ');
     svg.append(s('path', { class: 'series', d, 'data-points': points.length }));

@@ -69,6 +69,7 @@ test('runs page (fixtures): SSE updates change the cells in place, the table is 
   const left = await page.$eval('tr[data-run-id="1"] .llr-fill', (e) => parseFloat(e.style.left));
   assert.ok(left > 50 && left < 100, `the LLR marker right of the middle: ${left}%`);
   await screenshot(page, 'runs-fixture');
+  await screenshot(page, 'runs-readme', { x: 0, y: 0, width: 1280, height: 210 });
   assert.deepEqual(page.errors, []);
   await page.unrouteAll();
 });

@@ -54,8 +54,8 @@ export async function render(app, { params }) {
   }
 
   const controls = h('div', { class: 'toolbar' },
-    btn('first', '⏮', () => go(0), 'first (Home)'), btn('prev', '◀', () => go(ply - 1), 'back (←)'),
-    btn('next', '▶', () => go(ply + 1), 'forward (→)'), btn('last', '⏭', () => go(moves.length), 'last (End)'),
+    btn('first', '«', () => go(0), 'first (Home)'), btn('prev', '◀', () => go(ply - 1), 'back (←)'),
+    btn('next', '▶', () => go(ply + 1), 'forward (→)'), btn('last', '»', () => go(moves.length), 'last (End)'),
     btn('flip', 'Flip', () => board.flip(), 'flip the board'), plyText);
   const copy = h('div', { class: 'toolbar' },
     btn('copy-fen', 'Copy FEN', async () => { if (await copyText(fenOut.value)) showMessage('FEN copied', 'info'); }),
