@@ -39,17 +39,9 @@ pub struct Resolved {
     pub recipe: Recipe,
 }
 
-/// The farm's stored variants. Until the storage branch's `Storage::list_variants` lands,
-/// the variants named by stored runs (switch to `farm.storage().list_variants()` then).
+/// The farm's stored variants.
 fn stored_variants(farm: &Farm) -> PlayResult<Vec<Variant>> {
-    let storage = farm.storage();
-    let runs = storage.list_runs().map_err(|e| PlayError::Internal(format!("listing runs: {e}")))?;
-    let mut ids: Vec<VariantId> = runs.into_iter().flat_map(|r| r.spec.variants).collect();
-    ids.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-    ids.dedup();
-    ids.iter()
-        .map(|id| storage.get_variant(id).map_err(|e| PlayError::Internal(format!("variant {}: {e}", id.as_str()))))
-        .collect()
+    farm.storage().list_variants().map_err(|e| PlayError::Internal(format!("listing variants: {e}")))
 }
 
 /// What the allow-list says of a variant: `None` if it can be played, else why not.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use engine::notation::{Notation, parse_move, write_move};
-use engine::rules::{GameResult, Outcome, Reason, judge};
+use engine::rules::{Outcome, Reason, judge};
 use engine::{Color, Move, Position};
 
 use super::error::{PlayError, PlayResult};
@@ -197,6 +197,7 @@ pub fn verdict_text(outcome: Outcome) -> String {
 #[allow(clippy::unwrap_used)] // in tests a panic is the failure report
 mod tests {
     use super::*;
+    use engine::rules::GameResult;
 
     fn play_all(game: &mut Game, moves: &str) {
         for m in moves.split_whitespace() {
