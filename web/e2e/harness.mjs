@@ -108,12 +108,13 @@ export async function startFarm({ run: runOpts = null, worker = false, log = !!p
   writeFileSync(join(dir, 'openings.txt'), [
     'startpos moves h2e2 h9g7', 'startpos moves b2e2 b9c7', 'startpos moves g3g4 c6c5', 'startpos moves h0g2 h7h3',
   ].join('\n'));
-  const id = (out) => Number(out.trim().split(/\s+/)[0]);
+  // Variant ids are text (as the store gives them); suite ids are numbers.
+  const id = (out) => out.trim().split(/\s+/)[0];
   farm.variants = {
     cand: id(await farm.cli('variant', 'add', join(dir, 'cand.toml'), '--name', 'cand')),
     base: id(await farm.cli('variant', 'add', join(dir, 'base.toml'), '--name', 'base')),
   };
-  farm.suite = id(await farm.cli('openings', 'add', join(dir, 'openings.txt'), '--name', 'e2e'));
+  farm.suite = Number(id(await farm.cli('openings', 'add', join(dir, 'openings.txt'), '--name', 'e2e')));
   farm.createRun = (opts) => createRun(farm, opts);
   farm.startWorker = () => {
     farm.worker = child('worker', ['worker', '--coordinator', url, '--token', TOKEN, '--concurrency', '1',
