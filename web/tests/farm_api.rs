@@ -26,7 +26,8 @@ struct Site {
 }
 
 fn access() -> Access {
-    let entry = |role, token: &str| TokenEntry { role, digest: proto::auth::token_file::digest(token), label: token.into() };
+    let entry =
+        |role, token: &str| TokenEntry { role, digest: proto::auth::token_file::digest(token), label: token.into() };
     Access::from_entries(vec![entry(Role::User, USER), entry(Role::ReadOnly, READER), entry(Role::Worker, WORKER)])
 }
 
@@ -235,7 +236,8 @@ async fn a_run_page_has_its_aggregates_llr_path_and_workers() {
 #[tokio::test]
 async fn a_runs_games_page_and_the_viewers_game() {
     let s = site(false).await;
-    let page = json(&s, get(&format!("/api/runs/{}/games?offset=1&limit=2", s.run), Some(READER)), StatusCode::OK).await;
+    let page =
+        json(&s, get(&format!("/api/runs/{}/games?offset=1&limit=2", s.run), Some(READER)), StatusCode::OK).await;
     assert_eq!(page["total"], 6);
     let games = page["games"].as_array().expect("games");
     assert_eq!(games.len(), 2);
@@ -276,7 +278,8 @@ async fn pgn_downloads_name_the_variants_and_carry_their_ids() {
     assert!(pgn.contains("[Red \"tuned\"]") && pgn.contains("[Black \"base\"]"), "{pgn}");
     assert!(pgn.contains(&format!("[BlackId \"{}\"]", s.base)), "{pgn}");
     assert!(pgn.contains("1. 炮二平五 马８进７"), "{pgn}");
-    let v = json(&s, get(&format!("/api/runs/{}/pgn?notation=san", s.run), Some(READER)), StatusCode::BAD_REQUEST).await;
+    let v =
+        json(&s, get(&format!("/api/runs/{}/pgn?notation=san", s.run), Some(READER)), StatusCode::BAD_REQUEST).await;
     assert!(v["error"].as_str().expect("message").contains("san"));
     json(&s, get("/api/runs/77/pgn", Some(READER)), StatusCode::NOT_FOUND).await;
 }
@@ -308,7 +311,8 @@ async fn sign_in(s: &Site, token: &str) -> (String, String) {
 }
 
 fn cookie_post(uri: &str, cookie: &str, csrf: Option<&str>, origin: Option<&str>) -> Request<Body> {
-    let mut r = Request::builder().method("POST").uri(uri).header(header::HOST, "farm.test").header(header::COOKIE, cookie);
+    let mut r =
+        Request::builder().method("POST").uri(uri).header(header::HOST, "farm.test").header(header::COOKIE, cookie);
     if let Some(c) = csrf {
         r = r.header("x-csrf-token", c);
     }
@@ -341,7 +345,8 @@ async fn cookie_sessions_are_csrf_checked() {
     json(&s, cookie_post(&stop, &ro, Some(&ro_csrf), None), StatusCode::FORBIDDEN).await;
     // Signing out ends the session.
     send(&s, cookie_post("/api/logout", &cookie, None, None)).await;
-    let runs = Request::builder().uri("/api/runs").header(header::COOKIE, &cookie).body(Body::empty()).expect("request");
+    let runs =
+        Request::builder().uri("/api/runs").header(header::COOKIE, &cookie).body(Body::empty()).expect("request");
     json(&s, runs, StatusCode::UNAUTHORIZED).await;
 }
 
@@ -351,8 +356,10 @@ async fn the_signed_in_url_sets_a_session_and_a_wrong_key_does_not() {
     let resp = send(&s, get("/login?key=the-key", None)).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     assert_eq!(resp.headers()[header::LOCATION], "/");
-    let cookie = resp.headers()[header::SET_COOKIE].to_str().expect("ascii").split(';').next().expect("pair").to_owned();
-    let runs = Request::builder().uri("/api/runs").header(header::COOKIE, &cookie).body(Body::empty()).expect("request");
+    let cookie =
+        resp.headers()[header::SET_COOKIE].to_str().expect("ascii").split(';').next().expect("pair").to_owned();
+    let runs =
+        Request::builder().uri("/api/runs").header(header::COOKIE, &cookie).body(Body::empty()).expect("request");
     json(&s, runs, StatusCode::OK).await;
     json(&s, get("/login?key=guess", None), StatusCode::UNAUTHORIZED).await;
     let page = send(&s, get("/login", None)).await;
@@ -368,7 +375,12 @@ async fn creating_a_run_is_validated_by_the_clis_code() {
     let suite = run.spec.openings.get();
     let body = |extra: &str| format!(r#"{{"variants":["{a}","{b}"],"suite":{suite}{extra}}}"#);
     json(&s, post("/api/runs", Some(READER), &body("")), StatusCode::FORBIDDEN).await;
-    let created = json(&s, post("/api/runs", Some(USER), &body(r#","kind":"games","pairs":4,"tc":"depth=3","name":"web""#)), StatusCode::CREATED).await;
+    let created = json(
+        &s,
+        post("/api/runs", Some(USER), &body(r#","kind":"games","pairs":4,"tc":"depth=3","name":"web""#)),
+        StatusCode::CREATED,
+    )
+    .await;
     assert_eq!(created["name"], "web");
     assert_eq!(created["pairs_total"], 4);
     assert_eq!(created["tc"], "depth=3");
@@ -404,7 +416,9 @@ async fn the_workers_page_lists_who_played() {
 }
 
 /// The next `runs` event's data from an SSE body.
-async fn next_event(body: &mut (impl tokio_stream::Stream<Item = Result<axum::body::Bytes, axum::Error>> + Unpin)) -> Value {
+async fn next_event(
+    body: &mut (impl tokio_stream::Stream<Item = Result<axum::body::Bytes, axum::Error>> + Unpin),
+) -> Value {
     use tokio_stream::StreamExt as _;
     let mut buf = String::new();
     loop {
@@ -438,7 +452,8 @@ async fn the_event_stream_carries_each_new_count() {
     while games < 6 {
         games = next_event(&mut body).await["runs"][0]["games"].as_u64().unwrap_or(0);
     }
-    let lease = s.farm.lease(&LeaseRequest { worker: s.worker, free_slots: 1, held: vec![], finished: vec![] }).expect("lease");
+    let lease =
+        s.farm.lease(&LeaseRequest { worker: s.worker, free_slots: 1, held: vec![], finished: vec![] }).expect("lease");
     assert!(matches!(lease.grant, LeaseGrant::Lease(_)));
     s.farm.stop_run(s.run).expect("stop");
     let mut last = next_event(&mut body).await;

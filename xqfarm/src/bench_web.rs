@@ -54,7 +54,8 @@ fn cpu_time() -> Result<Duration> {
 async fn http_get(addr: &str, path: &str, token: &str) -> Result<(u16, Vec<u8>)> {
     let mut s = TcpStream::connect(addr).await?;
     s.set_nodelay(true)?;
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n");
+    let req =
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).await?;
@@ -79,7 +80,12 @@ async fn time_get(addr: &str, path: &str, token: &str) -> Result<f64> {
 }
 
 /// Holds an event stream open and collects the sequence numbers of its updates.
-async fn watch_stream(addr: String, token: String, seqs: Arc<std::sync::Mutex<Vec<u64>>>, stop: Arc<AtomicBool>) -> Result<()> {
+async fn watch_stream(
+    addr: String,
+    token: String,
+    seqs: Arc<std::sync::Mutex<Vec<u64>>>,
+    stop: Arc<AtomicBool>,
+) -> Result<()> {
     let mut s = TcpStream::connect(&addr).await?;
     let req = format!("GET /api/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n");
     s.write_all(req.as_bytes()).await?;
@@ -106,12 +112,23 @@ pub async fn web(a: WebBenchArgs) -> Result<()> {
     let toml = engine::eval::Params::default().to_toml();
     let mut ids = Vec::new();
     for name in ["a", "b"] {
-        ids.push(client.add_variant(VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } }).await?.id);
+        ids.push(
+            client
+                .add_variant(VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } })
+                .await?
+                .id,
+        );
     }
     let suite = client.add_openings(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }).await?;
     let spec = RunSpec {
         name: "web-bench".into(),
-        kind: RunKind::Sprt(proto::domain::SprtSettings { elo0: -1000.0, elo1: 1000.0, alpha: 1e-9, beta: 1e-9, ..Default::default() }),
+        kind: RunKind::Sprt(proto::domain::SprtSettings {
+            elo0: -1000.0,
+            elo1: 1000.0,
+            alpha: 1e-9,
+            beta: 1e-9,
+            ..Default::default()
+        }),
         variants: ids.clone(),
         tc: spec_tc(),
         openings: suite.id,
@@ -148,7 +165,10 @@ pub async fn web(a: WebBenchArgs) -> Result<()> {
         "/api/runs".to_owned(),
         "/api/workers".to_owned(),
     ] {
-        println!("GET {path}: {:.1} ms with {games} games in the run (goal: under 100 ms)", time_get(&addr, &path, token).await?);
+        println!(
+            "GET {path}: {:.1} ms with {games} games in the run (goal: under 100 ms)",
+            time_get(&addr, &path, token).await?
+        );
     }
 
     // CPU with and without the open streams, under the same recording rate.

@@ -55,9 +55,23 @@ async fn pages_api_and_grpc_share_the_port() {
     assert_eq!(status, 404, "{body}");
 
     // gRPC on the same port, with its own role guard.
-    let client = proto::client::FarmClient::connect(&format!("http://{addr}"), None, "secret", proto::client::ClientConfig::default()).await.expect("gRPC connects");
+    let client = proto::client::FarmClient::connect(
+        &format!("http://{addr}"),
+        None,
+        "secret",
+        proto::client::ClientConfig::default(),
+    )
+    .await
+    .expect("gRPC connects");
     assert!(client.list_runs(RunFilter::default()).await.expect("ListRuns").is_empty());
-    let wrong = proto::client::FarmClient::connect(&format!("http://{addr}"), None, "wrong", proto::client::ClientConfig::default()).await.expect("connects");
+    let wrong = proto::client::FarmClient::connect(
+        &format!("http://{addr}"),
+        None,
+        "wrong",
+        proto::client::ClientConfig::default(),
+    )
+    .await
+    .expect("connects");
     assert!(wrong.list_runs(RunFilter::default()).await.is_err(), "the guard still refuses a wrong token");
 
     let _ = tx.send(());
