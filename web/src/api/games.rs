@@ -160,7 +160,7 @@ mod tests {
         let rows = move_rows(engine::START_FEN, &["h2e2".into(), "h9g7".into()]).expect("legal");
         assert_eq!(rows[0].wxf, "C2.5");
         assert_eq!(rows[1].chinese, "马８进７");
-        assert_eq!(rows[1].fen, "r1bakabnr/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
+        assert_eq!(rows[1].fen, "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2");
         assert!(move_rows(engine::START_FEN, &["h2h9".into(), "a9a0".into()]).expect_err("illegal").contains("move 2"));
     }
 
