@@ -39,35 +39,52 @@ pub fn format_name(notation: Notation) -> &'static str {
     }
 }
 
-/// Appends the game to `out`; a start FEN or a move that does not replay is an error naming it
-/// (the farm's games were refereed, so this means a damaged store).
+/// Appends the game to `out`, one full move a line; tags with nothing to say (no round, no ids,
+/// no termination yet) are left out. A start FEN or a move that does not replay is an error
+/// naming it (the farm's games were refereed, so this means a damaged store).
 pub fn write_game(out: &mut String, g: &PgnGame<'_>, notation: Notation) -> Result<(), String> {
     let mut pos = Position::from_fen(g.start_fen).map_err(|e| format!("start FEN `{}`: {e}", g.start_fen))?;
-    let _ = writeln!(out, "[Game \"Chinese Chess\"]");
-    let _ = writeln!(out, "[Event \"{}\"]", tag(&g.event));
-    let _ = writeln!(out, "[Round \"{}\"]", tag(&g.round));
-    let _ = writeln!(out, "[Red \"{}\"]", tag(g.red_name));
-    let _ = writeln!(out, "[RedId \"{}\"]", tag(g.red_id));
-    let _ = writeln!(out, "[Black \"{}\"]", tag(g.black_name));
-    let _ = writeln!(out, "[BlackId \"{}\"]", tag(g.black_id));
-    let _ = writeln!(out, "[Result \"{}\"]", g.result);
-    let _ = writeln!(out, "[FEN \"{}\"]", g.start_fen);
-    let _ = writeln!(out, "[Format \"{}\"]", format_name(notation));
-    let _ = writeln!(out, "[Termination \"{}\"]", tag(g.termination));
-    let mut text = String::new();
+    let mut tags = String::new();
+    let mut put = |name: &str, value: &str| {
+        if !value.is_empty() {
+            let _ = writeln!(tags, "[{name} \"{}\"]", tag(value));
+        }
+    };
+    put("Game", "Chinese Chess");
+    put("Event", &g.event);
+    put("Round", &g.round);
+    put("Red", g.red_name);
+    put("RedId", g.red_id);
+    put("Black", g.black_name);
+    put("BlackId", g.black_id);
+    put("Result", g.result);
+    put("FEN", g.start_fen);
+    put("Format", format_name(notation));
+    put("Termination", g.termination);
+    out.push_str(&tags);
+    out.push('\n');
+    let mut line = String::new();
     for (i, m) in g.moves.iter().enumerate() {
         let mv = parse_uci(m).map_err(|e| format!("move {} `{m}`: {e}", i + 1))?;
         if !pos.is_legal_move(mv) {
             return Err(format!("move {} `{m}` is illegal in {}", i + 1, pos.fen()));
         }
-        if pos.side_to_move() == engine::Color::Red || i == 0 {
-            let black_first = pos.side_to_move() == engine::Color::Black;
-            let _ = write!(text, "{}.{} ", pos.fullmove(), if black_first { " ..." } else { "" });
+        if pos.side_to_move() == engine::Color::Red {
+            let _ = write!(line, "{}. ", pos.fullmove());
+        } else if i == 0 {
+            let _ = write!(line, "{}. ... ", pos.fullmove());
         }
-        let _ = write!(text, "{} ", write_move(&pos, mv, notation));
+        line.push_str(&write_move(&pos, mv, notation));
         pos.play_unchecked(mv);
+        if pos.side_to_move() == engine::Color::Red {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        } else {
+            line.push(' ');
+        }
     }
-    let _ = writeln!(out, "{}{}\n", text, g.result);
+    let _ = writeln!(out, "{line}{}\n", g.result);
     Ok(())
 }
 
@@ -94,10 +111,10 @@ mod tests {
         write_game(&mut out, &g, Notation::Chinese).expect("writes");
         assert!(out.contains("[Red \"tuned \\\"v2\\\"\"]\n[RedId \"aaaa\"]"), "{out}");
         assert!(out.contains("[Format \"Chinese\"]"), "{out}");
-        assert!(out.contains("1. 炮二平五 马８进７ 2. 马二进三 1-0"), "{out}");
+        assert!(out.contains("\n\n1. 炮二平五 马８进７\n2. 马二进三 1-0\n"), "{out}");
         let mut wxf = String::new();
         write_game(&mut wxf, &g, Notation::Wxf).expect("writes");
-        assert!(wxf.contains("1. C2.5 H8+7 2. H2+3 1-0"), "{wxf}");
+        assert!(wxf.contains("1. C2.5 H8+7\n2. H2+3 1-0"), "{wxf}");
     }
 
     #[test]

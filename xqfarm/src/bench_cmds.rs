@@ -102,17 +102,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         let (payload, first_lease_tx) = (Arc::clone(&payload), Arc::clone(&first_lease_tx));
         tasks.push(tokio::spawn(async move {
             let c = remote::connect(&url, token, None).await?;
-            let info = WorkerInfo {
-                name: format!("sim{i}"),
-                host: "bench".into(),
-                cores: 1,
-                engine_version: "bench".into(),
-                bench_signature: 0,
-                worker_key: String::new(),
-                rules_version: engine::RULES_VERSION,
-                engines: Vec::new(),
-            };
-            let worker = c.register(&info).await?;
+            let worker = c.register(&sim_worker(i)).await?;
             while Instant::now() < stop_at {
                 let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
                 let LeaseReply { grant, .. } = c.lease(req).await?;
@@ -169,6 +159,20 @@ async fn rpc(a: RpcArgs) -> Result<()> {
         100.0 * (1.0 - games_per_s / games_off),
     );
     Ok(())
+}
+
+/// A simulated worker's description.
+pub(crate) fn sim_worker(i: usize) -> WorkerInfo {
+    WorkerInfo {
+        name: format!("sim{i}"),
+        host: "bench".into(),
+        cores: 1,
+        engine_version: "bench".into(),
+        bench_signature: 0,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+    }
 }
 
 /// The bench run's time control: long enough that the scheduler leases one pair per free

@@ -14,12 +14,12 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use proto::domain::{
     BatchResult, LeaseGrant, LeaseRequest, OpeningSuiteSpec, PairReport, RunKind, RunSpec, SubmitRequest, VariantKind,
-    VariantSpec, WorkerInfo,
+    VariantSpec,
 };
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::TcpStream;
 
-use crate::bench_cmds::{legal_pair, pair_for, spec_tc};
+use crate::bench_cmds::{legal_pair, pair_for, sim_worker, spec_tc};
 use crate::embedded::Embedded;
 use crate::remote;
 
@@ -230,19 +230,6 @@ pub async fn web(a: WebBenchArgs) -> Result<()> {
     );
     emb.stop().await;
     Ok(())
-}
-
-fn sim_worker(i: usize) -> WorkerInfo {
-    WorkerInfo {
-        name: format!("sim{i}"),
-        host: "bench".into(),
-        cores: 1,
-        engine_version: "bench".into(),
-        bench_signature: 0,
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-    }
 }
 
 /// Leases one pair and submits the payload's games for it.

@@ -5,9 +5,7 @@
 //! (`{..}`, `;..`), variations (`(..)`), NAGs (`$1`), annotation marks (`!?`) and move numbers
 //! (`1.`, `1...`, `１．`), and names an illegal move by its move number and text.
 
-use std::fmt::Write as _;
-
-use engine::notation::{Notation, parse_move, write_move};
+use engine::notation::{Notation, parse_move};
 use engine::{Color, Position};
 
 use super::error::{PlayError, PlayResult};
@@ -20,58 +18,29 @@ pub struct PgnNames {
     pub black: String,
 }
 
-/// The `Format` tag of a notation.
-fn format_name(notation: Notation) -> &'static str {
-    match notation {
-        Notation::Wxf => "WXF",
-        Notation::Chinese => "Chinese",
-        Notation::Iccs => "ICCS",
-        Notation::Uci => "UCI",
-    }
-}
-
-/// Escapes a tag value (PGN: backslash and quote).
-fn tag_value(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// The game as PGN in `notation`, with the result the rules give now (`*` while it goes on).
+/// The game as PGN in `notation`, with the result the rules give now (`*` while it goes on),
+/// by the farm's one PGN writer ([`crate::pgn`]).
 pub fn write(game: &Game, names: &PgnNames, notation: Notation) -> String {
-    let result = game.outcome().result.as_str();
-    let mut out = String::new();
-    let _ = writeln!(out, "[Game \"Chinese Chess\"]");
-    let _ = writeln!(out, "[Event \"xqfarm play\"]");
-    let _ = writeln!(out, "[Red \"{}\"]", tag_value(&names.red));
-    let _ = writeln!(out, "[Black \"{}\"]", tag_value(&names.black));
-    let _ = writeln!(out, "[Result \"{result}\"]");
-    let _ = writeln!(out, "[FEN \"{}\"]", game.start().fen());
-    let _ = writeln!(out, "[Format \"{}\"]", format_name(notation));
     let outcome = game.outcome();
-    if outcome.is_over() {
-        let _ = writeln!(out, "[Termination \"{}\"]", outcome.reason.as_str());
+    let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
+    let start = game.start().fen();
+    let pgn = crate::pgn::PgnGame {
+        event: "xqfarm play".into(),
+        round: String::new(),
+        red_name: &names.red,
+        red_id: "",
+        black_name: &names.black,
+        black_id: "",
+        result: outcome.result.as_str(),
+        termination: if outcome.is_over() { outcome.reason.as_str() } else { "" },
+        start_fen: &start,
+        moves: &moves,
+    };
+    let mut out = String::new();
+    // A session's moves were played by the rules, so they always replay.
+    if let Err(e) = crate::pgn::write_game(&mut out, &pgn, notation) {
+        tracing::warn!(error = %e, "a play session's game did not replay");
     }
-    out.push('\n');
-    let mut pos = game.start().clone();
-    let mut line = String::new();
-    for (i, &m) in game.moves().iter().enumerate() {
-        if pos.side_to_move() == Color::Red {
-            let _ = write!(line, "{}. ", pos.fullmove());
-        } else if i == 0 {
-            let _ = write!(line, "{}. ... ", pos.fullmove());
-        }
-        line.push_str(&write_move(&pos, m, notation));
-        pos.play_unchecked(m);
-        if pos.side_to_move() == Color::Red {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line.clear();
-        } else {
-            line.push(' ');
-        }
-    }
-    out.push_str(&line);
-    out.push_str(result);
-    out.push('\n');
     out
 }
 
