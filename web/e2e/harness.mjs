@@ -258,3 +258,26 @@ export async function dragMove(page, uci) {
   await page.mouse.move(x2, y2, { steps: 5 });
   await page.mouse.up();
 }
+
+/** What every suite starts from: a farm (`startFarm(farmOptions)`), then `check(farm)` (e.g.
+ * that an API is served; a failure stops the farm and fails the suite), a browser, and a page
+ * signed in. */
+export async function startSession(farmOptions = {}, check = async () => {}) {
+  const farm = await startFarm(farmOptions);
+  try {
+    await check(farm);
+  } catch (e) {
+    await farm.stop();
+    throw e;
+  }
+  const browser = await launchBrowser();
+  const page = await newPage(browser.context);
+  await signIn(page, farm.url);
+  return { farm, browser, page };
+}
+
+/** Ends what `startSession` started (either may be missing when the start failed). */
+export async function stopSession({ farm, browser }) {
+  await browser?.close();
+  await farm?.stop();
+}

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
+  startSession,
+  stopSession,
   boardPieces, clickMove, describeDiff, fenPieces, launchBrowser, newPage, open, samePieces, screenshot, signIn,
   startFarm, until,
 } from '../harness.mjs';
@@ -33,16 +35,10 @@ function runRow(games, extra = {}) {
 const json = (route, body, status = 200) => route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 
 before(async () => {
-  farm = await startFarm();
-  browser = await launchBrowser();
-  page = await newPage(browser.context);
-  await signIn(page, farm.url);
+  ({ farm, browser, page } = await startSession());
 });
 
-after(async () => {
-  await browser?.close();
-  await farm?.stop();
-});
+after(() => stopSession({ farm, browser }));
 
 test('runs page (fixtures): SSE updates change the cells in place, the table is never rebuilt', async () => {
   page.errors.length = 0;

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
+  startSession,
+  stopSession,
   api, boardPieces, describeDiff, fenPieces, launchBrowser, newPage, open, requireApi, samePieces, screenshot, signIn,
   startFarm, until,
 } from '../harness.mjs';
@@ -13,20 +15,15 @@ let browser;
 let page;
 
 before(async () => {
-  farm = await startFarm({ run: { kind: 'sprt', tc: 'nodes=1500', name: 'live sprt' } });
-  for (const [path, what] of [['/api/runs', 'farm API (runs)'], [`/api/runs/${farm.runId}`, 'farm API (run)'], ['/api/workers', 'farm API (workers)']]) {
-    const res = await requireApi(farm.url, path, what);
-    assert.equal(res.status, 200, `${path}: ${res.status} ${await res.text()}`);
-  }
-  browser = await launchBrowser();
-  page = await newPage(browser.context);
-  await signIn(page, farm.url);
+  ({ farm, browser, page } = await startSession({ run: { kind: 'sprt', tc: 'nodes=1500', name: 'live sprt' } }, async (f) => {
+    for (const [path, what] of [['/api/runs', 'farm API (runs)'], [`/api/runs/${f.runId}`, 'farm API (run)'], ['/api/workers', 'farm API (workers)']]) {
+      const res = await requireApi(f.url, path, what);
+      assert.equal(res.status, 200, `${path}: ${res.status} ${await res.text()}`);
+    }
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await farm?.stop();
-});
+after(() => stopSession({ farm, browser }));
 
 const gamesCell = (id) => `[data-testid=runs-table] tr[data-run-id="${id}"] [data-col=games]`;
 

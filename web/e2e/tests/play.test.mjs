@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
+  startSession,
+  stopSession,
   api, boardPieces, clickMove, describeDiff, dragMove, fenPieces, launchBrowser, newPage, open, requireApi, samePieces,
   screenshot, signIn, startFarm, until,
 } from '../harness.mjs';
@@ -14,20 +16,15 @@ let browser;
 let page;
 
 before(async () => {
-  farm = await startFarm();
-  const res = await requireApi(farm.url, '/api/play/engines', 'play API');
-  assert.equal(res.status, 200, `/api/play/engines: ${res.status}`);
-  const { engines } = await res.json();
-  assert.ok(engines.some((e) => e.available), `an available engine: ${JSON.stringify(engines)}`);
-  browser = await launchBrowser();
-  page = await newPage(browser.context);
-  await signIn(page, farm.url);
+  ({ farm, browser, page } = await startSession({}, async (f) => {
+    const res = await requireApi(f.url, '/api/play/engines', 'play API');
+    assert.equal(res.status, 200, `/api/play/engines: ${res.status}`);
+    const { engines } = await res.json();
+    assert.ok(engines.some((e) => e.available), `an available engine: ${JSON.stringify(engines)}`);
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await farm?.stop();
-});
+after(() => stopSession({ farm, browser }));
 
 const plies = async () => Number(await page.getAttribute('[data-testid=app]', 'data-plies'));
 const fen = () => page.getAttribute('[data-testid=app]', 'data-fen');
