@@ -166,8 +166,8 @@ pub async fn run(
     for index in 1..=config.iterations {
         let started = Instant::now();
         // 1. Self-play with the current best parameters.
-        let a = farm.add_params_variant(&best_name, &best).await?;
-        let b = farm.add_params_variant(&format!("{best_name}-twin"), &twin(&best)?).await?;
+        let a = farm.add_params_variant(&best_name, &best.clone().into()).await?;
+        let b = farm.add_params_variant(&format!("{best_name}-twin"), &twin(&best)?.into()).await?;
         let spec = RunSpec {
             name: format!("self-play {index}"),
             kind: RunKind::Games { pairs: config.pairs },
@@ -194,7 +194,7 @@ pub async fn run(
 
         // 3. SPRT of the tuned set against the current best.
         let tuned_name = format!("tuned-{index}");
-        let tuned = farm.add_params_variant(&tuned_name, &tuning.params).await?;
+        let tuned = farm.add_params_variant(&tuned_name, &tuning.params.clone().into()).await?;
         let name = format!("{tuned_name} vs {best_name}");
         let sprt_run = farm.create_run(sprt_spec(name, config.sprt, tuned, a, tc, suite)).await?;
         note(&format!(

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use engine::eval::Params;
+use engine::ParamSet;
 use proto::client::{FarmClient, retry};
 use proto::domain::{
     OpeningSuiteSpec, RunId, RunSpec, RunState, RunStatus, SuiteId, VariantId, VariantKind, VariantSpec,
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 #[allow(async_fn_in_trait)]
 pub trait Farm {
     /// Adds (or finds: variants are named by content) the in-process engine with `params`.
-    async fn add_params_variant(&self, name: &str, params: &Params) -> Result<VariantId>;
+    async fn add_params_variant(&self, name: &str, params: &ParamSet) -> Result<VariantId>;
     async fn add_suite(&self, name: &str, openings: Vec<String>) -> Result<SuiteId>;
     async fn create_run(&self, spec: RunSpec) -> Result<RunId>;
     /// Waits until the run is over, stopping it once it has `max_games` games (when given):
@@ -70,7 +70,7 @@ pub fn games(status: &RunStatus) -> u64 {
 }
 
 impl Farm for RemoteFarm {
-    async fn add_params_variant(&self, name: &str, params: &Params) -> Result<VariantId> {
+    async fn add_params_variant(&self, name: &str, params: &ParamSet) -> Result<VariantId> {
         let spec = VariantSpec { name: name.to_owned(), kind: VariantKind::Params { toml: params.to_toml() } };
         Ok(self.client.add_variant(spec).await?.id)
     }

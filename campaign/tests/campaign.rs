@@ -70,7 +70,7 @@ impl FakeFarm {
 }
 
 impl Farm for FakeFarm {
-    async fn add_params_variant(&self, name: &str, params: &Params) -> campaign::Result<VariantId> {
+    async fn add_params_variant(&self, name: &str, params: &engine::ParamSet) -> campaign::Result<VariantId> {
         // Content-addressed, as the coordinator does: the same parameters are the same id.
         let id = format!("{:016x}", params.to_toml().bytes().fold(0u64, |h, b| h.wrapping_mul(31) ^ u64::from(b)));
         let id = VariantId::new(format!("{id}-{name}"));

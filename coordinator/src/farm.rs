@@ -337,7 +337,7 @@ impl Farm {
         spec.validate().map_err(Error::from_spec)?;
         // Beyond the structure, parameters must mean something to the engine.
         if let VariantKind::Params { toml } = &spec.kind {
-            engine::eval::Params::from_toml_str(toml)
+            engine::ParamSet::from_toml_str(toml)
                 .map_err(|e| Error::InvalidSpec { field: "params.toml".into(), reason: e.to_string() })?;
         }
         self.storage.add_variant(spec)

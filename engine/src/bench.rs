@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ParamSet;
 use crate::engine::Engine;
-use crate::eval::Params;
 use crate::position::Position;
 use crate::search::Limits;
 
@@ -64,8 +64,8 @@ impl BenchResult {
 
 /// Searches every bench position to `depth` with `params`; `on_position(i, fen, nodes)` is
 /// called after each.
-pub fn run(depth: u32, params: &Params, mut on_position: impl FnMut(usize, &str, u64)) -> BenchResult {
-    let mut engine = Engine::with_params(params.clone());
+pub fn run(depth: u32, params: &ParamSet, mut on_position: impl FnMut(usize, &str, u64)) -> BenchResult {
+    let mut engine = Engine::with_param_set(params.clone());
     engine.set_hash(BENCH_HASH_MIB);
     let mut nodes = 0;
     let start = Instant::now();
@@ -97,10 +97,20 @@ mod tests {
 
     #[test]
     fn bench_signature_is_reproducible() {
-        let params = Params::default();
+        let params = ParamSet::default();
         let a = run(4, &params, |_, _, _| {});
         let b = run(4, &params, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > 1000);
+    }
+
+    #[test]
+    fn search_parameters_reach_the_search() {
+        let base = run(5, &ParamSet::default(), |_, _, _| {}).nodes;
+        for (name, value) in [("search.rfp_margin", 30), ("search.lmr_div", 450), ("search.lmp_base", 20)] {
+            let mut set = ParamSet::default();
+            set.set(name, value).expect("in range");
+            assert_ne!(run(5, &set, |_, _, _| {}).nodes, base, "{name} = {value} changed nothing");
+        }
     }
 }

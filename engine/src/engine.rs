@@ -15,8 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::eval::Params;
+use crate::param_set::ParamSet;
 use crate::position::Position;
-use crate::search::{self, History, Info, Limits, SearchContext, SearchResult, TranspositionTable};
+use crate::search::{
+    self, History, Info, Limits, LmrTable, SearchContext, SearchParams, SearchResult, TranspositionTable,
+};
 use crate::types::Move;
 
 /// Default transposition table size in MiB (the `Hash` option).
@@ -28,6 +31,8 @@ pub const DEFAULT_HASH_MIB: usize = 16;
 pub struct Engine {
     pos: Position,
     params: Params,
+    search: SearchParams,
+    lmr: LmrTable,
     tt: TranspositionTable,
     history: History,
     stop: Arc<AtomicBool>,
@@ -48,10 +53,18 @@ impl Engine {
         Engine::with_params(Params::default())
     }
 
+    /// The given evaluation weights, default search parameters.
     pub fn with_params(params: Params) -> Engine {
+        Engine::with_param_set(ParamSet::new(params, SearchParams::default()))
+    }
+
+    /// The given evaluation weights and search parameters.
+    pub fn with_param_set(set: ParamSet) -> Engine {
         Engine {
             pos: Position::startpos(),
-            params,
+            params: set.eval,
+            lmr: LmrTable::new(&set.search),
+            search: set.search,
             tt: TranspositionTable::new(DEFAULT_HASH_MIB),
             history: History::default(),
             stop: Arc::new(AtomicBool::new(false)),
@@ -85,6 +98,30 @@ impl Engine {
     pub fn params_mut(&mut self) -> &mut Params {
         self.tt.clear();
         &mut self.params
+    }
+
+    pub fn search_params(&self) -> &SearchParams {
+        &self.search
+    }
+
+    /// New search parameters (the hash table stays: it holds no search constants).
+    pub fn set_search_params(&mut self, search: SearchParams) {
+        self.lmr = LmrTable::new(&search);
+        self.search = search;
+    }
+
+    /// Sets one search parameter by key or `search.<key>` name, checked against its range.
+    pub fn set_search_param(&mut self, name: &str, value: i64) -> crate::Result<()> {
+        let mut search = self.search.clone();
+        search.set(name, value)?;
+        self.set_search_params(search);
+        Ok(())
+    }
+
+    /// Both kinds of parameters at once (a variant's parameter file).
+    pub fn set_param_set(&mut self, set: ParamSet) {
+        self.set_params(set.eval);
+        self.set_search_params(set.search);
     }
 
     /// Resizes (and clears) the hash table.
@@ -144,6 +181,8 @@ impl Engine {
         };
         let ctx = SearchContext {
             params: &self.params,
+            search: &self.search,
+            lmr: &self.lmr,
             tt: &mut self.tt,
             history: &mut self.history,
             stop: &self.stop,

@@ -39,4 +39,6 @@ pub enum Error {
     OpeningMove { text: String, index: usize, mv: String, reason: String },
     #[error("evaluation parameter `{key}`: {reason}")]
     Params { key: String, reason: String },
+    #[error("search parameter `{key}`: {reason}")]
+    SearchParam { key: String, reason: String },
 }

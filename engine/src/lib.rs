@@ -19,6 +19,7 @@ pub mod error;
 pub mod eval;
 pub mod movegen;
 pub mod notation;
+pub mod param_set;
 pub mod perft;
 pub mod position;
 pub mod rules;
@@ -34,6 +35,7 @@ pub const RULES_VERSION: u32 = 1;
 
 pub use engine::Engine;
 pub use error::{Error, IllegalMoveReason, Result};
+pub use param_set::ParamSet;
 pub use position::{OpeningLine, Position, START_FEN};
 pub use search::{Limits, SearchResult};
 pub use types::{Bitboard, Color, Move, Piece, PieceKind, Square};

@@ -203,11 +203,20 @@ impl UciSession {
         let hash = engine.hash_mib();
         let overhead = engine.move_overhead().as_millis();
         let params = engine.params().clone();
+        let search = engine.search_params().values();
         self.say(&format!("option name Hash type spin default {hash} min 1 max 65536"));
         self.say("option name Clear Hash type button");
         self.say("option name Threads type spin default 1 min 1 max 1");
         self.say(&format!("option name Move Overhead type spin default {overhead} min 0 max 5000"));
         self.say("option name ParamsFile type string default <empty>");
+        for (spec, value) in crate::search::SEARCH_PARAMS.iter().zip(search) {
+            self.say(&format!(
+                "option name {} type spin default {value} min {} max {}",
+                spec.name(),
+                spec.min,
+                spec.max
+            ));
+        }
         for i in 0..params.len() {
             let spec = Params::spec(i);
             self.say(&format!(
@@ -281,8 +290,8 @@ impl UciSession {
             }
             "paramsfile" => {
                 let path = need(name, value)?;
-                let params = Params::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;
-                self.engine().set_params(params);
+                let set = crate::ParamSet::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+                self.engine().set_param_set(set);
             }
             "usemillisec" => {
                 self.ucci_millis = match need(name, value)? {
@@ -292,6 +301,11 @@ impl UciSession {
                         return Err(format!("option `{name}`: `{other}` is not true or false"));
                     }
                 };
+            }
+            lower if lower.starts_with(crate::search::params::PREFIX) => {
+                let text = need(name, value)?;
+                let v: i64 = text.parse().map_err(|_| format!("option `{name}`: `{text}` is not an integer"))?;
+                self.engine().set_search_param(lower, v).map_err(|e| e.to_string())?;
             }
             _ => {
                 let text = need(name, value)?;
@@ -549,5 +563,20 @@ mod tests {
         );
         assert_eq!(out.matches("info string error:").count(), 3, "{out}");
         assert!(out.contains("readyok"));
+    }
+
+    #[test]
+    fn search_parameters_are_spin_options() {
+        let out = run("uci\n");
+        assert!(out.contains("option name search.rfp_margin type spin default 90 min 20 max 300"), "{out}");
+        let out = run(
+            "setoption name search.rfp_margin value 120\nsetoption name search.rfp_margin value 5000\nsetoption name search.nope value 1\nuci\n",
+        );
+        assert!(
+            out.contains("info string error: search parameter `search.rfp_margin`: 5000 is outside its range 20..=300"),
+            "{out}"
+        );
+        assert!(out.contains("info string error: search parameter `search.nope`: unknown"), "{out}");
+        assert!(out.contains("option name search.rfp_margin type spin default 120 "), "{out}");
     }
 }

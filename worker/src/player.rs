@@ -1,7 +1,7 @@
 //! A player of games: the in-process engine here; external UCI/UCCI engines join it in the
 //! farm issue behind the same trait.
 
-use engine::eval::Params;
+use engine::ParamSet;
 use engine::search::Score;
 use engine::{Engine, Limits, Move, Position};
 
@@ -36,8 +36,8 @@ pub struct InProcess {
 }
 
 impl InProcess {
-    pub fn new(name: impl Into<String>, params: Params) -> InProcess {
-        let mut engine = Engine::with_params(params);
+    pub fn new(name: impl Into<String>, params: impl Into<ParamSet>) -> InProcess {
+        let mut engine = Engine::with_param_set(params.into());
         engine.set_hash(8);
         InProcess { name: name.into(), engine }
     }

@@ -28,7 +28,7 @@ pub type PlayerFactory<'a> = dyn Fn(&Variant) -> Result<Box<dyn Player>> + Sync 
 pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
     match &variant.spec.kind {
         VariantKind::Params { toml } => {
-            let params = Params::from_toml_str(toml).map_err(|e| Error::Engine {
+            let params = engine::ParamSet::from_toml_str(toml).map_err(|e| Error::Engine {
                 engine: variant.spec.name.clone(),
                 reason: format!("parameters of variant {}: {e}", variant.id),
             })?;

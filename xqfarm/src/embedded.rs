@@ -87,7 +87,7 @@ pub fn hostname() -> String {
 
 /// The engine's bench signature (node count of `xqengine bench` at its default depth).
 pub fn bench_signature() -> u64 {
-    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::eval::Params::default(), |_, _, _| {}).nodes
+    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::ParamSet::default(), |_, _, _| {}).nodes
 }
 
 /// Starts a local worker task playing `concurrency` games at once against `url`.

@@ -412,7 +412,7 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
     let spec = match (&a.file, &a.engine) {
         (Some(file), None) => {
             let toml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-            engine::eval::Params::from_toml_str(&toml).with_context(|| format!("checking {}", file.display()))?;
+            engine::ParamSet::from_toml_str(&toml).with_context(|| format!("checking {}", file.display()))?;
             let name = a
                 .name
                 .clone()

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use analysis::stats::{Pentanomial, Wdl, elo_estimate, los};
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use engine::ParamSet;
 use engine::eval::Params;
 use engine::rules::GameResult;
 use worker::game::{GameSettings, TimeControl};
@@ -37,12 +38,12 @@ pub struct MatchArgs {
     concurrency: Option<usize>,
 }
 
-pub fn load_params(spec: &str) -> Result<Params> {
+pub fn load_params(spec: &str) -> Result<ParamSet> {
     match spec {
-        "default" => Ok(Params::default()),
-        "material-only" => Ok(Params::material_only()),
+        "default" => Ok(ParamSet::default()),
+        "material-only" => Ok(Params::material_only().into()),
         path => {
-            Params::from_toml_file(std::path::Path::new(path)).with_context(|| format!("loading parameters `{path}`"))
+            ParamSet::from_toml_file(std::path::Path::new(path)).with_context(|| format!("loading parameters `{path}`"))
         }
     }
 }

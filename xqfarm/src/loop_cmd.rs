@@ -12,7 +12,7 @@ use analysis::data::PositionFilter;
 use analysis::report::{self, ReportOptions};
 use analysis::texel::TexelConfig;
 use analysis::tune::{AdamConfig, Selection, parse_groups};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use campaign::{CampaignConfig, TexelTuner};
 use clap::Args;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
@@ -128,6 +128,14 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     config.validate()?;
     let texel = args.texel()?;
     let start = load_params(&args.start)?;
+    if start.search != engine::search::SearchParams::default() {
+        bail!(
+            "`{}` sets [search] parameters: the loop tunes the evaluation and plays default search parameters; \
+             tune search parameters with `xqfarm spsa`",
+            args.start
+        );
+    }
+    let start = start.eval;
     std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
     let data_dir = args.dir.join("data");
     let token = format!("loop-{:x}", rand_token());

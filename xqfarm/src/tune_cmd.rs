@@ -161,10 +161,10 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
     let (Some(data), Some(out)) = (&args.data, &args.out) else { bail!("--data and --out are required") };
     let config = args.config()?;
     let base = load_params(&args.base)?;
-    let run = tune_to_files(data, &base, out, &config)?;
+    let run = tune_to_files(data, &base.eval, out, &config)?;
     print!("{}", summary(&run));
     let (loss_png, changes_md) = side_files(out);
-    let changes = texel::biggest_changes(&base, &run.outcome.params, 15);
+    let changes = texel::biggest_changes(&base.eval, &run.outcome.params, 15);
     println!("weights that changed most (all in {}):\n{}", changes_md.display(), changes_table(&changes));
     println!("wrote {}, {}, {}", out.display(), loss_png.display(), changes_md.display());
 
@@ -174,7 +174,9 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
         let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
         let (base_name, tuned_name) = (name_of(&args.base), name_of(&out.display().to_string()));
         let base_v = farm.add_params_variant(&base_name, &base).await?;
-        let tuned_v = farm.add_params_variant(&tuned_name, &run.outcome.params).await?;
+        let tuned_v = farm
+            .add_params_variant(&tuned_name, &engine::ParamSet::new(run.outcome.params.clone(), base.search.clone()))
+            .await?;
         let suite = farm.add_suite("tune-openings", opening_lines(None)?).await?;
         let sprt =
             SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use engine::eval::Params;
+use engine::ParamSet;
 use engine::notation::{Notation, parse_move, write_move};
 use engine::rules::judge;
 use engine::uci::{UciSession, play_moves, write_divide};
@@ -15,7 +15,8 @@ use engine::{Position, START_FEN};
 #[derive(Parser, Debug)]
 #[command(name = "xqengine", version, about = "Xiangqi engine: UCI loop without arguments, tools with them")]
 struct Cli {
-    /// Evaluation parameters (TOML, as `params --dump` writes) for the UCI loop and bench.
+    /// Engine parameters (TOML, as `params --dump` writes: evaluation tables and a `[search]`
+    /// table) for the UCI loop and bench.
     #[arg(long, global = true)]
     params: Option<PathBuf>,
     #[command(subcommand)]
@@ -30,11 +31,15 @@ enum Command {
         #[arg(default_value_t = engine::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
-    /// Evaluation parameters.
+    /// Engine parameters.
     Params {
         /// Print the parameters (defaults, or `--params FILE`) as TOML.
         #[arg(long)]
         dump: bool,
+        /// Print the search parameters as SPSA input, `name,value,min,max,c_end,r_end` a line
+        /// (as Stockfish's TUNE does), for `xqfarm spsa --params`.
+        #[arg(long, conflicts_with = "dump")]
+        spsa: bool,
     },
     /// Count leaf nodes of the legal move tree, per root move.
     Perft {
@@ -87,9 +92,9 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     let params = match &cli.params {
         Some(path) => {
-            Params::from_toml_file(path).with_context(|| format!("loading parameters from {}", path.display()))?
+            ParamSet::from_toml_file(path).with_context(|| format!("loading parameters from {}", path.display()))?
         }
-        None => Params::default(),
+        None => ParamSet::default(),
     };
     if cli.command.is_none() {
         let mut session = UciSession::stdout();
@@ -109,11 +114,13 @@ fn run() -> Result<ExitCode> {
             });
             writeln!(out, "{} nodes {} nps", result.nodes, result.nps())?;
         }
-        Some(Command::Params { dump }) => {
+        Some(Command::Params { dump, spsa }) => {
             if dump {
                 write!(out, "{}", params.to_toml())?;
+            } else if spsa {
+                write!(out, "{}", params.search.spsa_lines())?;
             } else {
-                bail!("nothing to do: pass --dump");
+                bail!("nothing to do: pass --dump or --spsa");
             }
         }
         Some(Command::Perft { fen, depth }) => {

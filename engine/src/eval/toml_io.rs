@@ -33,8 +33,13 @@ impl Params {
     pub fn from_toml_str(text: &str) -> Result<Params> {
         let table: Table =
             text.parse().map_err(|e: toml::de::Error| params_error("(file)", format!("not valid TOML: {e}")))?;
+        Params::from_toml_table(&table)
+    }
+
+    /// Reads a parsed parameter file over the defaults.
+    pub(crate) fn from_toml_table(table: &Table) -> Result<Params> {
         let mut params = Params::default();
-        params.apply_table("", &table)?;
+        params.apply_table("", table)?;
         Ok(params)
     }
 

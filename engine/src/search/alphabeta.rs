@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::history::History;
 use super::limits::Limits;
 use super::movepick::MovePicker;
+use super::params::{LmrTable, SearchParams};
 use super::score::*;
 use super::timeman::TimeManager;
 use super::tt::{Bound, TranspositionTable, TtHit};
@@ -20,17 +21,6 @@ use crate::types::{Move, PieceKind};
 
 /// Plies without a capture after which the game is drawn.
 const NATURAL_LIMIT: u32 = 120;
-
-/// `LMR[depth][moves]`, log-log reductions as in most modern engines.
-static LMR: std::sync::LazyLock<[[i32; 64]; 64]> = std::sync::LazyLock::new(|| {
-    let mut t = [[0; 64]; 64];
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
-        }
-    }
-    t
-});
 
 /// The stored score, if its bound decides this window.
 #[inline]
@@ -48,6 +38,8 @@ fn tt_cutoff(h: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
 pub(crate) struct Searcher<'a> {
     pub pos: Position,
     pub params: &'a Params,
+    pub sp: &'a SearchParams,
+    pub lmr: &'a LmrTable,
     pub tt: &'a mut TranspositionTable,
     pub history: &'a mut History,
     pub stop: &'a AtomicBool,
@@ -67,6 +59,7 @@ impl<'a> Searcher<'a> {
     pub fn new(
         pos: Position,
         params: &'a Params,
+        (sp, lmr): (&'a SearchParams, &'a LmrTable),
         tt: &'a mut TranspositionTable,
         history: &'a mut History,
         stop: &'a AtomicBool,
@@ -77,6 +70,8 @@ impl<'a> Searcher<'a> {
         Searcher {
             pos,
             params,
+            sp,
+            lmr,
             tt,
             history,
             stop,
@@ -224,13 +219,14 @@ impl<'a> Searcher<'a> {
 
         if !pv_node && !in_check && beta.abs() < DECISIVE {
             // Reverse futility: far above beta with little depth left.
-            let margin = 90 * depth - if improving { 40 } else { 0 };
-            if depth <= 6 && static_eval - margin >= beta {
+            let sp = self.sp;
+            let margin = sp.rfp_margin * depth - if improving { sp.rfp_improving } else { 0 };
+            if depth <= sp.rfp_depth && static_eval - margin >= beta {
                 return static_eval;
             }
             // Null move: give the opponent a free move; if we still beat beta, cut.
-            if null_ok && depth >= 3 && static_eval >= beta && self.has_pieces() {
-                let r = 3 + depth / 4;
+            if null_ok && depth >= sp.nmp_min_depth && static_eval >= beta && self.has_pieces() {
+                let r = sp.nmp_base + depth / sp.nmp_depth_div;
                 self.pos.play_null();
                 self.nodes += 1;
                 let v = -self.search(-beta, -beta + 1, depth - r - 1, ply + 1, false, false);
@@ -240,7 +236,7 @@ impl<'a> Searcher<'a> {
                 }
                 if v >= beta {
                     let v = if v >= DECISIVE { beta } else { v };
-                    if depth < 10 {
+                    if depth < sp.nmp_verify_depth {
                         return v;
                     }
                     // Verification against zugzwang-like positions: the same reduced
@@ -277,8 +273,8 @@ impl<'a> Searcher<'a> {
                 && !capture
                 && !gives_check
                 && best > -DECISIVE
-                && depth <= 4
-                && moves_tried > (4 + depth * depth * 2) as usize
+                && depth <= self.sp.lmp_depth
+                && moves_tried > (self.sp.lmp_base + depth * depth * self.sp.lmp_scale) as usize
             {
                 self.pos.undo();
                 continue;
@@ -290,12 +286,12 @@ impl<'a> Searcher<'a> {
                 -self.search(-beta, -alpha, new_depth, ply + 1, pv_node, true)
             } else {
                 let mut r = 0;
-                if depth >= 3 && !capture && !in_check && !gives_check {
-                    r = LMR[depth.min(63) as usize][moves_tried.min(63)];
+                if depth >= self.sp.lmr_min_depth && !capture && !in_check && !gives_check {
+                    r = self.lmr.get(depth, moves_tried);
                     r -= i32::from(pv_node);
                     r += i32::from(!improving);
                     r -= i32::from(killers.contains(&m));
-                    r -= self.history.score(side, m) / 6000;
+                    r -= self.history.score(side, m) / self.sp.lmr_history_div;
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
                 let mut v = -self.search(-alpha - 1, -alpha, new_depth - r, ply + 1, false, true);
@@ -321,7 +317,7 @@ impl<'a> Searcher<'a> {
                     }
                     if v >= beta {
                         if !capture {
-                            self.history.reward(side, ply, m, &quiets_tried, depth);
+                            self.history.reward(side, ply, m, &quiets_tried, depth, self.sp);
                         }
                         break;
                     }

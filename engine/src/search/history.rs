@@ -1,10 +1,9 @@
 //! Move-ordering memory: killer moves per ply and the history heuristic per
-//! (side, from, to), updated with the usual gravity formula so values stay bounded.
+//! (side, from, to), updated with the usual gravity formula so values stay below `hist_max`.
 
+use super::params::SearchParams;
 use super::score::MAX_PLY;
 use crate::types::{Color, Move};
-
-const HISTORY_MAX: i32 = 16_384;
 
 #[derive(Clone, Debug)]
 pub struct History {
@@ -44,12 +43,12 @@ impl History {
     }
 
     /// A quiet move caused a cutoff at `depth`; the quiets tried before it did not.
-    pub fn reward(&mut self, side: Color, ply: usize, best: Move, tried: &[Move], depth: i32) {
-        let bonus = (depth * depth * 16).min(1600);
-        self.update(side, best, bonus);
+    pub fn reward(&mut self, side: Color, ply: usize, best: Move, tried: &[Move], depth: i32, sp: &SearchParams) {
+        let bonus = (depth * depth * sp.hist_bonus_mul).min(sp.hist_bonus_max);
+        self.update(side, best, bonus, sp.hist_max);
         for &m in tried {
             if m != best {
-                self.update(side, m, -bonus);
+                self.update(side, m, -bonus, sp.hist_max);
             }
         }
         let k = &mut self.killers[ply.min(MAX_PLY)];
@@ -60,8 +59,8 @@ impl History {
     }
 
     #[inline]
-    fn update(&mut self, side: Color, m: Move, bonus: i32) {
+    fn update(&mut self, side: Color, m: Move, bonus: i32, max: i32) {
         let h = &mut self.table[Self::slot(side, m)];
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        *h += bonus - *h * bonus.abs() / max;
     }
 }

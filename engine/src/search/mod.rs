@@ -6,6 +6,7 @@ mod alphabeta;
 pub mod history;
 pub mod limits;
 pub mod movepick;
+pub mod params;
 pub mod score;
 pub mod timeman;
 pub mod tt;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use alphabeta::Searcher;
 pub use history::History;
 pub use limits::{Info, Limits, Score, SearchResult};
+pub use params::{LmrTable, SEARCH_PARAMS, SearchParamSpec, SearchParams};
 use score::{DECISIVE, INFINITE, MAX_PLY, to_uci};
 
 pub use timeman::{DEFAULT_MOVE_OVERHEAD, TimeManager};
@@ -29,6 +31,9 @@ use crate::types::Move;
 #[derive(Debug)]
 pub struct SearchContext<'a> {
     pub params: &'a Params,
+    pub search: &'a SearchParams,
+    /// Built from `search` (see [`LmrTable::new`]).
+    pub lmr: &'a LmrTable,
     pub tt: &'a mut TranspositionTable,
     pub history: &'a mut History,
     pub stop: &'a AtomicBool,
@@ -45,7 +50,7 @@ pub fn think(
     mut on_info: impl FnMut(&Info),
 ) -> SearchResult {
     let start = Instant::now();
-    let tm = TimeManager::new(limits, pos.side_to_move(), ctx.move_overhead, start);
+    let tm = TimeManager::new(limits, pos.side_to_move(), ctx.move_overhead, start, ctx.search);
     let legal = pos.legal_moves();
     let moves: Vec<Move> = if root_moves.is_empty() {
         legal.to_vec()
@@ -70,14 +75,19 @@ pub fn think(
         return result;
     }
 
-    let mut s = Searcher::new(pos.clone(), ctx.params, ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
+    let mut s =
+        Searcher::new(pos.clone(), ctx.params, (ctx.search, ctx.lmr), ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
     let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
     let mut prev: i32 = 0;
     for depth in 1..=max_depth {
         s.seldepth = 0;
-        let mut delta = 30;
-        let (mut alpha, mut beta) =
-            if depth >= 5 && prev.abs() < DECISIVE { (prev - delta, prev + delta) } else { (-INFINITE, INFINITE) };
+        let sp = ctx.search;
+        let mut delta = sp.asp_delta;
+        let (mut alpha, mut beta) = if depth >= sp.asp_min_depth && prev.abs() < DECISIVE {
+            (prev - delta, prev + delta)
+        } else {
+            (-INFINITE, INFINITE)
+        };
         let value = loop {
             let v = s.search(alpha, beta, depth, 0, true, true);
             if s.stopped {
@@ -91,7 +101,7 @@ pub fn think(
             } else {
                 break v;
             }
-            delta += delta / 2;
+            delta += delta * sp.asp_widen / 100;
             if delta > 600 {
                 alpha = -INFINITE;
                 beta = INFINITE;
@@ -156,8 +166,10 @@ pub fn quiescence(pos: &Position, params: &Params) -> i32 {
     let mut history = History::default();
     let stop = AtomicBool::new(false);
     let limits = Limits::default();
-    let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now());
-    let mut s = Searcher::new(pos.clone(), params, &mut tt, &mut history, &stop, &limits, tm, Vec::new());
+    let sp = SearchParams::default();
+    let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now(), &sp);
+    let lmr = LmrTable::default();
+    let mut s = Searcher::new(pos.clone(), params, (&sp, &lmr), &mut tt, &mut history, &stop, &limits, tm, Vec::new());
     s.qsearch(-INFINITE, INFINITE, 0)
 }
 

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::limits::Limits;
+use super::params::SearchParams;
 use crate::types::Color;
 
 /// Default `Move Overhead`: time lost per move to communication and process scheduling.
@@ -14,26 +15,29 @@ pub struct TimeManager {
     pub start: Instant,
     pub optimum: Option<Duration>,
     pub maximum: Option<Duration>,
+    /// `tm_iter_pct`: no new iteration after this percentage of the optimum.
+    iter_pct: u32,
 }
 
 impl TimeManager {
-    pub fn new(limits: &Limits, side: Color, overhead: Duration, start: Instant) -> TimeManager {
+    pub fn new(limits: &Limits, side: Color, overhead: Duration, start: Instant, sp: &SearchParams) -> TimeManager {
         let floor = Duration::from_millis(1);
+        let iter_pct = sp.tm_iter_pct.clamp(1, 100) as u32;
         if let Some(mt) = limits.movetime {
             let t = mt.saturating_sub(overhead).max(floor);
-            return TimeManager { start, optimum: Some(t), maximum: Some(t) };
+            return TimeManager { start, optimum: Some(t), maximum: Some(t), iter_pct };
         }
         let Some(left) = limits.time[side.index()] else {
-            return TimeManager { start, optimum: None, maximum: None };
+            return TimeManager { start, optimum: None, maximum: None, iter_pct };
         };
         let inc = limits.inc[side.index()];
-        let mtg = limits.movestogo.unwrap_or(30).clamp(1, 50);
+        let mtg = limits.movestogo.unwrap_or(sp.tm_moves_to_go.max(1) as u32).clamp(1, 50);
         // Never plan to use more than what is left after the overhead of the moves to go.
         let usable = left.saturating_sub(overhead * 2).max(floor);
-        let optimum = (usable / mtg + inc * 3 / 4).min(usable / 2).max(floor);
+        let optimum = (usable / mtg + inc * sp.tm_inc_pct.clamp(0, 100) as u32 / 100).min(usable / 2).max(floor);
         let cap = if mtg == 1 { usable * 9 / 10 } else { usable / 3 };
-        let maximum = (optimum * 4).min(cap).max(optimum);
-        TimeManager { start, optimum: Some(optimum), maximum: Some(maximum) }
+        let maximum = (optimum * sp.tm_max_mul.max(1) as u32).min(cap).max(optimum);
+        TimeManager { start, optimum: Some(optimum), maximum: Some(maximum), iter_pct }
     }
 
     #[inline]
@@ -49,7 +53,7 @@ impl TimeManager {
 
     /// Whether starting another iteration is worth it (it would likely not finish).
     pub fn should_stop_iterating(&self) -> bool {
-        self.optimum.is_some_and(|o| self.elapsed() >= o * 6 / 10)
+        self.optimum.is_some_and(|o| self.elapsed() >= o * self.iter_pct / 100)
     }
 }
 
@@ -69,7 +73,7 @@ mod tests {
                 movestogo: mtg,
                 ..Limits::default()
             };
-            let tm = TimeManager::new(&limits, Color::Red, DEFAULT_MOVE_OVERHEAD, now);
+            let tm = TimeManager::new(&limits, Color::Red, DEFAULT_MOVE_OVERHEAD, now, &SearchParams::default());
             let (opt, max) = (tm.optimum.expect("set"), tm.maximum.expect("set"));
             assert!(opt <= max);
             assert!(
@@ -79,7 +83,7 @@ mod tests {
                 "{left_ms} ms left: max {max:?}"
             );
         }
-        let tm = TimeManager::new(&Limits::depth(5), Color::Red, DEFAULT_MOVE_OVERHEAD, now);
+        let tm = TimeManager::new(&Limits::depth(5), Color::Red, DEFAULT_MOVE_OVERHEAD, now, &SearchParams::default());
         assert!(tm.maximum.is_none() && !tm.out_of_time());
     }
 }

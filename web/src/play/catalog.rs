@@ -3,7 +3,7 @@
 //! external variant, available only when `serve --engine` gave its engine.
 
 use coordinator::farm::Farm;
-use engine::eval::Params;
+use engine::ParamSet;
 use proto::domain::{Variant, VariantId, VariantKind};
 use worker::engines::EngineSet;
 use worker::external::EngineCommand;
@@ -27,7 +27,7 @@ pub struct EngineEntry {
 /// How to seat an engine: what a session starts its player from.
 #[derive(Clone, Debug)]
 pub enum Recipe {
-    InProcess(Box<Params>),
+    InProcess(Box<ParamSet>),
     External(EngineCommand),
 }
 
@@ -48,7 +48,7 @@ fn stored_variants(farm: &Farm) -> PlayResult<Vec<Variant>> {
 fn unavailable_because(variant: &Variant, engines: &EngineSet) -> Option<String> {
     match &variant.spec.kind {
         VariantKind::Params { toml } => {
-            Params::from_toml_str(toml).err().map(|e| format!("its parameters do not load: {e}"))
+            ParamSet::from_toml_str(toml).err().map(|e| format!("its parameters do not load: {e}"))
         }
         VariantKind::External { .. } => engines.command(variant).err().map(|e| e.to_string()),
     }
@@ -99,7 +99,7 @@ pub fn resolve(farm: &Farm, engines: &EngineSet, id: &str, field: &str) -> PlayR
     })?;
     let recipe = match &variant.spec.kind {
         VariantKind::Params { toml } => Recipe::InProcess(Box::new(
-            Params::from_toml_str(toml).map_err(|e| bad(format!("the parameters of `{id}` do not load: {e}")))?,
+            ParamSet::from_toml_str(toml).map_err(|e| bad(format!("the parameters of `{id}` do not load: {e}")))?,
         )),
         VariantKind::External { .. } => match engines.command(&variant) {
             Ok(Some(command)) => Recipe::External(command),

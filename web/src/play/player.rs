@@ -39,8 +39,8 @@ const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
 
 impl EnginePlayer {
     /// The in-process engine with `params` and a hash table of `hash_mib`.
-    pub fn in_process(params: engine::eval::Params, hash_mib: usize) -> EnginePlayer {
-        let mut engine = Engine::with_params(params);
+    pub fn in_process(params: impl Into<engine::ParamSet>, hash_mib: usize) -> EnginePlayer {
+        let mut engine = Engine::with_param_set(params.into());
         engine.set_hash(hash_mib);
         engine.set_move_overhead(MOVE_OVERHEAD);
         EnginePlayer::InProcess(Box::new(engine))
