@@ -52,5 +52,23 @@ pub fn summary(status: &RunStatus) -> String {
             out.push_str(&format!("llr: {:.3} ({:.3}, {:.3})\n", s.llr, s.lower_bound, s.upper_bound));
         }
     }
+    out.push_str(&spsa_table(status));
+    out
+}
+
+/// An SPSA run's current values beside their start values and ranges (empty for other runs).
+pub fn spsa_table(status: &RunStatus) -> String {
+    if status.spsa.is_empty() {
+        return String::new();
+    }
+    let width = status.spsa.iter().map(|p| p.name.len()).max().unwrap_or(4).max(9);
+    let mut out = format!("{:<width$}  {:>10}  {:>10}  {:>9}  range\n", "parameter", "value", "start", "change");
+    for p in &status.spsa {
+        let change = p.value - p.start;
+        out.push_str(&format!(
+            "{:<width$}  {:>10.3}  {:>10.3}  {:>+9.3}  {}..={}\n",
+            p.name, p.value, p.start, change, p.min, p.max
+        ));
+    }
     out
 }

@@ -65,7 +65,7 @@ impl FakeFarm {
             sprt: Some(SprtProgress { llr: 1.5, lower_bound: -2.94, upper_bound: 2.94 }),
         };
         let run = Run { id: run, spec, state, stats: vec![counts], created_unix_ms: 0 };
-        RunStatus { run, live: vec![live], missing_engines: vec![], exported_games: 0 }
+        RunStatus { run, live: vec![live], missing_engines: vec![], exported_games: 0, spsa: vec![] }
     }
 }
 

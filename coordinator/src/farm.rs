@@ -142,7 +142,14 @@ impl Farm {
     /// The run's status with its live statistics and export progress.
     fn status_of(&self, run: Run) -> RunStatus {
         let exported = self.exported_games(run.id);
-        RunStatus { exported_games: exported, ..status(run) }
+        let spsa = match &run.spec.kind {
+            RunKind::Spsa(_) => self.storage.spsa_values(run.id).unwrap_or_else(|e| {
+                tracing::warn!(run = %run.id, error = %e, "cannot read the SPSA values");
+                Vec::new()
+            }),
+            _ => Vec::new(),
+        };
+        RunStatus { exported_games: exported, spsa, ..status(run) }
     }
 
     /// Registers a worker (again: the same id for the same worker key). A worker that plays
@@ -479,5 +486,5 @@ pub fn status(run: Run) -> RunStatus {
             }
         })
         .collect();
-    RunStatus { run, live, missing_engines: Vec::new(), exported_games: 0 }
+    RunStatus { run, live, missing_engines: Vec::new(), exported_games: 0, spsa: Vec::new() }
 }

@@ -76,6 +76,7 @@ pub mod report;
 pub mod scheduler;
 pub mod server;
 pub mod spec;
+pub mod spsa;
 pub mod storage;
 
 pub use clock::{Clock, ManualClock, SystemClock};

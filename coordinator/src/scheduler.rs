@@ -46,11 +46,12 @@ pub fn pairings(spec: &RunSpec) -> Vec<Pairing> {
 
 /// How many pairs each pairing plays; `None` for an SPRT, which plays until its verdict.
 pub fn pairs_per_pairing(kind: &RunKind) -> Option<u64> {
-    match *kind {
+    match kind {
         RunKind::Sprt(_) => None,
-        RunKind::Games { pairs } => Some(pairs),
-        RunKind::Gauntlet { pairs_per_opponent } => Some(pairs_per_opponent),
-        RunKind::RoundRobin { pairs_per_pairing } => Some(pairs_per_pairing),
+        RunKind::Games { pairs } => Some(*pairs),
+        RunKind::Spsa(settings) => Some(settings.pairs),
+        RunKind::Gauntlet { pairs_per_opponent } => Some(*pairs_per_opponent),
+        RunKind::RoundRobin { pairs_per_pairing } => Some(*pairs_per_pairing),
     }
 }
 

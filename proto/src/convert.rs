@@ -31,6 +31,7 @@
 
 mod rpc;
 mod run;
+mod spsa;
 mod variant;
 mod work;
 

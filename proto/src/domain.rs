@@ -11,6 +11,7 @@ mod ids;
 mod live;
 mod names;
 mod run_request;
+mod spsa;
 mod termination;
 mod validate;
 mod work;
@@ -22,6 +23,10 @@ pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};
 pub use run_request::RunRequest;
+pub use spsa::{
+    MAX_SPSA_PARAMS, SPSA_A_RATIO, SPSA_ALPHA, SPSA_GAMMA, SpsaBatch, SpsaLineError, SpsaParam, SpsaPoint,
+    SpsaSettings, SpsaValue, parse_spsa_lines,
+};
 pub use termination::Termination;
 pub use validate::{
     MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,
@@ -190,6 +195,9 @@ pub enum RunKind {
     RoundRobin {
         pairs_per_pairing: u64,
     },
+    /// Fishtest's SPSA over one variant's parameters: each pair plays theta + c_k * flip
+    /// (the task's `variants[0]`) against theta - c_k * flip (`variants[1]`, the same id).
+    Spsa(SpsaSettings),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -213,6 +221,7 @@ impl RunKind {
             RunKind::Games { .. } => RunKindName::Games,
             RunKind::Gauntlet { .. } => RunKindName::Gauntlet,
             RunKind::RoundRobin { .. } => RunKindName::RoundRobin,
+            RunKind::Spsa(_) => RunKindName::Spsa,
         }
     }
 }
@@ -226,6 +235,8 @@ impl RunSpec {
             RunKind::Sprt(_) | RunKind::Games { .. } => vec![(0, 1)],
             RunKind::Gauntlet { .. } => (1..n).map(|opponent| (0, opponent)).collect(),
             RunKind::RoundRobin { .. } => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
+            // The base variant against itself, perturbed both ways.
+            RunKind::Spsa(_) => vec![(0, 0)],
         }
     }
 }
@@ -361,6 +372,8 @@ pub struct Lease {
     pub sample_every: u32,
     /// Every variant the tasks name.
     pub variants: Vec<Variant>,
+    /// SPSA runs only: the values each side of every task plays.
+    pub spsa: Option<SpsaBatch>,
 }
 
 impl GameOutcome {

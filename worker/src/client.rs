@@ -318,6 +318,19 @@ impl LeaseLoop<'_> {
             self.wake.notify_one();
             return Ok(());
         }
+        // An SPSA lease plays the two sides its batch describes.
+        let seed =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        let (lease, realized) = match crate::spsa::realize(&lease, seed) {
+            Ok(Some(r)) => (r.lease.clone(), Some(r)),
+            Ok(None) => (lease, None),
+            Err(refusal) => {
+                tracing::error!(lease = %lease_id, run = %lease.run, error = %refusal, "SPSA lease refused; its pairs go back to the pool");
+                self.spool.put(&final_batch(self.worker, lease_id))?;
+                self.wake.notify_one();
+                return Ok(());
+            }
+        };
         tracing::info!(lease = %lease_id, run = %lease.run, pairs = lease.tasks.len(), "playing");
         self.spool.open_lease(lease_id.get())?;
         let _heartbeat = AbortOnDrop(tokio::spawn(heartbeat(self.conn.clone(), self.worker, lease_id)));
@@ -333,7 +346,10 @@ impl LeaseLoop<'_> {
             .spawn(move || {
                 let mut spool_error = None;
                 let player = |v: &proto::domain::Variant| engines.player(v);
-                let played = play_lease_until(&lease, threads, &player, &name, &stop, |pair| {
+                let played = play_lease_until(&lease, threads, &player, &name, &stop, |mut pair| {
+                    if let Some(r) = &realized {
+                        r.restore(&mut pair);
+                    }
                     let Some(&seq) = seq_of.get(&pair.pair_index) else {
                         tracing::error!(lease = %lease_id, pair = pair.pair_index, "a pair the lease does not hold");
                         return;

@@ -25,5 +25,6 @@ pub mod openings;
 pub mod player;
 pub mod runner;
 pub mod spool;
+pub mod spsa;
 
 pub use error::{Error, Result};

@@ -34,6 +34,7 @@ fn lease(pairs: u64) -> Lease {
         adjudication: Adjudication::default(),
         sample_every: 0,
         variants: vec![variant("a", &Params::default()), variant("b", &Params::material_only())],
+        spsa: None,
     }
 }
 

@@ -98,6 +98,18 @@ pub fn spawn_worker(
     spool: PathBuf,
     signature: u64,
 ) -> JoinHandle<worker::Result<()>> {
+    spawn_worker_with(url, token, concurrency, spool, signature, worker::engines::EngineSet::empty())
+}
+
+/// [`spawn_worker`] with external engines.
+pub fn spawn_worker_with(
+    url: &str,
+    token: &str,
+    concurrency: usize,
+    spool: PathBuf,
+    signature: u64,
+    engines: worker::engines::EngineSet,
+) -> JoinHandle<worker::Result<()>> {
     let cfg = WorkerConfig {
         coordinator: url.to_owned(),
         ca_cert: None,
@@ -108,8 +120,9 @@ pub fn spawn_worker(
         bench_signature: signature,
         max_leases: None,
         idle_exit: None,
-        engines: worker::engines::EngineSet::empty(),
+        engines,
     };
-    let info = local_worker_info(&cfg.name, concurrency, signature);
+    let mut info = local_worker_info(&cfg.name, concurrency, signature);
+    info.engines = cfg.engines.infos();
     tokio::spawn(run_worker(cfg, info))
 }

@@ -338,6 +338,10 @@ pub struct CreateArgs {
     /// Sample one position every N plies into the positions table (0 = none).
     #[arg(long, default_value_t = 8)]
     sample_every: u32,
+    /// SPSA (`--kind spsa`, one variant; `--pairs` iterations): the parameters, one
+    /// `name,start,min,max,c_end,r_end` a line (as `xqengine params --spsa` prints them).
+    #[arg(long)]
+    spsa_params: Option<PathBuf>,
 }
 
 pub async fn run_command(cmd: RunCommand) -> Result<()> {
@@ -357,6 +361,10 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 model: a.model,
                 bench_signature: a.bench_signature,
                 sample_every: a.sample_every,
+                spsa_params: match &a.spsa_params {
+                    Some(path) => crate::spsa_cmd::read_spsa_file(path)?,
+                    None => Vec::new(),
+                },
             };
             let spec = request.to_spec().map_err(anyhow::Error::msg)?;
             let client = a.remote.client().await?;

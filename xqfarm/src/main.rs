@@ -12,6 +12,7 @@ mod loop_cmd;
 mod remote;
 mod report_cmd;
 mod sprt;
+mod spsa_cmd;
 mod stats_cmd;
 mod tune_cmd;
 
@@ -38,6 +39,9 @@ enum Command {
     Local(local::LocalArgs),
     /// SPRT of a candidate parameter set against a base (exit 0: H1, 1: H0, 2: error).
     Sprt(sprt::SprtArgs),
+    /// Tune parameters with SPSA (Fishtest's), locally or on a coordinator; the tuned values
+    /// become a new variant (`--verify`: an SPRT of it against the base).
+    Spsa(spsa_cmd::SpsaArgs),
     /// Serve a coordinator.
     Serve(farm_cmds::ServeArgs),
     /// Play games for a coordinator.
@@ -159,6 +163,7 @@ fn run() -> Result<ExitCode> {
                 }
             });
         }
+        Command::Spsa(args) => runtime()?.block_on(spsa_cmd::run(&args))?,
         Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
         Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
         Command::Token(cmd) => farm_cmds::token_command(cmd)?,

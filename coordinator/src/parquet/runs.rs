@@ -55,7 +55,9 @@ impl RunRow {
     pub fn new(run: &Run, variants: &[Variant]) -> RunRow {
         let (elo0, elo1, alpha, beta, model) = match &run.spec.kind {
             RunKind::Sprt(s) => (s.elo0, s.elo1, s.alpha, s.beta, s.model.as_str()),
-            RunKind::Games { .. } | RunKind::Gauntlet { .. } | RunKind::RoundRobin { .. } => (0.0, 0.0, 0.0, 0.0, ""),
+            RunKind::Games { .. } | RunKind::Gauntlet { .. } | RunKind::RoundRobin { .. } | RunKind::Spsa(_) => {
+                (0.0, 0.0, 0.0, 0.0, "")
+            }
         };
         let kind = run.spec.kind.name().as_str();
         let state = run.state.as_str();

@@ -17,6 +17,7 @@ use super::tx::{
 use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, RunLoad};
+use crate::spsa::{HistoryPoint, Perturbation};
 
 #[derive(Debug, Default)]
 pub struct MemoryStorage {
@@ -83,6 +84,8 @@ struct State {
     /// The run of each game: an index of `games`.
     game_runs: BTreeMap<u64, RunId>,
     last_game_id: u64,
+    /// The iteration and perturbation of each SPSA lease.
+    spsa_leases: BTreeMap<LeaseId, (u64, Vec<Perturbation>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -97,6 +100,9 @@ struct RunRow {
     exported_up_to: u64,
     /// The engines the run's variants name, by name, pinned as leased.
     engines: Vec<EngineNeed>,
+    /// SPSA runs: the current values (none before they are set) and their history.
+    spsa_theta: Option<Vec<f64>>,
+    spsa_history: Vec<HistoryPoint>,
 }
 
 #[derive(Clone, Debug)]
@@ -296,6 +302,8 @@ impl Tx for MemoryTx<'_> {
             leased: 0,
             exported_up_to: 0,
             engines: Vec::new(),
+            spsa_theta: None,
+            spsa_history: Vec::new(),
         };
         self.state.runs.insert(id, row);
         self.journal(move |s| {
@@ -378,6 +386,49 @@ impl Tx for MemoryTx<'_> {
 
     fn exported_up_to(&mut self, run: RunId) -> Result<u64> {
         Ok(self.state.run_row(run)?.exported_up_to)
+    }
+
+    fn set_spsa_theta(&mut self, run: RunId, theta: &[f64]) -> Result<()> {
+        self.save_run(run)?.spsa_theta = Some(theta.to_vec());
+        Ok(())
+    }
+
+    fn spsa_theta(&mut self, run: RunId) -> Result<Vec<f64>> {
+        self.state
+            .run_row(run)?
+            .spsa_theta
+            .clone()
+            .ok_or_else(|| Error::Corrupt(format!("SPSA run {run} has no values")))
+    }
+
+    fn insert_spsa_history(&mut self, run: RunId, point: &HistoryPoint) -> Result<()> {
+        let history = &mut self.save_run(run)?.spsa_history;
+        if history.iter().any(|p| p.iteration == point.iteration) {
+            return Err(Error::storage("recording an SPSA run's history", "an iteration recorded twice"));
+        }
+        history.push(point.clone());
+        history.sort_by_key(|p| p.iteration);
+        Ok(())
+    }
+
+    fn spsa_history(&mut self, run: RunId) -> Result<Vec<HistoryPoint>> {
+        Ok(self.state.run_row(run)?.spsa_history.clone())
+    }
+
+    fn insert_spsa_lease(&mut self, lease: LeaseId, iteration: u64, perturbations: &[Perturbation]) -> Result<()> {
+        self.lease_row(lease)?;
+        if self.state.spsa_leases.contains_key(&lease) {
+            return Err(Error::storage("storing a lease's SPSA perturbation", "the lease has one"));
+        }
+        self.state.spsa_leases.insert(lease, (iteration, perturbations.to_vec()));
+        self.journal(move |s| {
+            s.spsa_leases.remove(&lease);
+        });
+        Ok(())
+    }
+
+    fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
+        Ok(self.state.spsa_leases.get(&lease).cloned())
     }
 
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {

@@ -7,7 +7,7 @@
 
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
-    PairTask, Run, RunId, RunKind, RunSpec, RunState, SuiteId, Termination, TimeControl, Variant, VariantId,
+    PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, Termination, TimeControl, Variant, VariantId,
     VariantSpec, WorkerId, WorkerInfo,
 };
 
@@ -239,6 +239,12 @@ pub trait Storage: Send + Sync {
     fn run_pair_sequence(&self, run: RunId) -> Result<Vec<(u32, u8)>>;
     /// Every registered worker, in id order, with what it holds and did lately.
     fn list_workers(&self, now_ms: u64) -> Result<Vec<WorkerRow>>;
+
+    /// An SPSA run's current values (empty for a run of another kind).
+    fn spsa_values(&self, run: RunId) -> Result<Vec<SpsaValue>>;
+    /// An SPSA run's values after each recorded submission, from the start values at
+    /// iteration 0 (empty for a run of another kind).
+    fn spsa_history(&self, run: RunId) -> Result<Vec<crate::spsa::HistoryPoint>>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT

@@ -12,6 +12,7 @@ mod engines;
 mod leasing;
 mod results;
 mod schema;
+mod spsa;
 mod tx;
 mod writer;
 

@@ -14,6 +14,7 @@ use proto::domain::{
 use super::{GameSummary, StoredGame};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
+use crate::spsa::{HistoryPoint, Perturbation};
 
 /// Where a pair of a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,6 +286,21 @@ pub trait Tx {
     /// A run's game counts by (termination, plies), each such pair once, in no particular
     /// order. Reads no moves.
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>>;
+
+    // SPSA.
+
+    /// Stores an SPSA run's current values (replacing any).
+    fn set_spsa_theta(&mut self, run: RunId, theta: &[f64]) -> Result<()>;
+    /// An SPSA run's current values; a run without them is corrupt data.
+    fn spsa_theta(&mut self, run: RunId) -> Result<Vec<f64>>;
+    /// Appends a point to an SPSA run's history.
+    fn insert_spsa_history(&mut self, run: RunId, point: &HistoryPoint) -> Result<()>;
+    /// An SPSA run's history, by iteration.
+    fn spsa_history(&mut self, run: RunId) -> Result<Vec<HistoryPoint>>;
+    /// Stores the iteration and perturbation a lease was granted with.
+    fn insert_spsa_lease(&mut self, lease: LeaseId, iteration: u64, perturbations: &[Perturbation]) -> Result<()>;
+    /// A lease's iteration and perturbation; `None` for a lease of another kind of run.
+    fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>>;
 
     // Workers.
 

@@ -9,7 +9,7 @@
 
 use proto::domain::{
     EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
-    RunSpec, RunState, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
@@ -19,6 +19,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, Pairing};
+use crate::spsa::{self, HistoryPoint};
 use crate::{report, spec};
 
 /// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
@@ -71,6 +72,10 @@ pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u
         tx.insert_lease_pair(lease, run, task.pair_index)?;
     }
     let variants = task_variant_ids(&tasks).iter().map(|id| tx.variant(id)).collect::<Result<Vec<_>>>()?;
+    let spsa = match &spec.kind {
+        RunKind::Spsa(_) => Some(draw_spsa(tx, &spec, run, lease)?),
+        _ => None,
+    };
     tracing::debug!(lease = %lease, run = %run, worker = %worker, pairs = tasks.len(), "lease granted");
     Ok(Some(Lease {
         id: lease,
@@ -81,7 +86,49 @@ pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u
         adjudication: spec.adjudication,
         sample_every: spec.sample_every,
         variants,
+        spsa,
     }))
+}
+
+/// Draws an SPSA lease's perturbation at the run's next iteration and stores it, so that
+/// its results are applied with what it played.
+fn draw_spsa(tx: &mut dyn Tx, spec: &RunSpec, run: RunId, lease: LeaseId) -> Result<SpsaBatch> {
+    let RunKind::Spsa(settings) = &spec.kind else {
+        return Err(Error::Corrupt(format!("run {run} is not an SPSA run")));
+    };
+    let recorded: u64 = tx.run_stats(run)?.iter().map(scheduler::pairs_recorded).sum();
+    let iteration = recorded + 1;
+    let theta = tx.spsa_theta(run)?;
+    let flips = spsa::flips(run, lease, settings.params.len());
+    let (perturbations, batch) = spsa::perturb(settings, &theta, iteration, &flips);
+    tx.insert_spsa_lease(lease, iteration, &perturbations)?;
+    Ok(batch)
+}
+
+/// Applies the pairs a submission counted to an SPSA run's values, with the perturbation of
+/// the lease that played them, and notes the new values in the run's history.
+fn apply_spsa(
+    tx: &mut dyn Tx,
+    spec: &RunSpec,
+    run: RunId,
+    lease: LeaseId,
+    half_points: &[usize],
+    now_ms: u64,
+) -> Result<()> {
+    let RunKind::Spsa(settings) = &spec.kind else {
+        return Ok(());
+    };
+    if half_points.is_empty() {
+        return Ok(());
+    }
+    let (_, perturbations) =
+        tx.spsa_lease(lease)?.ok_or_else(|| Error::Corrupt(format!("SPSA lease {lease} has no perturbation")))?;
+    let result: i64 = half_points.iter().map(|&h| spsa::wins_minus_losses(h)).sum();
+    let mut theta = tx.spsa_theta(run)?;
+    spsa::update(settings, &mut theta, &perturbations, result);
+    tx.set_spsa_theta(run, &theta)?;
+    let iteration: u64 = tx.run_stats(run)?.iter().map(scheduler::pairs_recorded).sum();
+    tx.insert_spsa_history(run, &HistoryPoint { iteration, received_ms: now_ms, theta })
 }
 
 /// The task of a pair, with its opening line.
@@ -145,13 +192,16 @@ pub fn record_results(
     tx.touch_worker(worker, now_ms)?;
 
     let mut accepted = 0;
+    let mut half_points = Vec::new();
     for (report, pair) in checked {
         if record_pair(tx, run, lease, worker, report, pair.pairing, pair.opening_index)? {
             accepted += 1;
+            half_points.push(report.first_half_points());
         }
     }
-    // Only bounded runs complete by themselves; an SPRT waits for its verdict.
     let spec = tx.run_spec(run)?;
+    apply_spsa(tx, &spec, run, lease, &half_points, now_ms)?;
+    // Only bounded runs complete by themselves; an SPRT waits for its verdict.
     if accepted > 0
         && scheduler::pairs_per_pairing(&spec.kind).is_some()
         && tx.run_state(run)? == RunState::Active
@@ -262,6 +312,11 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, now_ms: u64) -> Result<Run> {
     tx.suite_size(spec.openings)?;
     let id = tx.insert_run(spec, scheduler::pairings(spec).len(), now_ms)?;
     tx.insert_run_engines(id, &scheduler::engine_needs(&variants))?;
+    if let RunKind::Spsa(settings) = &spec.kind {
+        let theta = spsa::start(settings);
+        tx.set_spsa_theta(id, &theta)?;
+        tx.insert_spsa_history(id, &HistoryPoint { iteration: 0, received_ms: now_ms, theta })?;
+    }
     tx.run(id)
 }
 
@@ -412,6 +467,23 @@ impl<B: Backend> Storage for B {
 
     fn list_workers(&self, now_ms: u64) -> Result<Vec<WorkerRow>> {
         self.read("listing workers", move |tx| reads::list_workers(tx, now_ms))
+    }
+
+    fn spsa_values(&self, run: RunId) -> Result<Vec<SpsaValue>> {
+        self.read("reading an SPSA run's values", move |tx| {
+            let spec = tx.run_spec(run)?;
+            match &spec.kind {
+                RunKind::Spsa(settings) => Ok(spsa::values(settings, &tx.spsa_theta(run)?)),
+                _ => Ok(Vec::new()),
+            }
+        })
+    }
+
+    fn spsa_history(&self, run: RunId) -> Result<Vec<HistoryPoint>> {
+        self.read("reading an SPSA run's history", move |tx| {
+            tx.run_state(run)?;
+            tx.spsa_history(run)
+        })
     }
 }
 

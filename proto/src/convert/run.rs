@@ -118,6 +118,7 @@ impl From<RunKind> for pb::run_spec::Kind {
             RunKind::Games { pairs } => Kind::Games(pb::GamesRun { pairs }),
             RunKind::Gauntlet { pairs_per_opponent } => Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent }),
             RunKind::RoundRobin { pairs_per_pairing } => Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing }),
+            RunKind::Spsa(settings) => Kind::Spsa(settings.into()),
         }
     }
 }
@@ -132,6 +133,7 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
             Kind::Games(games) => RunKind::Games { pairs: games.pairs },
             Kind::Gauntlet(g) => RunKind::Gauntlet { pairs_per_opponent: g.pairs_per_opponent },
             Kind::RoundRobin(r) => RunKind::RoundRobin { pairs_per_pairing: r.pairs_per_pairing },
+            Kind::Spsa(s) => RunKind::Spsa(s.into()),
         })
     }
 }
@@ -304,6 +306,7 @@ impl From<RunStatus> for pb::RunStatus {
             live: status.live.into_iter().map(Into::into).collect(),
             missing_engines: status.missing_engines,
             exported_games: status.exported_games,
+            spsa: status.spsa.into_iter().map(Into::into).collect(),
         }
     }
 }
@@ -316,6 +319,7 @@ impl TryFrom<pb::RunStatus> for RunStatus {
             live: each(status.live, "live")?,
             missing_engines: status.missing_engines,
             exported_games: status.exported_games,
+            spsa: status.spsa.into_iter().map(Into::into).collect(),
         })
     }
 }

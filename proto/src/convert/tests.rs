@@ -86,6 +86,15 @@ fn specs() -> Vec<RunSpec> {
             adjudication: Adjudication::default(),
             ..sprt_spec()
         },
+        RunSpec {
+            kind: RunKind::Spsa(SpsaSettings {
+                pairs: 20_000,
+                params: crate::domain::parse_spsa_lines("search.rfp_margin,90,20,300,10,0.002\nx,0.5,0,1.5,0.05,0.002")
+                    .expect("valid lines"),
+            }),
+            variants: vec!["a".into()],
+            ..sprt_spec()
+        },
     ]
 }
 
@@ -123,6 +132,7 @@ fn status() -> RunStatus {
         live: vec![live(), LiveStats { sprt: None, counts: PairingStats::default(), ..live() }],
         missing_engines: vec!["fsf".into()],
         exported_games: 7,
+        spsa: vec![SpsaValue { name: "x".into(), start: 0.5, value: 0.75, min: 0.0, max: 1.5, integer: false }],
     }
 }
 
@@ -186,6 +196,10 @@ fn lease() -> Lease {
         adjudication: Adjudication::default(),
         sample_every: 4,
         variants: vec![params_variant(), external_variant()],
+        spsa: Some(SpsaBatch {
+            iteration: 12,
+            points: vec![SpsaPoint { name: "search.rfp_margin".into(), plus: 97.5, minus: 82.5, integer: true }],
+        }),
     }
 }
 
@@ -311,7 +325,7 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
         status(),
-        RunStatus { run: run(), live: vec![], missing_engines: vec![], exported_games: 0 },
+        RunStatus { run: run(), live: vec![], missing_engines: vec![], exported_games: 0, spsa: vec![] },
     ]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }

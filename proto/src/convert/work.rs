@@ -49,6 +49,7 @@ impl From<Lease> for pb::Lease {
             adjudication: Some(lease.adjudication.into()),
             sample_every: lease.sample_every,
             variants: lease.variants.into_iter().map(Into::into).collect(),
+            spsa: lease.spsa.map(Into::into),
         }
     }
 }
@@ -68,6 +69,7 @@ impl TryFrom<pb::Lease> for Lease {
             adjudication: required(lease.adjudication, "adjudication")?,
             sample_every: lease.sample_every,
             variants: each(lease.variants, "variants")?,
+            spsa: lease.spsa.map(Into::into),
         };
         // The worker looks every player up in `variants`: a dangling name is refused here
         // rather than failing a game later.

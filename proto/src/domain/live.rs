@@ -1,6 +1,6 @@
 //! What users watch: a run with the statistics the coordinator derives from its counts.
 
-use super::{PairingStats, Run};
+use super::{PairingStats, Run, SpsaValue};
 
 /// Where an SPRT stands: it accepts H0 at `llr <= lower_bound` and H1 at `llr >= upper_bound`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,4 +43,6 @@ pub struct RunStatus {
     pub missing_engines: Vec<String>,
     /// Games of the run in the coordinator's Parquet data (0 without a data directory).
     pub exported_games: u64,
+    /// SPSA runs only: every parameter's current value, in the spec's order.
+    pub spsa: Vec<SpsaValue>,
 }

@@ -2,7 +2,10 @@
 //! form: one place turns it into a [`RunSpec`], so both are validated by the same code (the
 //! spec's own `validate()` runs when the farm creates it).
 
-use super::{Adjudication, EloModel, RunKind, RunKindName, RunSpec, SprtSettings, SuiteId, TimeControl, VariantId};
+use super::{
+    Adjudication, EloModel, RunKind, RunKindName, RunSpec, SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl,
+    VariantId,
+};
 
 /// The fields of `xqfarm run create` (and of the web's create-run form).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +26,8 @@ pub struct RunRequest {
     pub model: EloModel,
     pub bench_signature: Option<u64>,
     pub sample_every: u32,
+    /// SPSA: the parameters to tune (`pairs` is the number of iterations).
+    pub spsa_params: Vec<SpsaParam>,
 }
 
 impl RunRequest {
@@ -43,6 +48,7 @@ impl RunRequest {
             model: sprt.model,
             bench_signature: None,
             sample_every: 8,
+            spsa_params: Vec::new(),
         }
     }
 
@@ -59,6 +65,7 @@ impl RunRequest {
             RunKindName::Games => RunKind::Games { pairs: self.pairs },
             RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: self.pairs },
             RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: self.pairs },
+            RunKindName::Spsa => RunKind::Spsa(SpsaSettings { pairs: self.pairs, params: self.spsa_params.clone() }),
         };
         let tc: TimeControl = self.tc.trim().parse()?;
         Ok(RunSpec {

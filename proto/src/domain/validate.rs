@@ -177,6 +177,7 @@ impl RunKind {
             RunKind::RoundRobin { .. } => {
                 (2, MAX_RUN_VARIANTS, format!("a round robin plays 2 to {MAX_RUN_VARIANTS} variants"))
             }
+            RunKind::Spsa(_) => (1, 1, "an SPSA run tunes exactly 1 variant (its base)".into()),
         }
     }
 }
@@ -214,6 +215,10 @@ impl RunSpec {
             RunKind::Games { pairs } => ("games.pairs", Some(*pairs)),
             RunKind::Gauntlet { pairs_per_opponent } => ("gauntlet.pairs_per_opponent", Some(*pairs_per_opponent)),
             RunKind::RoundRobin { pairs_per_pairing } => ("round_robin.pairs_per_pairing", Some(*pairs_per_pairing)),
+            RunKind::Spsa(settings) => {
+                settings.validate().map_err(|e| e.within("spsa"))?;
+                ("spsa.pairs", Some(settings.pairs))
+            }
         };
         if let Some(count) = pairs {
             if count == 0 {

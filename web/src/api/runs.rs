@@ -97,6 +97,17 @@ fn spec_json(status: &RunStatus) -> Value {
         RunKind::Games { pairs } => v["pairs"] = json!(pairs),
         RunKind::Gauntlet { pairs_per_opponent } => v["pairs_per_opponent"] = json!(pairs_per_opponent),
         RunKind::RoundRobin { pairs_per_pairing } => v["pairs_per_pairing"] = json!(pairs_per_pairing),
+        RunKind::Spsa(s) => {
+            v["pairs"] = json!(s.pairs);
+            v["spsa"] = status
+                .spsa
+                .iter()
+                .map(|p| {
+                    json!({ "name": p.name, "start": p.start, "value": p.value, "min": p.min, "max": p.max,
+                            "integer": p.integer })
+                })
+                .collect();
+        }
     }
     v
 }

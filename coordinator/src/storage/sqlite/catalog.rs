@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use proto::domain::{
-    OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState, SuiteId, Variant, VariantId,
+    OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState, SuiteId, Variant,
+    VariantId,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -147,6 +148,9 @@ pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, pairings: usize,
             .and_then(|mut s| s.execute(params![id, int(idx as u64), variant.as_str()]))
             .ctx("naming a run's variants")?;
     }
+    if let RunKind::Spsa(settings) = &run_spec.kind {
+        super::spsa::insert_params(conn, id, &settings.params)?;
+    }
     for pairing in 0..pairings {
         conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))
@@ -172,7 +176,8 @@ pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
     if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
-    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| VariantId::new(v)).collect())?);
+    let spsa_params = if row.is_spsa() { super::spsa::params(db, id)? } else { Vec::new() };
+    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| VariantId::new(v)).collect(), spsa_params)?);
     db.remember_run_spec(id, &spec);
     Ok(spec)
 }

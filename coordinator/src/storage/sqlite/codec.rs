@@ -2,8 +2,8 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings, SuiteId,
-    TimeControl, VariantId,
+    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
+    SpsaParam, SpsaSettings, SuiteId, TimeControl, VariantId,
 };
 use rusqlite::Row;
 
@@ -93,11 +93,13 @@ fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
 /// `(kind, pairs_per_pairing, SPRT settings)`.
 pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
     let name = kind.name().as_str();
-    match *kind {
-        RunKind::Sprt(settings) => (name, None, Some(settings)),
-        RunKind::Games { pairs } => (name, Some(int(pairs)), None),
-        RunKind::Gauntlet { pairs_per_opponent } => (name, Some(int(pairs_per_opponent)), None),
-        RunKind::RoundRobin { pairs_per_pairing } => (name, Some(int(pairs_per_pairing)), None),
+    match kind {
+        RunKind::Sprt(settings) => (name, None, Some(*settings)),
+        RunKind::Games { pairs } => (name, Some(int(*pairs)), None),
+        RunKind::Gauntlet { pairs_per_opponent } => (name, Some(int(*pairs_per_opponent)), None),
+        RunKind::RoundRobin { pairs_per_pairing } => (name, Some(int(*pairs_per_pairing)), None),
+        // The parameters are rows of `run_spsa_params`.
+        RunKind::Spsa(settings) => (name, Some(int(settings.pairs)), None),
     }
 }
 
@@ -144,9 +146,14 @@ impl RunRow {
         })
     }
 
-    /// The run's spec, given its variants read from their own table. The spec never changes
-    /// once the run exists; its state and statistics do.
-    pub(super) fn into_spec(self, variants: Vec<VariantId>) -> Result<RunSpec> {
+    /// Whether the row is an SPSA run's, whose parameters are rows of their own.
+    pub(super) fn is_spsa(&self) -> bool {
+        self.kind == RunKindName::Spsa.as_str()
+    }
+
+    /// The run's spec, given its variants (and an SPSA run's parameters) read from their own
+    /// tables. The spec never changes once the run exists; its state and statistics do.
+    pub(super) fn into_spec(self, variants: Vec<VariantId>, spsa_params: Vec<SpsaParam>) -> Result<RunSpec> {
         let pairs = || -> Result<u64> {
             let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
             to_u64(v, "pairs per pairing")
@@ -168,6 +175,7 @@ impl RunRow {
             RunKindName::Games => RunKind::Games { pairs: pairs()? },
             RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
             RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
+            RunKindName::Spsa => RunKind::Spsa(SpsaSettings { pairs: pairs()?, params: spsa_params }),
         };
         let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
         Ok(RunSpec {

@@ -13,13 +13,13 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 4;
+pub(super) const SCHEMA_VERSION: i64 = 5;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -143,6 +143,70 @@ fn v3_to_v4(conn: &Connection) -> Result<()> {
          CREATE INDEX submissions_by_time ON submissions(received_ms, accepted);",
     )
     .ctx("migrating the schema from version 3 to 4 (plies per game, a run's tallies)")
+}
+
+/// The `kind` check of `runs` in versions 1 to 4, and from version 5 on.
+const KIND_CHECK_V1: &str = "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin')";
+const KIND_CHECK_V5: &str = "CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin', 'spsa'))";
+
+/// Version 5: SPSA runs. `runs.kind` also admits `spsa`: the check is widened in place, by
+/// SQLite's documented procedure for changing a CHECK constraint (rewrite the table's stored
+/// SQL with `writable_schema`, bump `schema_version`), since no stored row can violate the
+/// wider check and rebuilding `runs` would break every foreign key to it. New tables:
+/// `run_spsa_params` (an SPSA run's parameters, part of its spec), `spsa_theta` (its current
+/// values), `spsa_history` (its values after each recorded submission, from the start values
+/// at iteration 0) and `spsa_leases` (the flips and gains each lease played with, which its
+/// results are applied with).
+fn v4_to_v5(conn: &Connection) -> Result<()> {
+    let ctx = "migrating the schema from version 4 to 5 (SPSA runs)";
+    let sql: String = conn
+        .query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))
+        .ctx(ctx)?;
+    if !sql.contains(KIND_CHECK_V1) {
+        return Err(Error::Corrupt(format!("{ctx}: the runs table lacks the version 4 kind check")));
+    }
+    let version: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0)).ctx(ctx)?;
+    conn.pragma_update(None, "writable_schema", "ON").ctx(ctx)?;
+    let rewritten = conn
+        .execute(
+            "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'runs'",
+            [sql.replace(KIND_CHECK_V1, KIND_CHECK_V5)],
+        )
+        .ctx(ctx);
+    conn.pragma_update(None, "schema_version", version + 1).ctx(ctx)?;
+    conn.pragma_update(None, "writable_schema", "OFF").ctx(ctx)?;
+    rewritten?;
+    conn.execute_batch(
+        "CREATE TABLE run_spsa_params (
+             run_id  INTEGER NOT NULL REFERENCES runs(id),
+             idx     INTEGER NOT NULL,
+             name    TEXT NOT NULL,
+             start   REAL NOT NULL,
+             min     REAL NOT NULL,
+             max     REAL NOT NULL,
+             c_end   REAL NOT NULL,
+             r_end   REAL NOT NULL,
+             integer INTEGER NOT NULL CHECK (integer IN (0, 1)),
+             PRIMARY KEY (run_id, idx)
+         ) WITHOUT ROWID;
+         CREATE TABLE spsa_theta (
+             run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+             theta  TEXT NOT NULL
+         );
+         CREATE TABLE spsa_history (
+             run_id      INTEGER NOT NULL REFERENCES runs(id),
+             iteration   INTEGER NOT NULL,
+             received_ms INTEGER NOT NULL,
+             theta       TEXT NOT NULL,
+             PRIMARY KEY (run_id, iteration)
+         ) WITHOUT ROWID;
+         CREATE TABLE spsa_leases (
+             lease_id     INTEGER PRIMARY KEY REFERENCES leases(id),
+             iteration    INTEGER NOT NULL,
+             perturbation TEXT NOT NULL
+         );",
+    )
+    .ctx(ctx)
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.

@@ -10,9 +10,10 @@ use proto::domain::{
 
 use super::codec::key;
 use super::db::Db;
-use super::{catalog, engines, leasing, results};
+use super::{catalog, engines, leasing, results, spsa};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
+use crate::spsa::{HistoryPoint, Perturbation};
 use crate::storage::tx::{
     Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
     PairStatus, PairTally, Tx, WorkerSummary,
@@ -102,6 +103,30 @@ impl Tx for SqliteTx<'_> {
 
     fn exported_up_to(&mut self, run: RunId) -> Result<u64> {
         catalog::exported_up_to(self.0, run)
+    }
+
+    fn set_spsa_theta(&mut self, run: RunId, theta: &[f64]) -> Result<()> {
+        spsa::set_theta(self.0, run, theta)
+    }
+
+    fn spsa_theta(&mut self, run: RunId) -> Result<Vec<f64>> {
+        spsa::theta(self.0, run)
+    }
+
+    fn insert_spsa_history(&mut self, run: RunId, point: &HistoryPoint) -> Result<()> {
+        spsa::insert_history(self.0, run, point)
+    }
+
+    fn spsa_history(&mut self, run: RunId) -> Result<Vec<HistoryPoint>> {
+        spsa::history(self.0, run)
+    }
+
+    fn insert_spsa_lease(&mut self, lease: LeaseId, iteration: u64, perturbations: &[Perturbation]) -> Result<()> {
+        spsa::insert_lease(self.0, lease, iteration, perturbations)
+    }
+
+    fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
+        spsa::lease(self.0, lease)
     }
 
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {

@@ -1,0 +1,329 @@
+//! `xqfarm spsa`: tunes a variant's parameters with Fishtest's SPSA on the embedded default
+//! (coordinator and a local worker in this process) or on a remote coordinator, with a live
+//! progress line; then the tuned values become a new variant, and `--verify` runs an SPRT of
+//! it against the base.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use campaign::{Farm as _, RemoteFarm};
+use clap::Args;
+use engine::ParamSet;
+use proto::client::{FarmClient, RetryPolicy};
+use proto::domain::{
+    Adjudication, EloModel, EngineProtocol, RunKind, RunSpec, RunState, RunStatus, SprtSettings, SpsaParam,
+    SpsaSettings, SpsaValue, TimeControl, VariantId, VariantKind, VariantSpec, parse_spsa_lines,
+};
+
+use crate::embedded::{self, Embedded};
+use crate::local_match::load_params;
+use crate::remote;
+use crate::sprt::{name_of, opening_lines, rand_token, sprt_spec, summary};
+
+#[derive(Args, Debug, Clone)]
+pub struct SpsaArgs {
+    /// The variant to tune: a parameter file, `default`, or `engine:NAME` (an external engine
+    /// the workers were given as NAME; locally, give it with `--engine NAME=PATH`).
+    #[arg(long)]
+    pub base: String,
+    /// The parameters, one `name,start,min,max,c_end,r_end` a line (`xqengine params --spsa`
+    /// prints the search parameters so).
+    #[arg(long)]
+    pub params: PathBuf,
+    /// Games to play (two per SPSA iteration).
+    #[arg(long)]
+    pub games: u64,
+    /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
+    #[arg(long, default_value = "nodes=2000")]
+    pub tc: String,
+    /// Run name.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Protocol of an `engine:NAME` base.
+    #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
+    pub protocol: EngineProtocol,
+    /// Options NAME=VALUE of an `engine:NAME` base, set before the tuned ones.
+    #[arg(long = "option")]
+    pub options: Vec<String>,
+    /// Local external engines NAME=PATH (with --local).
+    #[arg(long = "engine")]
+    pub engines: Vec<String>,
+    /// Where to write the tuned parameter file (in-process bases; default: `<dir>/tuned.toml`
+    /// locally, nothing remotely).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// After the tune, an SPRT of the tuned variant against the base.
+    #[arg(long)]
+    pub verify: bool,
+    /// SPRT bounds of `--verify` (normalized Elo), alpha = beta = 0.05.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub verify_elo0: f64,
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
+    pub verify_elo1: f64,
+    /// Stop `--verify` after this many games without a verdict (not verified).
+    #[arg(long, default_value_t = 20_000)]
+    pub verify_max_games: u64,
+    /// Games played at once by the local worker (default: all cores).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Opening suite (the shipped default suite when absent).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Run on an embedded coordinator with a local worker.
+    #[arg(long)]
+    pub local: bool,
+    /// Directory for the embedded coordinator's database and Parquet data (a temporary
+    /// directory when absent).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Remote coordinator (without --local), e.g. http://farm:7878.
+    #[arg(long)]
+    pub coordinator: Option<String>,
+    /// Token for the remote coordinator (or XQFARM_TOKEN).
+    #[arg(long)]
+    pub token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// remote coordinator's certificate.
+    #[arg(long, conflicts_with = "local")]
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// Reads an SPSA input file; a bad line is an error naming the file and the line.
+pub fn read_spsa_file(path: &Path) -> Result<Vec<SpsaParam>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_spsa_lines(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// The base to tune: the built-in engine's parameters, or an external engine.
+enum Base {
+    InProcess(ParamSet),
+    External { engine: String, protocol: EngineProtocol, options: Vec<(String, String)> },
+}
+
+impl Base {
+    fn spec(&self, name: &str) -> VariantSpec {
+        let kind = match self {
+            Base::InProcess(set) => VariantKind::Params { toml: set.to_toml() },
+            Base::External { engine, protocol, options } => {
+                VariantKind::External { engine: engine.clone(), protocol: *protocol, options: options.clone() }
+            }
+        };
+        VariantSpec { name: name.to_owned(), kind }
+    }
+
+    /// The base with tuned values: integers rounded to the nearest.
+    fn tuned(&self, values: &[SpsaValue]) -> Result<Base> {
+        let text =
+            |v: &SpsaValue| if v.integer { format!("{}", v.value.round() as i64) } else { format!("{}", v.value) };
+        Ok(match self {
+            Base::InProcess(set) => {
+                let mut set = set.clone();
+                for v in values {
+                    set.set(&v.name, v.value.round() as i64).with_context(|| format!("tuned value of `{}`", v.name))?;
+                }
+                Base::InProcess(set)
+            }
+            Base::External { engine, protocol, options } => {
+                let mut options = options.clone();
+                for v in values {
+                    options.retain(|(k, _)| !k.eq_ignore_ascii_case(&v.name));
+                    options.push((v.name.clone(), text(v)));
+                }
+                Base::External { engine: engine.clone(), protocol: *protocol, options }
+            }
+        })
+    }
+}
+
+/// Checks each input line against the built-in engine: a parameter it has, a range within
+/// the declared one. Errors name the line's parameter.
+pub fn check_in_process(params: &[SpsaParam], base: &ParamSet) -> Result<()> {
+    for p in params {
+        let Some(range) = ParamSet::range(&p.name) else {
+            bail!("`{}`: the built-in engine has no such parameter (see `xqengine params --spsa`)", p.name);
+        };
+        if p.min < f64::from(range.min) || p.max > f64::from(range.max) {
+            bail!(
+                "`{}`: range {}..={} exceeds the parameter's declared {}..={}",
+                p.name,
+                p.min,
+                p.max,
+                range.min,
+                range.max
+            );
+        }
+        if base.get(&p.name).is_none() {
+            bail!("`{}`: unknown parameter", p.name);
+        }
+    }
+    Ok(())
+}
+
+fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
+    options
+        .iter()
+        .map(|o| {
+            o.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))
+        })
+        .collect()
+}
+
+pub async fn run(args: &SpsaArgs) -> Result<()> {
+    let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
+    let params = read_spsa_file(&args.params)?;
+    if args.games < 2 {
+        bail!("--games {}: an SPSA run plays at least one pair (2 games)", args.games);
+    }
+    let base = match args.base.strip_prefix("engine:") {
+        Some(engine) => {
+            proto::domain::check_engine_name(engine).map_err(|e| anyhow::anyhow!("--base `{}`: {e}", args.base))?;
+            Base::External {
+                engine: engine.to_owned(),
+                protocol: args.protocol,
+                options: parse_options(&args.options)?,
+            }
+        }
+        None => {
+            let set = load_params(&args.base)?;
+            check_in_process(&params, &set).with_context(|| format!("checking {}", args.params.display()))?;
+            Base::InProcess(set)
+        }
+    };
+    let settings = SpsaSettings { pairs: args.games / 2, params };
+    settings.validate().map_err(|e| anyhow::anyhow!("{}: {e}", args.params.display()))?;
+    let base_name = name_of(&args.base);
+    let run_name = args.name.clone().unwrap_or_else(|| format!("spsa {base_name}"));
+    let openings = opening_lines(args.openings.as_deref())?;
+
+    let mut local = None;
+    let (url, token) = if args.local {
+        let dir = match &args.dir {
+            Some(d) => d.clone(),
+            None => tempfile::Builder::new().prefix("xqfarm-spsa-").tempdir()?.keep(),
+        };
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let token = format!("local-{:x}", rand_token());
+        let emb = Embedded::start(&dir.join("xqfarm.db"), &dir.join("data"), &token).await?;
+        let concurrency =
+            args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let defs =
+            args.engines.iter().map(|e| e.parse::<worker::engines::EngineDef>()).collect::<worker::Result<Vec<_>>>()?;
+        let engines = tokio::task::spawn_blocking(move || {
+            worker::engines::EngineSet::check(defs, worker::external::ExternalConfig::default())
+        })
+        .await??;
+        eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
+        eprintln!("web pages (signed in): {}", emb.page_url);
+        let signature = embedded::bench_signature();
+        let worker = embedded::spawn_worker_with(&emb.url, &token, concurrency, dir.join("spool"), signature, engines);
+        let url = emb.url.clone();
+        local = Some((emb, worker, dir));
+        (url, token)
+    } else {
+        let url = args.coordinator.clone().context("without --local, pass --coordinator URL")?;
+        (url, remote::token(args.token.clone())?)
+    };
+    let out = args.out.clone().or_else(|| local.as_ref().map(|(_, _, dir): &(_, _, PathBuf)| dir.join("tuned.toml")));
+
+    let result = async {
+        let client = remote::connect(&url, &token, args.ca_cert.as_deref()).await?;
+        let base_v = client.add_variant(base.spec(&base_name)).await?.id;
+        let farm = watching(&client, settings.pairs * 2);
+        let suite = farm.add_suite("spsa-openings", openings).await?;
+        let spec = RunSpec {
+            name: run_name.clone(),
+            kind: RunKind::Spsa(settings.clone()),
+            variants: vec![base_v.clone()],
+            tc,
+            openings: suite,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        };
+        let run = farm.create_run(spec).await?;
+        eprintln!(
+            "run {run} created: SPSA of {} parameters over {} pairs at {tc}",
+            settings.params.len(),
+            settings.pairs
+        );
+        let status = farm.wait_finished(run, None).await?;
+        println!("{}", summary(&status));
+        let tuned = base.tuned(&status.spsa)?;
+        let tuned_name = format!("{base_name}-spsa{run}");
+        let tuned_v = client.add_variant(tuned.spec(&tuned_name)).await?.id;
+        println!("tuned variant `{tuned_name}`: {tuned_v}");
+        if let (Base::InProcess(set), Some(path)) = (&tuned, &out) {
+            std::fs::write(path, set.to_toml()).with_context(|| format!("writing {}", path.display()))?;
+            println!("tuned parameters written to {}", path.display());
+        }
+        if args.verify {
+            verify(&client, &farm, args, tuned_v, base_v, tc, suite, &tuned_name, &base_name).await?;
+        }
+        Ok::<_, anyhow::Error>(())
+    }
+    .await;
+
+    if let Some((emb, worker, _dir)) = local {
+        worker.abort();
+        emb.stop().await;
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn verify(
+    client: &FarmClient,
+    farm: &RemoteFarm,
+    args: &SpsaArgs,
+    tuned: VariantId,
+    base: VariantId,
+    tc: TimeControl,
+    suite: proto::domain::SuiteId,
+    tuned_name: &str,
+    base_name: &str,
+) -> Result<()> {
+    let sprt = SprtSettings {
+        elo0: args.verify_elo0,
+        elo1: args.verify_elo1,
+        alpha: 0.05,
+        beta: 0.05,
+        model: EloModel::Normalized,
+    };
+    let name = format!("{tuned_name} vs {base_name}");
+    let run = farm.create_run(sprt_spec(name, sprt, tuned, base, tc, suite)).await?;
+    eprintln!("verify: SPRT[{}, {}] run {run} of {tuned_name} against {base_name} at {tc}", sprt.elo0, sprt.elo1);
+    let status = crate::sprt::watching(client).wait_finished(run, Some(args.verify_max_games)).await?;
+    println!("{}", summary(&status));
+    match status.run.state {
+        RunState::SprtDone { h1: true } => println!("verified: H1 accepted"),
+        RunState::SprtDone { h1: false } => println!("not verified: H0 accepted"),
+        _ => println!("not verified: no verdict within {} games", args.verify_max_games),
+    }
+    Ok(())
+}
+
+/// One progress line: games played of the total and the first parameters' values.
+pub fn spsa_progress(status: &RunStatus, total_games: u64) -> String {
+    let games = status.live.first().map_or(0, |l| l.counts.games());
+    let mut line = format!("spsa {games}/{total_games} games");
+    for v in status.spsa.iter().take(4) {
+        line.push_str(&format!("  {}={:.2}", v.name, v.value));
+    }
+    if status.spsa.len() > 4 {
+        line.push_str(&format!("  (+{} more)", status.spsa.len() - 4));
+    }
+    line
+}
+
+fn watching(client: &FarmClient, total_games: u64) -> RemoteFarm {
+    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(move |status: &RunStatus| {
+        eprint!("\r{}   ", spsa_progress(status, total_games));
+        if status.run.state != RunState::Active {
+            eprintln!();
+        }
+        let _ = std::io::stderr().flush();
+    }))
+}
