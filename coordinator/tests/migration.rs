@@ -27,6 +27,9 @@ const FIXTURE_V2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// binary worker `w-fairy` advertised, whose games ended by illegal move (two with no move), a
 /// run `half-run` (run 3) whose worker was killed mid-lease, an SPRT and a stopped round robin.
 const FIXTURE_V3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v3.db");
+/// Written by `tests/data/make-farm-v4.sh` with xqfarm at commit e2cadce (schema version 4): the
+/// same farm as the version 3 fixture, with schema 4's trigger-kept tallies.
+const FIXTURE_V4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v4.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -69,7 +72,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -260,7 +263,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -429,4 +432,53 @@ fn a_version_3_database_gets_plies_counted_from_its_moves_and_nothing_else_chang
         Some(workers[1].engines[0].sha256.clone())
     );
     assert!(storage.get_game(11).expect_err("ten games").is_not_found());
+}
+
+#[test]
+fn a_version_4_database_takes_spsa_runs_and_keeps_everything() {
+    use proto::domain::{RunKind, RunSpec, SpsaSettings, parse_spsa_lines};
+    let (_dir, path) = copy_of(FIXTURE_V4);
+    let before = Before::read(&path, &[1, 2, 3, 4]);
+    assert_eq!(before.counts(), [5, 3, 1, 3, 3, 10], "the fixture is what its script made");
+    let (storage, raw) = before.migrate(&path);
+    let old_runs = storage.list_runs().expect("runs");
+    let read: Vec<(&str, &str, &str)> =
+        old_runs.iter().map(|r| (r.spec.name.as_str(), r.spec.kind.name().as_str(), r.state.as_str())).collect();
+    assert_eq!(
+        read,
+        [
+            ("done-run", "games", "completed"),
+            ("fairy-run", "games", "completed"),
+            ("half-run", "games", "active"),
+            ("sprt-run", "sprt", "active"),
+            ("stopped-run", "round_robin", "stopped"),
+        ]
+    );
+    assert_eq!(old_runs[0].stats[0].games(), 4);
+    let fresh_dir = tempfile::tempdir().expect("temp dir");
+    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
+    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
+    assert_eq!(schema_sql(&raw), schema_sql(&fresh), "a migrated database is a new one");
+    let runs_sql: String =
+        raw.query_row("SELECT sql FROM sqlite_schema WHERE name = 'runs'", [], |r| r.get(0)).expect("runs table");
+    assert!(runs_sql.contains("'spsa'"), "{runs_sql}");
+    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
+    assert_eq!(integrity, "ok");
+
+    // An SPSA run now fits, and reads back with its parameters.
+    let base = old_runs[0].spec.variants[0].clone();
+    let settings =
+        SpsaSettings { pairs: 10, params: parse_spsa_lines("search.rfp_margin,90,20,300,10,0.002").expect("a line") };
+    let spec = RunSpec {
+        name: "spsa".into(),
+        kind: RunKind::Spsa(settings.clone()),
+        variants: vec![base],
+        ..old_runs[0].spec.clone()
+    };
+    let run = storage.create_run(&spec, 1).expect("an SPSA run in a migrated database");
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    let read = reopened.get_run(run.id).expect("read back");
+    assert_eq!(read.spec.kind, RunKind::Spsa(settings));
+    assert_eq!(reopened.spsa_values(run.id).expect("values")[0].value, 90.0);
 }

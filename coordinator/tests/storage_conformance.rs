@@ -79,6 +79,7 @@ conformance!(
     pairs_of_every_pairing_are_in_the_sequence,
     workers_are_listed_with_leases_and_recent_games,
     unknown_ids_are_not_found_by_the_web_reads,
+    spsa_runs_move_theta_once_per_submission,
 );
 
 macro_rules! primitives {
@@ -102,6 +103,7 @@ primitives!(
     engine_rows,
     a_failed_transaction_changes_nothing,
     missing_rows_are_named,
+    spsa_rows,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -1495,4 +1497,117 @@ fn unknown_ids_are_not_found_by_the_web_reads(s: &dyn Storage) {
     assert!(matches!(s.run_pair_sequence(nobody), Err(Error::RunNotFound(r)) if r == nobody));
     assert!(s.get_game(9).expect_err("unknown").is_not_found());
     assert!(s.get_game(1).is_ok() && s.run_aggregates(r.run).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// SPSA
+
+fn spsa_settings() -> proto::domain::SpsaSettings {
+    proto::domain::SpsaSettings {
+        pairs: 6,
+        params: proto::domain::parse_spsa_lines("search.rfp_margin,90,20,300,10,0.002\nx,0.5,0,1,0.1,0.002")
+            .expect("valid lines"),
+    }
+}
+
+fn spsa_runs_move_theta_once_per_submission(s: &dyn Storage) {
+    use coordinator::spsa;
+    let v = variants(s, 1);
+    let suite = suite(s, 10);
+    let settings = spsa_settings();
+    let spec = run_spec(RunKind::Spsa(settings.clone()), v.clone(), suite, SLOW);
+    let run = s.create_run(&spec, 5).expect("run").id;
+    let start: Vec<f64> = s.spsa_values(run).expect("values").iter().map(|p| p.value).collect();
+    assert_eq!(start, [90.0, 0.5]);
+    let history = s.spsa_history(run).expect("history");
+    assert_eq!((history.len(), history[0].iteration, history[0].theta.clone()), (1, 0, start.clone()));
+
+    let w = worker(s, "w", 1, 0);
+    let lease = s.lease_batch(w, 2, 10).expect("lease").expect("work");
+    let batch = lease.spsa.clone().expect("an SPSA lease carries its batch");
+    assert_eq!(batch.iteration, 1);
+    assert!(lease.tasks.iter().all(|t| t.variants == [v[0].clone(), v[0].clone()]));
+    let mut flips = Vec::new();
+    for ((p, point), t) in settings.params.iter().zip(&batch.points).zip(&start) {
+        let (c, _) = spsa::gains(p, settings.pairs, 1);
+        assert!(((point.plus - point.minus).abs() - 2.0 * c).abs() < 1e-9, "{point:?}");
+        assert!(((point.plus + point.minus) / 2.0 - t).abs() < 1e-9, "{point:?}");
+        flips.push((point.plus - t).signum());
+    }
+
+    // The plus side (the task's first player) wins both games of the pair: W - L = 2.
+    let task = &lease.tasks[0];
+    let [a, b] = &task.variants;
+    let won = PairReport {
+        pair_index: task.pair_index,
+        games: [game(a, b, GameOutcome::RedWins, 1), game(b, a, GameOutcome::BlackWins, 2)],
+    };
+    s.record_results(w, lease.id, 0, std::slice::from_ref(&won), false, 20).expect("record");
+    let after: Vec<f64> = s.spsa_values(run).expect("values").iter().map(|p| p.value).collect();
+    for (i, p) in settings.params.iter().enumerate() {
+        let (c, r) = spsa::gains(p, settings.pairs, 1);
+        let want = (start[i] + r * c * 2.0 * flips[i]).clamp(p.min, p.max);
+        assert!((after[i] - want).abs() < 1e-12, "{}: {} != {want}", p.name, after[i]);
+        assert_ne!(after[i], start[i]);
+    }
+    // A resend, and the same pair again under a new sequence number, change nothing.
+    s.record_results(w, lease.id, 0, std::slice::from_ref(&won), false, 30).expect("resend");
+    s.record_results(w, lease.id, 1, std::slice::from_ref(&won), false, 30).expect("retry");
+    let again: Vec<f64> = s.spsa_values(run).expect("values").iter().map(|p| p.value).collect();
+    assert_eq!(again, after);
+    let history = s.spsa_history(run).expect("history");
+    assert_eq!(history.iter().map(|h| h.iteration).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(history[1].theta, after);
+
+    // The next lease is drawn at the next iteration, around the new values.
+    let next = s.lease_batch(w, 1, 40).expect("lease").expect("work");
+    let batch = next.spsa.expect("batch");
+    assert_eq!(batch.iteration, 2);
+    assert!(((batch.points[0].plus + batch.points[0].minus) / 2.0 - after[0]).abs() < 1e-9);
+
+    // Other runs carry no batch and no values.
+    let other = games_run(s, 2, 0);
+    s.set_run_state(run, RunState::Stopped).expect("stop");
+    let plain = s.lease_batch(w, 1, 50).expect("lease").expect("work");
+    assert_eq!((plain.run, plain.spsa), (other, None));
+    assert!(s.spsa_values(other).expect("values").is_empty());
+}
+
+fn spsa_rows<B: Backend>(b: &B) {
+    use coordinator::spsa::{HistoryPoint, Perturbation};
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let missing = b.read("a conformance case", move |tx| tx.spsa_theta(run)).expect_err("no values yet");
+    assert!(matches!(missing, Error::Corrupt(_)), "{missing}");
+    tx(b, move |tx| tx.set_spsa_theta(run, &[1.5, -2.0]));
+    tx(b, move |tx| tx.set_spsa_theta(run, &[1.25, -2.5]));
+    assert_eq!(tx(b, move |tx| tx.spsa_theta(run)), [1.25, -2.5]);
+    for iteration in [3, 0] {
+        let point = HistoryPoint { iteration, received_ms: 10 + iteration, theta: vec![iteration as f64] };
+        tx(b, move |tx| tx.insert_spsa_history(run, &point));
+    }
+    let history = tx(b, move |tx| tx.spsa_history(run));
+    assert_eq!(history.iter().map(|h| (h.iteration, h.received_ms)).collect::<Vec<_>>(), [(0, 10), (3, 13)]);
+    let w = tx(b, |tx| {
+        tx.upsert_worker(
+            &WorkerInfo {
+                name: "w".into(),
+                host: "h".into(),
+                cores: 1,
+                engine_version: "1".into(),
+                bench_signature: 0,
+                worker_key: String::new(),
+                rules_version: engine::RULES_VERSION,
+                engines: Vec::new(),
+            },
+            None,
+            0,
+        )
+    });
+    let lease =
+        tx(b, move |tx| tx.insert_lease(&NewLease { run, worker: w, created_ms: 0, deadline_ms: 9, duration_ms: 9 }));
+    assert_eq!(tx(b, move |tx| tx.spsa_lease(lease)), None);
+    let ps = vec![Perturbation { flip: -1, c: 0.5, r: 0.25 }, Perturbation { flip: 1, c: 3.0, r: 0.001 }];
+    let stored = ps.clone();
+    tx(b, move |tx| tx.insert_spsa_lease(lease, 4, &stored));
+    assert_eq!(tx(b, move |tx| tx.spsa_lease(lease)), Some((4, ps)));
 }
