@@ -97,7 +97,7 @@ pub fn read_spsa_file(path: &Path) -> Result<Vec<SpsaParam>> {
 
 /// The base to tune: the built-in engine's parameters, or an external engine.
 enum Base {
-    InProcess(ParamSet),
+    InProcess(Box<ParamSet>),
     External { engine: String, protocol: EngineProtocol, options: Vec<(String, String)> },
 }
 
@@ -118,11 +118,11 @@ impl Base {
             |v: &SpsaValue| if v.integer { format!("{}", v.value.round() as i64) } else { format!("{}", v.value) };
         Ok(match self {
             Base::InProcess(set) => {
-                let mut set = set.clone();
+                let mut set = (**set).clone();
                 for v in values {
                     set.set(&v.name, v.value.round() as i64).with_context(|| format!("tuned value of `{}`", v.name))?;
                 }
-                Base::InProcess(set)
+                Base::InProcess(Box::new(set))
             }
             Base::External { engine, protocol, options } => {
                 let mut options = options.clone();
@@ -189,7 +189,7 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
         None => {
             let set = load_params(&args.base)?;
             check_in_process(&params, &set).with_context(|| format!("checking {}", args.params.display()))?;
-            Base::InProcess(set)
+            Base::InProcess(Box::new(set))
         }
     };
     let settings = SpsaSettings { pairs: args.games / 2, params };
