@@ -8,6 +8,7 @@ mod export;
 mod farm_cmds;
 mod local;
 mod local_match;
+mod match_side;
 mod loop_cmd;
 mod remote;
 mod report_cmd;
