@@ -234,7 +234,7 @@ impl ExternalEngine {
             Err(refusal) => {
                 // Refused before any game: the child goes (quit, then killed and reaped).
                 self.process = None;
-                tracing::warn!(engine = %self.name, error = %refusal, "external engine option refused");
+                tracing::debug!(engine = %self.name, error = %refusal, "external engine option refused");
                 return Err(refusal);
             }
         };
@@ -261,9 +261,8 @@ impl ExternalEngine {
         };
         let mut variant_set = false;
         for (name, value) in &self.command.options {
-            let option = check_setting(&self.advertised, name, value, protocol).map_err(|reason| {
-                Error::EngineOption { engine: self.name.clone(), option: name.clone(), reason }
-            })?;
+            let option = check_setting(&self.advertised, name, value, protocol)
+                .map_err(|reason| Error::EngineOption { engine: self.name.clone(), option: name.clone(), reason })?;
             variant_set |= option.name.eq_ignore_ascii_case(VARIANT_OPTION);
             setup.push(set(&option.name, value));
         }

@@ -62,7 +62,8 @@ fn both_protocols_play_xiangqi_and_honour_a_node_limit() {
 fn a_clock_reaches_it_in_milliseconds_over_both_protocols() {
     // 1.5 s + 0.05 s: read as seconds, the engine would think for minutes and lose on time.
     let tc = TimeControl::Clock { base_ms: 1_500, inc_ms: 50 };
-    let settings = GameSettings { max_plies: 40, adjudication: proto::domain::NO_ADJUDICATION, ..GameSettings::new(tc) };
+    let settings =
+        GameSettings { max_plies: 40, adjudication: proto::domain::NO_ADJUDICATION, ..GameSettings::new(tc) };
     for protocol in [EngineProtocol::Uci, EngineProtocol::Ucci] {
         let mut fsf = spawn(fairy(protocol)).expect("starts");
         let mut ours = InProcess::with_hash("ours", engine::ParamSet::default(), 16);

@@ -17,7 +17,10 @@ use crate::local_match::load_params;
 /// What `--a`/`--b` name.
 #[derive(Clone, Debug)]
 pub enum SideSpec {
-    InProcess { label: String, params: ParamSet },
+    InProcess {
+        label: String,
+        params: Box<ParamSet>,
+    },
     /// An external variant, as the farm stores it.
     External(Variant),
 }
@@ -33,15 +36,11 @@ impl SideSpec {
                     id: name.into(),
                     spec: VariantSpec {
                         name: name.to_owned(),
-                        kind: VariantKind::External {
-                            engine: name.to_owned(),
-                            protocol,
-                            options: options.to_vec(),
-                        },
+                        kind: VariantKind::External { engine: name.to_owned(), protocol, options: options.to_vec() },
                     },
                 }))
             }
-            None => Ok(SideSpec::InProcess { label: spec.to_owned(), params: load_params(spec)? }),
+            None => Ok(SideSpec::InProcess { label: spec.to_owned(), params: Box::new(load_params(spec)?) }),
         }
     }
 
@@ -53,7 +52,9 @@ impl SideSpec {
     /// comes from its options).
     fn player(&self, engines: &EngineSet, hash_mb: usize) -> worker::Result<Box<dyn Player>> {
         match self {
-            SideSpec::InProcess { label, params } => Ok(Box::new(InProcess::with_hash(label.clone(), params.clone(), hash_mb))),
+            SideSpec::InProcess { label, params } => {
+                Ok(Box::new(InProcess::with_hash(label.clone(), (**params).clone(), hash_mb)))
+            }
             SideSpec::External(variant) => engines.player(variant),
         }
     }
@@ -64,7 +65,11 @@ impl SideSpec {
         if let SideSpec::External(variant) = self
             && engines.command(variant).is_err()
         {
-            bail!("--{which} `engine:{}`: no such --engine (give it as --engine {}=PATH)", variant.spec.name, variant.spec.name);
+            bail!(
+                "--{which} `engine:{}`: no such --engine (give it as --engine {}=PATH)",
+                variant.spec.name,
+                variant.spec.name
+            );
         }
         self.player(engines, hash_mb).map(drop).with_context(|| format!("--{which}"))
     }
@@ -102,7 +107,9 @@ pub struct Seat {
 
 impl Seat {
     fn ready(&mut self) -> worker::Result<&mut Box<dyn Player>> {
-        self.player.as_mut().map_err(|reason| worker::Error::Engine { engine: "match side".into(), reason: reason.clone() })
+        self.player
+            .as_mut()
+            .map_err(|reason| worker::Error::Engine { engine: "match side".into(), reason: reason.clone() })
     }
 }
 

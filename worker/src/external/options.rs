@@ -16,9 +16,14 @@ use proto::domain::EngineProtocol;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionKind {
     /// An integer; bounds as advertised (an engine may leave them out).
-    Spin { min: Option<i64>, max: Option<i64> },
+    Spin {
+        min: Option<i64>,
+        max: Option<i64>,
+    },
     Check,
-    Combo { vars: Vec<String> },
+    Combo {
+        vars: Vec<String>,
+    },
     Button,
     String,
 }
