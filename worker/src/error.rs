@@ -8,6 +8,10 @@ pub enum Error {
     Opening { index: usize, text: String, reason: String },
     #[error("engine `{engine}`: {reason}")]
     Engine { engine: String, reason: String },
+    /// An option the engine was asked to set that it did not advertise, or a value its type
+    /// does not admit: refused at the handshake, before any game.
+    #[error("engine `{engine}`: option `{option}`: {reason}")]
+    EngineOption { engine: String, option: String, reason: String },
     /// An engine given to the worker (`--engine NAME=PATH`, the engine file) that cannot be
     /// used: refused at start.
     #[error("engine `{name}` ({path}): {reason}")]

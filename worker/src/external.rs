@@ -24,11 +24,19 @@
 //! stderr lines are quoted), or an unreadable `bestmove`. A legal-looking but illegal move is
 //! not an error here: the game loop judges it and records `illegal_move`.
 //!
+//! The handshake collects the options the engine advertises (`option name Hash type spin
+//! ...`); every option asked for is checked against them first, and one the engine did not
+//! advertise, or a value its type does not admit, is refused as [`Error::EngineOption`] naming
+//! it ([`options`]). An engine that advertises `UCI_Variant` (Fairy-Stockfish) is a variant
+//! engine: over UCI it is set to `xiangqi` unless asked otherwise, and it writes ranks 1-10
+//! there (`h3e3`), so the arbiter does too; over UCCI it plays xiangqi with ranks 0-9.
+//!
 //! Respawn: any error drops the child (killed and reaped), and the next `new_game` (or
 //! `play`) starts a fresh one with a full handshake, so one crash costs one game, not the
 //! rest of the batch. Dropping an `ExternalEngine` sends `quit`, waits briefly and kills and
 //! reaps the child: no zombies.
 
+pub mod options;
 mod process;
 mod protocol;
 
@@ -42,6 +50,7 @@ use proto::domain::EngineProtocol;
 use crate::error::{Error, Result};
 use crate::player::{Player, Reply};
 
+use options::{AdvertisedOption, SpinRange, check_setting, find_option, parse_option_line};
 use process::Process;
 pub use protocol::{EngineLine, go_command, move_text, parse_line, position_command};
 
@@ -86,8 +95,9 @@ pub struct ExternalConfig {
     pub untimed_move_timeout: Duration,
     /// How long a dropped engine may take to obey `quit` before it is killed.
     pub quit_grace: Duration,
-    /// The engine writes and reads ranks 1-10 (`h3e3`, as Fairy-Stockfish's plain UCI)
-    /// instead of Pikafish's 0-9.
+    /// The engine writes and reads ranks 1-10 (`h3e3`) instead of Pikafish's 0-9, whatever
+    /// it advertises. (Fairy-Stockfish over UCI is recognised without it: it advertises
+    /// `UCI_Variant`.)
     pub one_based_ranks: bool,
     /// How many of the last stderr lines to keep for error messages.
     pub stderr_lines: usize,
@@ -118,6 +128,9 @@ impl ExternalConfig {
     }
 }
 
+/// The option by which an engine says it plays many games (Fairy-Stockfish's).
+const VARIANT_OPTION: &str = "UCI_Variant";
+
 /// An engine in a child process, speaking UCI or UCCI.
 pub struct ExternalEngine {
     name: String,
@@ -126,6 +139,10 @@ pub struct ExternalEngine {
     process: Option<Process>,
     /// What the engine calls itself (`id name`).
     id_name: Option<String>,
+    /// The options of the last handshake, in the engine's order.
+    advertised: Vec<AdvertisedOption>,
+    /// Ranks 1-10 on the wire: configured, or a variant engine over UCI.
+    one_based_ranks: bool,
 }
 
 impl std::fmt::Debug for ExternalEngine {
@@ -141,7 +158,15 @@ impl std::fmt::Debug for ExternalEngine {
 impl ExternalEngine {
     /// Starts the engine and completes the handshake (options set, `readyok` seen).
     pub fn spawn(name: impl Into<String>, command: EngineCommand, config: ExternalConfig) -> Result<ExternalEngine> {
-        let mut engine = ExternalEngine { name: name.into(), command, config, process: None, id_name: None };
+        let mut engine = ExternalEngine {
+            name: name.into(),
+            command,
+            config,
+            process: None,
+            id_name: None,
+            advertised: Vec::new(),
+            one_based_ranks: config.one_based_ranks,
+        };
         engine.start()?;
         Ok(engine)
     }
@@ -156,6 +181,26 @@ impl ExternalEngine {
         self.id_name.as_deref()
     }
 
+    /// The options the engine advertised at its handshake.
+    pub fn advertised_options(&self) -> &[AdvertisedOption] {
+        &self.advertised
+    }
+
+    /// The range of the spin option `name`; an option the engine did not advertise as a spin
+    /// option is refused, naming it.
+    pub fn spin_range(&self, name: &str) -> Result<SpinRange> {
+        options::spin_range(&self.advertised, name, self.command.protocol).map_err(|reason| Error::EngineOption {
+            engine: self.name.clone(),
+            option: name.to_owned(),
+            reason,
+        })
+    }
+
+    /// Whether moves go over the wire with ranks 1-10.
+    pub fn one_based_ranks(&self) -> bool {
+        self.one_based_ranks
+    }
+
     fn error(&self, reason: String) -> Error {
         tracing::warn!(engine = %self.name, %reason, "external engine failed");
         Error::Engine { engine: self.name.clone(), reason }
@@ -165,12 +210,14 @@ impl ExternalEngine {
         self.process = None;
         self.process = Some(Process::start(&self.command, &self.config, &self.name)?);
         let wait = self.config.handshake_timeout;
-        let (hello, ok) = match self.command.protocol {
+        let protocol = self.command.protocol;
+        let (hello, ok) = match protocol {
             EngineProtocol::Uci => ("uci", "uciok"),
             EngineProtocol::Ucci => ("ucci", "ucciok"),
         };
         self.send(hello)?;
         let until = Instant::now() + wait;
+        self.advertised.clear();
         loop {
             let line = self.next_line(until, wait, ok)?;
             if line == ok {
@@ -178,24 +225,57 @@ impl ExternalEngine {
             }
             if let Some(id) = line.strip_prefix("id name ") {
                 self.id_name = Some(id.trim().to_owned());
+            } else if let Some(option) = parse_option_line(&line) {
+                self.advertised.push(option);
             }
         }
-        let mut setup = Vec::new();
-        if self.command.protocol == EngineProtocol::Ucci {
-            setup.push("setoption usemillisec true".to_owned());
-        }
-        for (name, value) in &self.command.options {
-            setup.push(match (self.command.protocol, value.is_empty()) {
-                (EngineProtocol::Uci, false) => format!("setoption name {name} value {value}"),
-                (EngineProtocol::Uci, true) => format!("setoption name {name}"),
-                (EngineProtocol::Ucci, false) => format!("setoption {name} {value}"),
-                (EngineProtocol::Ucci, true) => format!("setoption {name}"),
-            });
-        }
+        let setup = match self.setup_lines() {
+            Ok(lines) => lines,
+            Err(refusal) => {
+                // Refused before any game: the child goes (quit, then killed and reaped).
+                self.process = None;
+                tracing::debug!(engine = %self.name, error = %refusal, "external engine option refused");
+                return Err(refusal);
+            }
+        };
         for line in &setup {
             self.send(line)?;
         }
         self.sync()
+    }
+
+    /// The `setoption` lines after the handshake: each asked-for option checked against the
+    /// advertised ones and sent under the engine's own spelling; a variant engine set to
+    /// xiangqi.
+    fn setup_lines(&mut self) -> Result<Vec<String>> {
+        let protocol = self.command.protocol;
+        let mut setup = Vec::new();
+        if protocol == EngineProtocol::Ucci {
+            setup.push("setoption usemillisec true".to_owned());
+        }
+        let set = |name: &str, value: &str| match (protocol, value.is_empty()) {
+            (EngineProtocol::Uci, false) => format!("setoption name {name} value {value}"),
+            (EngineProtocol::Uci, true) => format!("setoption name {name}"),
+            (EngineProtocol::Ucci, false) => format!("setoption {name} {value}"),
+            (EngineProtocol::Ucci, true) => format!("setoption {name}"),
+        };
+        let mut variant_set = false;
+        for (name, value) in &self.command.options {
+            let option = check_setting(&self.advertised, name, value, protocol)
+                .map_err(|reason| Error::EngineOption { engine: self.name.clone(), option: name.clone(), reason })?;
+            variant_set |= option.name.eq_ignore_ascii_case(VARIANT_OPTION);
+            setup.push(set(&option.name, value));
+        }
+        let variant = find_option(&self.advertised, VARIANT_OPTION, protocol);
+        if let Some(variant) = variant
+            && !variant_set
+            && protocol == EngineProtocol::Uci
+            && variant.default.as_deref() != Some("xiangqi")
+        {
+            setup.push(set(&variant.name, "xiangqi"));
+        }
+        self.one_based_ranks = self.config.one_based_ranks || (variant.is_some() && protocol == EngineProtocol::Uci);
+        Ok(setup)
     }
 
     /// `isready` -> `readyok`, skipping anything before it.
@@ -266,10 +346,10 @@ impl ExternalEngine {
 
     fn search(&mut self, pos: &Position, limits: &Limits) -> Result<Reply> {
         let protocol = self.command.protocol;
-        let one_based = self.config.one_based_ranks;
         // Whatever arrived since the last command (late info lines) is stale.
         let process = self.running()?;
         while process.lines.try_recv().is_ok() {}
+        let one_based = self.one_based_ranks;
         self.send(&position_command(pos, one_based))?;
         self.send(&go_command(limits, pos.side_to_move(), protocol))?;
         let allowed = self.config.move_timeout(limits, pos.side_to_move());

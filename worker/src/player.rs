@@ -37,8 +37,14 @@ pub struct InProcess {
 
 impl InProcess {
     pub fn new(name: impl Into<String>, params: impl Into<ParamSet>) -> InProcess {
+        InProcess::with_hash(name, params, 8)
+    }
+
+    /// With a transposition table of `hash_mb` MB (a match against an external engine gives
+    /// both the same).
+    pub fn with_hash(name: impl Into<String>, params: impl Into<ParamSet>, hash_mb: usize) -> InProcess {
         let mut engine = Engine::with_param_set(params.into());
-        engine.set_hash(8);
+        engine.set_hash(hash_mb);
         InProcess { name: name.into(), engine }
     }
 }

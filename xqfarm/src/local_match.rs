@@ -1,6 +1,14 @@
-//! `xqfarm match`: two parameter sets, game pairs over an opening suite, local threads.
+//! `xqfarm match`: two sides, game pairs over an opening suite, local threads. A side is a
+//! parameter set of our engine, or an external engine (`engine:NAME`, given as `--engine
+//! NAME=PATH`) played as the farm plays an external variant:
+//!
+//! ```text
+//! xqfarm match --a default --b engine:fsf --engine fsf=/usr/games/fairy-stockfish \
+//!     --option Hash=16 --option Threads=1 --tc nodes=20000 --pairs 40 --concurrency 1
+//! ```
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use analysis::stats::{Pentanomial, Wdl, elo_estimate, los};
 use anyhow::{Context, Result, bail};
@@ -8,20 +16,24 @@ use clap::Args;
 use engine::ParamSet;
 use engine::eval::Params;
 use engine::rules::GameResult;
+use proto::domain::EngineProtocol;
+use worker::engines::{EngineDef, EngineSet};
+use worker::external::ExternalConfig;
 use worker::game::{GameSettings, TimeControl};
 use worker::matchrun::run_pairs;
 use worker::openings::{Opening, parse_suite};
-use worker::player::InProcess;
+
+use crate::match_side::{SideSpec, SideStats};
 
 /// The default opening suite shipped with xqfarm.
 pub const DEFAULT_OPENINGS: &str = include_str!("../../data/openings/default.txt");
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Candidate: a parameter file, or `default` / `material-only`.
+    /// Candidate: a parameter file, `default`, `material-only`, or `engine:NAME` (an --engine).
     #[arg(long)]
     a: String,
-    /// Baseline: a parameter file, or `default` / `material-only`.
+    /// Baseline: a parameter file, `default`, `material-only`, or `engine:NAME` (an --engine).
     #[arg(long)]
     b: String,
     /// Number of game pairs (each opening with colours swapped).
@@ -36,6 +48,21 @@ pub struct MatchArgs {
     /// Games played at once (default: all cores).
     #[arg(long)]
     concurrency: Option<usize>,
+    /// An external engine a side may name as `engine:NAME`: NAME=PATH (repeatable); it must
+    /// complete its handshake.
+    #[arg(long = "engine", value_name = "NAME=PATH")]
+    engines: Vec<String>,
+    /// The protocol external engines are played over. Fairy-Stockfish speaks both; UCI
+    /// (with `UCI_Variant` set to xiangqi, ranks 1-10) is the one with a move time.
+    #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
+    protocol: EngineProtocol,
+    /// An option for the external engines, NAME=VALUE (repeatable); one the engine did not
+    /// advertise, or a value outside its range, is refused.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Hash of our in-process engine, in MB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
 }
 
 pub fn load_params(spec: &str) -> Result<ParamSet> {
@@ -60,9 +87,46 @@ pub fn load_openings(path: Option<&PathBuf>) -> Result<Vec<Opening>> {
     Ok(suite)
 }
 
+/// `NAME=VALUE` pairs of `--option`.
+fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
+    options
+        .iter()
+        .map(|o| match o.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.trim().to_owned())),
+            _ => bail!("--option `{o}`: expected NAME=VALUE"),
+        })
+        .collect()
+}
+
+/// The note for a match whose external engines get no true move time: UCCI has no
+/// `movetime`, so it is sent as a one-move clock, which a Stockfish-like time manager spends
+/// only in part (Fairy-Stockfish 11.1: about 27 of 100 ms, after its Move Overhead).
+fn ucci_movetime_note(tc: TimeControl, protocol: EngineProtocol, external: bool) -> Option<String> {
+    match tc {
+        TimeControl::MoveTimeMs(ms) if external && protocol == EngineProtocol::Ucci => Some(format!(
+            "note: UCCI has no movetime; the external engines get `go time {ms} movestogo 1`, a one-move clock \
+             that Fairy-Stockfish spends only in part. For equal time use --protocol uci."
+        )),
+        _ => None,
+    }
+}
+
 pub fn run(args: &MatchArgs) -> Result<()> {
-    let a = load_params(&args.a)?;
-    let b = load_params(&args.b)?;
+    let options = parse_options(&args.options)?;
+    let a = SideSpec::parse(&args.a, args.protocol, &options).context("--a")?;
+    let b = SideSpec::parse(&args.b, args.protocol, &options).context("--b")?;
+    let external = a.is_external() || b.is_external();
+    if !options.is_empty() && !external {
+        bail!("--option is for external engines, and neither side is one (name one as engine:NAME)");
+    }
+    let defs = args
+        .engines
+        .iter()
+        .map(|flag| flag.parse::<EngineDef>().map(|def| EngineDef { protocol: args.protocol, ..def }))
+        .collect::<worker::Result<Vec<_>>>()?;
+    let engines = EngineSet::check(defs, ExternalConfig::default())?;
+    a.check("a", &engines, args.hash)?;
+    b.check("b", &engines, args.hash)?;
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
     let openings = load_openings(args.openings.as_ref())?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -71,6 +135,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let mut penta = Pentanomial::default();
     let mut wdl = Wdl::default();
     let mut reasons = std::collections::BTreeMap::<&'static str, u64>::new();
+    let stats = [Arc::new(SideStats::default()), Arc::new(SideStats::default())];
     eprintln!(
         "match {} vs {}: {} pairs at {tc}, {} openings, {concurrency} threads",
         args.a,
@@ -78,12 +143,19 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         args.pairs,
         openings.len()
     );
+    for info in engines.infos() {
+        let options: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        eprintln!("engine {}: {} over {}, options [{}]", info.name, info.id_name, args.protocol, options.join(", "));
+    }
+    if let Some(note) = ucci_movetime_note(tc, args.protocol, external) {
+        eprintln!("{note}");
+    }
     run_pairs(
         args.pairs,
         &openings,
         &settings,
         concurrency,
-        || (InProcess::new("a", a.clone()), InProcess::new("b", b.clone())),
+        || (a.seat(&engines, args.hash, &stats[0]), b.seat(&engines, args.hash, &stats[1])),
         |pair| {
             penta.add(pair.a_half_points());
             for (g, a_red) in pair.games.iter().zip([true, false]) {
@@ -120,6 +192,42 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         100.0 * los(&wdl)
     );
     println!("terminations: {reasons:?}");
+    for (side, stats) in [("a", &stats[0]), ("b", &stats[1])] {
+        let (moves, ms, nodes) = stats.summary();
+        println!("{side}: {moves} moves, {ms:.1} ms and {nodes:.0} nodes per move");
+    }
     println!("{:.1} minutes, {:.1} games per minute", minutes, wdl.games() as f64 / minutes.max(1e-9));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_name_equals_value() {
+        let parsed = parse_options(&["Hash=16".into(), "Clear Hash=".into(), "UCI_Variant = xiangqi".into()]);
+        assert_eq!(
+            parsed.expect("valid"),
+            vec![
+                ("Hash".to_owned(), "16".to_owned()),
+                ("Clear Hash".to_owned(), String::new()),
+                ("UCI_Variant".to_owned(), "xiangqi".to_owned())
+            ]
+        );
+        for bad in ["Hash", "=16"] {
+            let error = parse_options(&[bad.to_owned()]).expect_err(bad).to_string();
+            assert!(error.contains(&format!("--option `{bad}`")), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_ucci_move_time_is_noted_only_for_external_engines() {
+        let movetime = TimeControl::MoveTimeMs(100);
+        let note = ucci_movetime_note(movetime, EngineProtocol::Ucci, true).expect("noted");
+        assert!(note.contains("go time 100 movestogo 1") && note.contains("--protocol uci"), "{note}");
+        assert_eq!(ucci_movetime_note(movetime, EngineProtocol::Uci, true), None);
+        assert_eq!(ucci_movetime_note(movetime, EngineProtocol::Ucci, false), None);
+        assert_eq!(ucci_movetime_note(TimeControl::Nodes(1000), EngineProtocol::Ucci, true), None);
+    }
 }

@@ -9,6 +9,7 @@ mod farm_cmds;
 mod local;
 mod local_match;
 mod loop_cmd;
+mod match_side;
 mod remote;
 mod report_cmd;
 mod sprt;

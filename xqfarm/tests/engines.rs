@@ -159,6 +159,10 @@ fn farm(dir: &Path) -> (Coordinator, String, String, String) {
 }
 
 fn create_run(c: &Coordinator, name: &str, pairs: &str, suite: &str, variants: [&str; 2]) -> String {
+    create_run_at(c, name, pairs, suite, variants, "nodes=800")
+}
+
+fn create_run_at(c: &Coordinator, name: &str, pairs: &str, suite: &str, variants: [&str; 2], tc: &str) -> String {
     c.cli(&[
         "run",
         "create",
@@ -169,7 +173,7 @@ fn create_run(c: &Coordinator, name: &str, pairs: &str, suite: &str, variants: [
         "--pairs",
         pairs,
         "--tc",
-        "nodes=800",
+        tc,
         "--suite",
         suite,
         "--variants",
@@ -338,4 +342,58 @@ fn a_run_pinned_to_one_binary_is_not_leased_to_another_under_the_same_name() {
     drop(again);
     let show = coordinator.cli(&["run", "show", &run]);
     assert_eq!(field(&show, "state:"), "Active", "{show}");
+}
+
+/// Fairy-Stockfish in the farm at equal time: over UCI (recognised by its `UCI_Variant`, set
+/// to xiangqi, ranks 1-10) at a move time, and over UCCI on a clock, with the goal's options.
+/// Both runs complete, every game accepted by the referee and none forfeited.
+#[test]
+fn the_farm_plays_fairy_stockfish_at_a_move_time_and_on_a_clock() {
+    let fairy = fairy();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (coordinator, ucci, base, suite) = farm(dir.path());
+    let first = |out: String| out.split_whitespace().next().expect("an id").to_owned();
+    let uci = first(coordinator.cli(&[
+        "variant",
+        "add",
+        "--engine",
+        "fsf",
+        "--protocol",
+        "uci",
+        "--option",
+        "Hash=16",
+        "--option",
+        "Threads=1",
+        "--name",
+        "fairy-uci",
+    ]));
+    let runs = [
+        create_run_at(&coordinator, "fsf-uci-movetime", "1", &suite, [&uci, &base], "movetime=20"),
+        create_run_at(&coordinator, "fsf-ucci-clock", "1", &suite, [&ucci, &base], "2+0.05"),
+    ];
+    let flag = format!("fsf={fairy}");
+    let mut worker = Worker::start(&coordinator.url, dir.path(), "w", &["--engine", &flag, "--idle-exit", "3s"]);
+    assert!(worker.wait_exit(Duration::from_secs(240)).success(), "{}", worker.log());
+    for run in &runs {
+        let show = coordinator.cli(&["run", "show", run]);
+        assert_eq!(field(&show, "state:"), "Completed", "{show}\n{}", worker.log());
+        assert_eq!(field(&show, "games:").split_whitespace().next(), Some("2"), "{show}");
+    }
+    drop(coordinator);
+    use coordinator::Storage;
+    let storage = coordinator::SqliteStorage::open(dir.path().join("farm.db")).expect("open the database");
+    for run in &runs {
+        let run_id: proto::domain::RunId = run.parse().expect("a run id");
+        let games = storage.games_since(run_id, 0, 100).expect("games");
+        assert_eq!(games.len(), 2);
+        for g in games {
+            assert!(
+                !g.report.reason.is_forfeit(),
+                "run {run}: {:?} after {} moves",
+                g.report.reason,
+                g.report.moves.len()
+            );
+            assert!(g.report.moves.len() >= 2, "run {run}: {} moves", g.report.moves.len());
+        }
+    }
 }

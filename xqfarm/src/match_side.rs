@@ -1,0 +1,155 @@
+//! A side of `xqfarm match`: our engine in this process with a parameter set, or an external
+//! engine (`engine:NAME`, one of the `--engine NAME=PATH` given) played exactly as the farm's
+//! workers play an external variant. Each side counts its moves, time and nodes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use engine::{Limits, ParamSet, Position};
+use proto::domain::{EngineProtocol, Variant, VariantKind, VariantSpec};
+use worker::engines::EngineSet;
+use worker::player::{InProcess, Player, Reply};
+
+use crate::local_match::load_params;
+
+/// What `--a`/`--b` name.
+#[derive(Clone, Debug)]
+pub enum SideSpec {
+    InProcess {
+        label: String,
+        params: Box<ParamSet>,
+    },
+    /// An external variant, as the farm stores it.
+    External(Variant),
+}
+
+impl SideSpec {
+    /// `engine:NAME` (an external engine over `protocol` with `options`), or what
+    /// [`load_params`] reads.
+    pub fn parse(spec: &str, protocol: EngineProtocol, options: &[(String, String)]) -> Result<SideSpec> {
+        match spec.strip_prefix("engine:") {
+            Some(name) => {
+                proto::domain::check_engine_name(name).map_err(|reason| anyhow::anyhow!("`{spec}`: {reason}"))?;
+                Ok(SideSpec::External(Variant {
+                    id: name.into(),
+                    spec: VariantSpec {
+                        name: name.to_owned(),
+                        kind: VariantKind::External { engine: name.to_owned(), protocol, options: options.to_vec() },
+                    },
+                }))
+            }
+            None => Ok(SideSpec::InProcess { label: spec.to_owned(), params: Box::new(load_params(spec)?) }),
+        }
+    }
+
+    pub fn is_external(&self) -> bool {
+        matches!(self, SideSpec::External(_))
+    }
+
+    /// Starts this side's player. `hash_mb` sizes our engine's table (the external engine's
+    /// comes from its options).
+    fn player(&self, engines: &EngineSet, hash_mb: usize) -> worker::Result<Box<dyn Player>> {
+        match self {
+            SideSpec::InProcess { label, params } => {
+                Ok(Box::new(InProcess::with_hash(label.clone(), (**params).clone(), hash_mb)))
+            }
+            SideSpec::External(variant) => engines.player(variant),
+        }
+    }
+
+    /// Starts the player once, so a side that cannot play (an engine not given, an option
+    /// it did not advertise) is refused before any game, naming the side.
+    pub fn check(&self, which: &str, engines: &EngineSet, hash_mb: usize) -> Result<()> {
+        if let SideSpec::External(variant) = self
+            && engines.command(variant).is_err()
+        {
+            bail!(
+                "--{which} `engine:{}`: no such --engine (give it as --engine {}=PATH)",
+                variant.spec.name,
+                variant.spec.name
+            );
+        }
+        self.player(engines, hash_mb).map(drop).with_context(|| format!("--{which}"))
+    }
+
+    /// A counted player for a match thread. A side that fails to start here (it started in
+    /// [`SideSpec::check`]) loses its games as engine errors rather than stopping the match.
+    pub fn seat(&self, engines: &EngineSet, hash_mb: usize, stats: &Arc<SideStats>) -> Seat {
+        let player = self.player(engines, hash_mb).map_err(|e| e.to_string());
+        Seat { player, stats: Arc::clone(stats) }
+    }
+}
+
+/// One side's totals over a match, shared by its threads.
+#[derive(Debug, Default)]
+pub struct SideStats {
+    moves: AtomicU64,
+    micros: AtomicU64,
+    nodes: AtomicU64,
+}
+
+impl SideStats {
+    /// Moves answered, mean milliseconds and mean nodes per move.
+    pub fn summary(&self) -> (u64, f64, f64) {
+        let moves = self.moves.load(Ordering::Relaxed);
+        let per = |total: u64| total as f64 / moves.max(1) as f64;
+        (moves, per(self.micros.load(Ordering::Relaxed)) / 1000.0, per(self.nodes.load(Ordering::Relaxed)))
+    }
+}
+
+/// A side's player in one match thread, counting what it does.
+pub struct Seat {
+    player: Result<Box<dyn Player>, String>,
+    stats: Arc<SideStats>,
+}
+
+impl Seat {
+    fn ready(&mut self) -> worker::Result<&mut Box<dyn Player>> {
+        self.player
+            .as_mut()
+            .map_err(|reason| worker::Error::Engine { engine: "match side".into(), reason: reason.clone() })
+    }
+}
+
+impl Player for Seat {
+    fn name(&self) -> &str {
+        self.player.as_ref().map_or("unstarted", |p| p.name())
+    }
+
+    fn new_game(&mut self) -> worker::Result<()> {
+        self.ready()?.new_game()
+    }
+
+    fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
+        let started = Instant::now();
+        let reply = self.ready()?.play(pos, limits)?;
+        self.stats.moves.fetch_add(1, Ordering::Relaxed);
+        self.stats.micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+        self.stats.nodes.fetch_add(reply.nodes, Ordering::Relaxed);
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_are_parameter_sets_or_named_engines() {
+        let options = vec![("Hash".to_owned(), "16".to_owned())];
+        let fsf = SideSpec::parse("engine:fsf", EngineProtocol::Uci, &options).expect("an engine side");
+        let SideSpec::External(variant) = &fsf else { panic!("{fsf:?}") };
+        assert_eq!(
+            variant.spec.kind,
+            VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Uci, options }
+        );
+        assert!(!SideSpec::parse("default", EngineProtocol::Uci, &[]).expect("default").is_external());
+        let error = SideSpec::parse("engine:/usr/games/x", EngineProtocol::Uci, &[]).expect_err("a path");
+        assert!(error.to_string().contains("is a path"), "{error}");
+        // Refused before any game: the engine was not given.
+        let error = fsf.check("b", &EngineSet::empty(), 16).expect_err("not given");
+        assert!(error.to_string().contains("--b `engine:fsf`: no such --engine"), "{error}");
+    }
+}
