@@ -1,6 +1,8 @@
 //! `xqfarm loop`: tune and verify on this machine, repeatedly (the `campaign` library: each
-//! iteration plays self-play with the current best, tunes on every self-play position so far,
-//! runs an SPRT of the tuned set against the best and promotes it on H1). This file only
+//! iteration plays self-play with the current best, tunes the evaluation on every self-play
+//! position so far, runs an SPRT of the tuned set against the best and, once the best is no
+//! longer the start, an anchor SPRT of it against the start; it promotes the tuned set when
+//! both accept H1). This file only
 //! wires: flags → [`CampaignConfig`], the embedded coordinator and a local worker, the
 //! library's farm over the typed client and its Texel tuner; then the report over all games.
 
@@ -12,8 +14,8 @@ use analysis::data::PositionFilter;
 use analysis::report::{self, ReportOptions};
 use analysis::texel::TexelConfig;
 use analysis::tune::{AdamConfig, Selection, parse_groups};
-use anyhow::{Context, Result, bail};
-use campaign::{CampaignConfig, TexelTuner};
+use anyhow::{Context, Result};
+use campaign::{CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, TexelTuner};
 use clap::Args;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
@@ -31,7 +33,8 @@ pub struct LoopArgs {
     /// Tune-and-verify iterations.
     #[arg(long, default_value_t = 1)]
     pub iterations: usize,
-    /// Parameters to start from: a TOML file, or `default` / `material-only`.
+    /// Parameters to start from: a TOML file (its `[search]` table, if any, is kept by every
+    /// tuned set), or `default` / `material-only`.
     #[arg(long, default_value = "default")]
     pub start: String,
     /// Self-play game pairs per iteration.
@@ -69,6 +72,15 @@ pub struct LoopArgs {
     /// Stop an SPRT without a verdict after this many games (no promotion).
     #[arg(long, default_value_t = 6000)]
     pub max_games: u64,
+    /// Bounds (normalized Elo) of the anchor: the non-regression SPRT of a tuned set that beat
+    /// a best other than the start, against the start; promoted only on its H1 too.
+    #[arg(long, default_value_t = DEFAULT_ANCHOR.elo0, allow_hyphen_values = true)]
+    pub anchor_elo0: f64,
+    #[arg(long, default_value_t = DEFAULT_ANCHOR.elo1, allow_hyphen_values = true)]
+    pub anchor_elo1: f64,
+    /// Stop the anchor SPRT without a verdict after this many games (no promotion).
+    #[arg(long, default_value_t = DEFAULT_ANCHOR_MAX_GAMES)]
+    pub anchor_max_games: u64,
     /// Opening suite (default: a suite of --suite-size openings generated once into the
     /// directory, so games at fixed nodes do not repeat).
     #[arg(long)]
@@ -98,6 +110,8 @@ impl LoopArgs {
                 model: EloModel::Normalized,
             },
             max_games: self.max_games,
+            anchor: SprtSettings { elo0: self.anchor_elo0, elo1: self.anchor_elo1, ..DEFAULT_ANCHOR },
+            anchor_max_games: self.anchor_max_games,
         }
     }
 
@@ -128,14 +142,6 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     config.validate()?;
     let texel = args.texel()?;
     let start = load_params(&args.start)?;
-    if start.search != engine::search::SearchParams::default() {
-        bail!(
-            "`{}` sets [search] parameters: the loop tunes the evaluation and plays default search parameters; \
-             tune search parameters with `xqfarm spsa`",
-            args.start
-        );
-    }
-    let start = start.eval;
     std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
     let data_dir = args.dir.join("data");
     let token = format!("loop-{:x}", rand_token());
