@@ -326,12 +326,12 @@ pub async fn run(
     Ok(Outcome { iterations: done, best, best_name })
 }
 
-/// `tuned-2 vs tuned-1 +30.0 ± 9.1 Elo over 2400 games (H1); anchor vs start +126.0 ± 30.2
-/// Elo over 310 games (H1) — promoted`.
+/// `tuned-2 vs tuned-1 +30.0 ± 9.1 Elo over 2400 games: H1; anchor vs start +126.0 ± 30.2
+/// Elo over 310 games: H1 — promoted`.
 fn verdict_line(tuned_name: &str, it: &Iteration) -> String {
-    let mut line = format!("{tuned_name} vs {} {} ({})", it.base_name, elo_text(&it.sprt), it.verdict.as_str());
+    let mut line = format!("{tuned_name} vs {} {}: {}", it.base_name, elo_text(&it.sprt), it.verdict.as_str());
     if let Some(anchor) = &it.anchor {
-        line.push_str(&format!("; anchor vs {START} {} ({})", elo_text(&anchor.stats), anchor.verdict.as_str()));
+        line.push_str(&format!("; anchor vs {START} {}: {}", elo_text(&anchor.stats), anchor.verdict.as_str()));
     }
     line.push_str(if it.promoted() { " — promoted" } else { " — not promoted" });
     line

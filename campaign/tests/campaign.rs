@@ -278,11 +278,15 @@ fn h1_promotes_h0_and_the_cap_do_not() {
     ];
     assert_eq!(waits, expected.iter().collect::<Vec<_>>());
     assert!(
-        notes.iter().any(|n| n.starts_with("iteration 1: tuned-1 vs start +12.0") && n.ends_with("(H1) — promoted")),
+        notes
+            .iter()
+            .any(|n| n.starts_with("iteration 1: tuned-1 vs start +12.0") && n.ends_with("games: H1 — promoted")),
         "{notes:?}"
     );
     assert!(
-        notes.iter().any(|n| n.starts_with("iteration 2: tuned-2 vs tuned-1") && n.ends_with("(H0) — not promoted"))
+        notes
+            .iter()
+            .any(|n| n.starts_with("iteration 2: tuned-2 vs tuned-1") && n.ends_with("games: H0 — not promoted"))
     );
     assert!(!notes.iter().any(|n| n.contains("anchor")), "{notes:?}");
 
@@ -397,8 +401,8 @@ fn a_tuned_set_that_beats_the_best_and_holds_against_the_start_is_promoted() {
     let line = ran.notes.iter().find(|n| n.starts_with("iteration 2: tuned-2")).expect("iteration 2's verdict line");
     assert_eq!(
         line,
-        "iteration 2: tuned-2 vs tuned-1 +12.0 ± 20.0 Elo over 40 games (H1); \
-         anchor vs start +12.0 ± 20.0 Elo over 40 games (H1) — promoted"
+        "iteration 2: tuned-2 vs tuned-1 +12.0 ± 20.0 Elo over 40 games: H1; \
+         anchor vs start +12.0 ± 20.0 Elo over 40 games: H1 — promoted"
     );
     assert!(ran.notes.iter().any(|n| n.starts_with("iteration 2: anchor SPRT[-4, 2] run 5 of tuned-2 against start")));
 
@@ -443,9 +447,9 @@ fn a_tuned_set_that_beats_the_best_but_loses_to_the_start_is_not_promoted() {
     assert_eq!(its[2].anchor.as_ref().map(|a| a.stats.counts.games()), Some(10));
 
     assert!(ran.notes.iter().any(|n| n.starts_with("iteration 2: tuned-2 vs tuned-1")
-        && n.ends_with("(H1); anchor vs start -3.0 ± 20.0 Elo over 40 games (H0) — not promoted")));
+        && n.ends_with("games: H1; anchor vs start -3.0 ± 20.0 Elo over 40 games: H0 — not promoted")));
     assert!(ran.notes.iter().any(|n| n.starts_with("iteration 3: tuned-3 vs tuned-1")
-        && n.ends_with("anchor vs start -3.0 ± 20.0 Elo over 10 games (no verdict (cap)) — not promoted")));
+        && n.ends_with("anchor vs start -3.0 ± 20.0 Elo over 10 games: no verdict (cap) — not promoted")));
     let rows = rows(dir.path());
     assert!(rows[1].contains("| H1 | 40 | -3.0 ± 20.0 | 1.50 | H0 | no |"), "{rows:?}");
     assert!(rows[2].contains("| H1 | 10 | -3.0 ± 20.0 | 1.50 | no verdict (cap) | no |"), "{rows:?}");
