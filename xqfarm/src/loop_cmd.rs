@@ -216,3 +216,42 @@ async fn generated_suite(dir: &Path, count: usize) -> Result<Vec<String>> {
     }
     opening_lines(Some(&path))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: LoopArgs,
+    }
+
+    fn campaign_of(args: &[&str]) -> CampaignConfig {
+        let cli = Cli::try_parse_from(std::iter::once("loop").chain(args.iter().copied())).expect("the flags parse");
+        cli.args.campaign()
+    }
+
+    #[test]
+    fn the_anchor_defaults_to_a_non_regression_test_shorter_than_the_sprt() {
+        let config = campaign_of(&[]);
+        assert_eq!(config.anchor, DEFAULT_ANCHOR);
+        assert_eq!((config.anchor.elo0, config.anchor.elo1), (-3.0, 1.0));
+        assert_eq!(config.anchor_max_games, DEFAULT_ANCHOR_MAX_GAMES);
+        assert!(config.anchor_max_games < config.max_games);
+        config.validate().expect("the defaults are valid");
+    }
+
+    #[test]
+    fn the_anchor_flags_reach_the_campaign_and_bad_ones_are_named() {
+        let config = campaign_of(&["--anchor-elo0", "-5", "--anchor-elo1", "0.5", "--anchor-max-games", "800"]);
+        assert_eq!((config.anchor.elo0, config.anchor.elo1, config.anchor_max_games), (-5.0, 0.5, 800));
+        assert_eq!((config.anchor.alpha, config.anchor.beta), (0.05, 0.05));
+        let error = campaign_of(&["--anchor-elo0", "2", "--anchor-elo1", "1"]).validate().expect_err("elo0 > elo1");
+        assert!(error.to_string().contains("anchor_elo1"), "{error}");
+        let error = campaign_of(&["--anchor-max-games", "0"]).validate().expect_err("no games");
+        assert!(error.to_string().contains("anchor_max_games"), "{error}");
+    }
+}
