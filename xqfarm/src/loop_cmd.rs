@@ -235,7 +235,7 @@ mod tests {
     }
 
     #[test]
-    fn the_anchor_defaults_to_a_non_regression_test_shorter_than_the_sprt() {
+    fn the_anchor_defaults_to_a_non_regression_test_capped_below_the_sprt() {
         let config = campaign_of(&[]);
         assert_eq!(config.anchor, DEFAULT_ANCHOR);
         assert_eq!((config.anchor.elo0, config.anchor.elo1), (-3.0, 1.0));
