@@ -1,6 +1,6 @@
-//! The campaign: self-play → Texel tuning → SPRT → promotion, repeated, written once over two
-//! traits — a [`Farm`] (variants, runs, waiting for a run to end and for its games to reach
-//! Parquet) and a [`Tuner`] — so it runs against a coordinator ([`RemoteFarm`] over
+//! The campaign: self-play → Texel tuning → SPRT (and the anchor SPRT against the start) →
+//! promotion, repeated, written once over two traits — a [`Farm`] (variants, runs, waiting for
+//! a run to end and for its games to reach Parquet) and a [`Tuner`] — so it runs against a coordinator ([`RemoteFarm`] over
 //! `proto::client::FarmClient`, [`TexelTuner`] over its data directory) and, in tests, against
 //! fakes with no network.
 //!
@@ -22,6 +22,8 @@
 //!     sample_every: 2,
 //!     sprt: SprtSettings { elo0: 0.0, elo1: 10.0, ..SprtSettings::default() },
 //!     max_games: 6000,
+//!     anchor: campaign::DEFAULT_ANCHOR,
+//!     anchor_max_games: campaign::DEFAULT_ANCHOR_MAX_GAMES,
 //! };
 //! let openings = vec!["startpos".to_owned()];
 //! let outcome = campaign::run(&farm, &tuner, &config, Default::default(), openings, &mut |line| eprintln!("{line}")).await?;
@@ -36,7 +38,9 @@ pub mod summary;
 pub mod text;
 pub mod tuner;
 
-pub use campaign::{CampaignConfig, Iteration, Outcome, Verdict, run, sprt_spec, twin};
+pub use campaign::{
+    Anchor, CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, Iteration, Outcome, Verdict, run, sprt_spec, twin,
+};
 pub use error::{Error, Result};
 pub use farm::{Farm, RemoteFarm};
 pub use tuner::{TexelTuner, Tuner, Tuning};

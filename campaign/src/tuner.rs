@@ -8,6 +8,7 @@ use analysis::charts::{self, LossPoint};
 use analysis::data::PositionFilter;
 use analysis::texel::{self, Change, TexelConfig, TexelRun};
 use analysis::tune::EpochReport;
+use engine::ParamSet;
 use engine::eval::Params;
 use proto::domain::RunId;
 
@@ -16,7 +17,8 @@ use crate::error::{Error, Result};
 /// What a tuning produced, as the campaign's summary shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tuning {
-    pub params: Params,
+    /// The tuned evaluation with the base's search parameters.
+    pub params: ParamSet,
     pub train_positions: usize,
     pub validation_positions: usize,
     /// The fitted scaling constant.
@@ -28,11 +30,12 @@ pub struct Tuning {
     pub summary: String,
 }
 
-/// Tunes from `base` on the positions of `runs` and writes the tuned parameters to `out`
-/// (and whatever files go with them beside it).
+/// Tunes the evaluation of `base` on the positions of `runs` and writes the tuned set (the
+/// tuned evaluation, `base`'s search parameters: [`ParamSet::to_toml`]) to `out`, and whatever
+/// files go with it beside it.
 #[allow(async_fn_in_trait)]
 pub trait Tuner {
-    async fn tune(&self, base: &Params, runs: &[RunId], out: &Path) -> Result<Tuning>;
+    async fn tune(&self, base: &ParamSet, runs: &[RunId], out: &Path) -> Result<Tuning>;
 }
 
 /// Called after every epoch (a progress bar, say).
@@ -54,30 +57,32 @@ impl std::fmt::Debug for TexelTuner {
 }
 
 impl Tuner for TexelTuner {
-    async fn tune(&self, base: &Params, runs: &[RunId], out: &Path) -> Result<Tuning> {
+    async fn tune(&self, base: &ParamSet, runs: &[RunId], out: &Path) -> Result<Tuning> {
         let config = TexelConfig {
             filter: PositionFilter { runs: runs.iter().map(|r| r.get()).collect(), ..self.config.filter.clone() },
             ..self.config.clone()
         };
         let (data, base, out, on_epoch) = (self.data.clone(), base.clone(), out.to_owned(), self.on_epoch.clone());
-        let run = tokio::task::spawn_blocking(move || {
-            tune_to_files(&data, &base, &out, &config, |r| {
+        let tuning = tokio::task::spawn_blocking(move || {
+            let run = tune_set_to_files(&data, &base, &out, &config, |r| {
                 if let Some(f) = &on_epoch {
                     f(r)
                 }
-            })
+            })?;
+            Ok::<_, Error>(tuning_of(&run, &base))
         })
         .await
         .map_err(|e| Error::Task { what: "the tuning task", reason: e.to_string() })??;
-        Ok(tuning_of(&run))
+        Ok(tuning)
     }
 }
 
-/// The campaign's view of a Texel run.
-pub fn tuning_of(run: &TexelRun) -> Tuning {
+/// The campaign's view of a Texel run from `base`: the tuned evaluation with `base`'s search
+/// parameters.
+pub fn tuning_of(run: &TexelRun, base: &ParamSet) -> Tuning {
     let end = run.end();
     Tuning {
-        params: run.outcome.params.clone(),
+        params: ParamSet::new(run.outcome.params.clone(), base.search.clone()),
         train_positions: run.train_positions,
         validation_positions: run.validation_positions,
         k: run.k,
@@ -96,11 +101,41 @@ pub fn tune_to_files(
     config: &TexelConfig,
     on_epoch: impl FnMut(&EpochReport),
 ) -> Result<TexelRun> {
+    tune_and_write(data, base, out, config, on_epoch, Params::to_toml)
+}
+
+/// [`tune_to_files`] of `base`'s evaluation, the parameter file holding the tuned evaluation
+/// and `base`'s search parameters (its `[search]` table).
+pub fn tune_set_to_files(
+    data: &Path,
+    base: &ParamSet,
+    out: &Path,
+    config: &TexelConfig,
+    on_epoch: impl FnMut(&EpochReport),
+) -> Result<TexelRun> {
+    tune_and_write(data, &base.eval, out, config, on_epoch, |tuned| tuned_file(tuned, base))
+}
+
+/// The parameter file of the evaluation `tuned` from `base`: with `base`'s `[search]` table.
+pub fn tuned_file(tuned: &Params, base: &ParamSet) -> String {
+    ParamSet::new(tuned.clone(), base.search.clone()).to_toml()
+}
+
+/// Tunes from `base` and writes `file_text` of the tuned evaluation to `out`, the side files
+/// beside it.
+fn tune_and_write(
+    data: &Path,
+    base: &Params,
+    out: &Path,
+    config: &TexelConfig,
+    on_epoch: impl FnMut(&EpochReport),
+    file_text: impl FnOnce(&Params) -> String,
+) -> Result<TexelRun> {
     let run = texel::texel(data, base, config, on_epoch)?;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     }
-    std::fs::write(out, run.outcome.params.to_toml()).map_err(|e| Error::file(out, e))?;
+    std::fs::write(out, file_text(&run.outcome.params)).map_err(|e| Error::file(out, e))?;
     let (loss_png, changes_md) = side_files(out);
     let points: Vec<LossPoint> = run
         .outcome
@@ -161,4 +196,60 @@ pub fn summary(run: &TexelRun) -> String {
         run.load_seconds,
         run.tune_seconds,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use analysis::data::PositionCounts;
+    use analysis::tune::TuneOutcome;
+
+    use super::*;
+
+    /// A start whose search parameters are not the defaults.
+    fn base() -> ParamSet {
+        let mut base = ParamSet::default();
+        base.set("search.lmr_div", 300).expect("a search parameter");
+        base
+    }
+
+    fn tuned() -> Params {
+        let mut tuned = Params::default();
+        tuned.set_by_name("material.rook.mg", 1000).expect("a rook weight");
+        tuned
+    }
+
+    #[test]
+    fn the_tuned_file_keeps_the_base_search_table() {
+        let text = tuned_file(&tuned(), &base());
+        let read = ParamSet::from_toml_str(&text).expect("the file reads back");
+        assert_eq!(read.get("search.lmr_div"), Some(300));
+        assert_eq!(read, ParamSet::new(tuned(), base().search));
+    }
+
+    #[test]
+    fn a_tuning_is_the_tuned_evaluation_with_the_base_search() {
+        let report = EpochReport { epoch: 0, train_loss: 0.2, validation_loss: 0.21 };
+        let run = TexelRun {
+            counts: PositionCounts::default(),
+            games: 2,
+            train_positions: 10,
+            validation_positions: 2,
+            bytes_per_position: 1.0,
+            rare_frozen: 0,
+            k: 1.0,
+            start: report,
+            outcome: TuneOutcome {
+                weights: vec![],
+                params: tuned(),
+                best_epoch: 0,
+                history: vec![report],
+                stopped_early: false,
+            },
+            load_seconds: 0.0,
+            tune_seconds: 0.0,
+        };
+        let tuning = tuning_of(&run, &base());
+        assert_eq!(tuning.params, ParamSet::new(tuned(), base().search));
+        assert_ne!(tuning.params.search, engine::search::SearchParams::default());
+    }
 }

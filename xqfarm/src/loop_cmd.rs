@@ -1,6 +1,8 @@
 //! `xqfarm loop`: tune and verify on this machine, repeatedly (the `campaign` library: each
-//! iteration plays self-play with the current best, tunes on every self-play position so far,
-//! runs an SPRT of the tuned set against the best and promotes it on H1). This file only
+//! iteration plays self-play with the current best, tunes the evaluation on every self-play
+//! position so far, runs an SPRT of the tuned set against the best and, once the best is no
+//! longer the start, an anchor SPRT of it against the start; it promotes the tuned set when
+//! both accept H1). This file only
 //! wires: flags → [`CampaignConfig`], the embedded coordinator and a local worker, the
 //! library's farm over the typed client and its Texel tuner; then the report over all games.
 
@@ -12,8 +14,8 @@ use analysis::data::PositionFilter;
 use analysis::report::{self, ReportOptions};
 use analysis::texel::TexelConfig;
 use analysis::tune::{AdamConfig, Selection, parse_groups};
-use anyhow::{Context, Result, bail};
-use campaign::{CampaignConfig, TexelTuner};
+use anyhow::{Context, Result};
+use campaign::{CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, TexelTuner};
 use clap::Args;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
@@ -31,7 +33,8 @@ pub struct LoopArgs {
     /// Tune-and-verify iterations.
     #[arg(long, default_value_t = 1)]
     pub iterations: usize,
-    /// Parameters to start from: a TOML file, or `default` / `material-only`.
+    /// Parameters to start from: a TOML file (its `[search]` table, if any, is kept by every
+    /// tuned set), or `default` / `material-only`.
     #[arg(long, default_value = "default")]
     pub start: String,
     /// Self-play game pairs per iteration.
@@ -69,6 +72,15 @@ pub struct LoopArgs {
     /// Stop an SPRT without a verdict after this many games (no promotion).
     #[arg(long, default_value_t = 6000)]
     pub max_games: u64,
+    /// Bounds (normalized Elo) of the anchor: the non-regression SPRT of a tuned set that beat
+    /// a best other than the start, against the start; promoted only on its H1 too.
+    #[arg(long, default_value_t = DEFAULT_ANCHOR.elo0, allow_hyphen_values = true)]
+    pub anchor_elo0: f64,
+    #[arg(long, default_value_t = DEFAULT_ANCHOR.elo1, allow_hyphen_values = true)]
+    pub anchor_elo1: f64,
+    /// Stop the anchor SPRT without a verdict after this many games (no promotion).
+    #[arg(long, default_value_t = DEFAULT_ANCHOR_MAX_GAMES)]
+    pub anchor_max_games: u64,
     /// Opening suite (default: a suite of --suite-size openings generated once into the
     /// directory, so games at fixed nodes do not repeat).
     #[arg(long)]
@@ -98,6 +110,8 @@ impl LoopArgs {
                 model: EloModel::Normalized,
             },
             max_games: self.max_games,
+            anchor: SprtSettings { elo0: self.anchor_elo0, elo1: self.anchor_elo1, ..DEFAULT_ANCHOR },
+            anchor_max_games: self.anchor_max_games,
         }
     }
 
@@ -128,14 +142,6 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     config.validate()?;
     let texel = args.texel()?;
     let start = load_params(&args.start)?;
-    if start.search != engine::search::SearchParams::default() {
-        bail!(
-            "`{}` sets [search] parameters: the loop tunes the evaluation and plays default search parameters; \
-             tune search parameters with `xqfarm spsa`",
-            args.start
-        );
-    }
-    let start = start.eval;
     std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
     let data_dir = args.dir.join("data");
     let token = format!("loop-{:x}", rand_token());
@@ -209,4 +215,43 @@ async fn generated_suite(dir: &Path, count: usize) -> Result<Vec<String>> {
         std::fs::write(&path, lines.join("\n") + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
     opening_lines(Some(&path))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: LoopArgs,
+    }
+
+    fn campaign_of(args: &[&str]) -> CampaignConfig {
+        let cli = Cli::try_parse_from(std::iter::once("loop").chain(args.iter().copied())).expect("the flags parse");
+        cli.args.campaign()
+    }
+
+    #[test]
+    fn the_anchor_defaults_to_a_non_regression_test_capped_below_the_sprt() {
+        let config = campaign_of(&[]);
+        assert_eq!(config.anchor, DEFAULT_ANCHOR);
+        assert_eq!((config.anchor.elo0, config.anchor.elo1), (-3.0, 1.0));
+        assert_eq!(config.anchor_max_games, DEFAULT_ANCHOR_MAX_GAMES);
+        assert!(config.anchor_max_games < config.max_games);
+        config.validate().expect("the defaults are valid");
+    }
+
+    #[test]
+    fn the_anchor_flags_reach_the_campaign_and_bad_ones_are_named() {
+        let config = campaign_of(&["--anchor-elo0", "-5", "--anchor-elo1", "0.5", "--anchor-max-games", "800"]);
+        assert_eq!((config.anchor.elo0, config.anchor.elo1, config.anchor_max_games), (-5.0, 0.5, 800));
+        assert_eq!((config.anchor.alpha, config.anchor.beta), (0.05, 0.05));
+        let error = campaign_of(&["--anchor-elo0", "2", "--anchor-elo1", "1"]).validate().expect_err("elo0 > elo1");
+        assert!(error.to_string().contains("anchor_elo1"), "{error}");
+        let error = campaign_of(&["--anchor-max-games", "0"]).validate().expect_err("no games");
+        assert!(error.to_string().contains("anchor_max_games"), "{error}");
+    }
 }
