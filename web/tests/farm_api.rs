@@ -463,3 +463,45 @@ async fn the_event_stream_carries_each_new_count() {
     assert_eq!(last["runs"][0]["id"], s.run.get());
     assert!(last["seq"].as_u64().expect("seq") >= 2);
 }
+
+#[tokio::test]
+async fn an_spsa_run_page_has_each_parameters_path_from_its_start() {
+    let s = site(false).await;
+    let storage = s.farm.storage();
+    storage.set_run_state(s.run, RunState::Stopped).expect("stop the SPRT");
+    let suite = storage.add_openings("spsa", &["startpos".to_string()]).expect("suite");
+    let settings = SpsaSettings {
+        pairs: 50,
+        params: parse_spsa_lines("search.rfp_margin,90,20,300,10,0.002\nsearch.lmr_div,225,100,500,20,0.002")
+            .expect("lines"),
+    };
+    let run = s
+        .farm
+        .create_run(&RunSpec {
+            name: "spsa".into(),
+            kind: RunKind::Spsa(settings),
+            variants: vec![s.base.clone()],
+            tc: TimeControl::Clock { base_ms: 60_000, inc_ms: 600 },
+            openings: suite.id,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        })
+        .expect("an SPSA run");
+    let site = Site { run: run.id, ..s };
+    play_pairs(&site, 3, 1);
+    let v = json(&site, get(&format!("/api/runs/{}", run.id), Some(READER)), StatusCode::OK).await;
+    let paths = v["spsa_paths"].as_array().expect("paths");
+    assert_eq!(paths.len(), 2);
+    assert_eq!(paths[0]["name"], "search.rfp_margin");
+    assert_eq!(paths[0]["start"], 90.0);
+    let points = paths[0]["points"].as_array().expect("points");
+    assert_eq!(points[0], serde_json::json!([0.0, 90.0]), "the path starts at the start value");
+    // One submission of three pairs: the start and one point after it.
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[1][0], 3.0);
+    let now = v["spec"]["spsa"][0]["value"].as_f64().expect("the current value");
+    assert_eq!(points[1][1].as_f64(), Some(now));
+    // Each pair is a win and a draw for its first player (the plus side): the values moved.
+    assert_ne!(now, 90.0);
+}

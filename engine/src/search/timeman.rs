@@ -24,8 +24,10 @@ impl TimeManager {
         let floor = Duration::from_millis(1);
         let iter_pct = sp.tm_iter_pct.clamp(1, 100) as u32;
         if let Some(mt) = limits.movetime {
-            let t = mt.saturating_sub(overhead).max(floor);
-            return TimeManager { start, optimum: Some(t), maximum: Some(t), iter_pct };
+            // A fixed move time is all the engine's: keep a margin of the Move Overhead but at
+            // most 5% of it, and search until it is spent (no early stop between iterations).
+            let t = mt.saturating_sub(overhead.min(mt / 20)).max(floor);
+            return TimeManager { start, optimum: Some(t), maximum: Some(t), iter_pct: 100 };
         }
         let Some(left) = limits.time[side.index()] else {
             return TimeManager { start, optimum: None, maximum: None, iter_pct };

@@ -11,22 +11,23 @@ function scale(d0, d1, r0, r1) {
 
 /**
  * A line chart: points [[x, y], ...], optional horizontal lines `bounds` [y...], a vertical
- * cursor at x `cursor`. Returns the SVG element; `onPick(x)` is called with the x clicked.
+ * cursor at x `cursor`; `zero: false` fits the y range to the data alone. Returns the SVG element; `onPick(x)` is called with the x clicked.
  */
-export function lineChart(points, { width = 420, height = 200, bounds = [], testid, cursor = null, onPick = null, yLabel = '', xLabel = '', symmetric = false } = {}) {
+export function lineChart(points, { width = 420, height = 200, bounds = [], testid, cursor = null, onPick = null, yLabel = '', xLabel = '', symmetric = false, zero = true } = {}) {
   const svg = s('svg', { class: 'chart', width, height, viewBox: `0 0 ${width} ${height}`, 'data-testid': testid });
   const xs = points.map((p) => p[0]);
   let ys = points.map((p) => p[1]).concat(bounds);
   if (!ys.length) ys = [0];
-  let y0 = Math.min(...ys, 0);
-  let y1 = Math.max(...ys, 0);
+  // The y range takes in 0 unless `zero` is false (values far from it, such as a parameter's).
+  let y0 = zero ? Math.min(...ys, 0) : Math.min(...ys);
+  let y1 = zero ? Math.max(...ys, 0) : Math.max(...ys);
   if (symmetric) { const m = Math.max(Math.abs(y0), Math.abs(y1), 1); y0 = -m; y1 = m; }
   if (y0 === y1) { y0 -= 1; y1 += 1; }
   const x0 = xs.length ? Math.min(...xs, 0) : 0;
   const x1 = xs.length ? Math.max(...xs, 1) : 1;
   const X = scale(x0, x1, PAD.l, width - PAD.r);
   const Y = scale(y0, y1, height - PAD.b, PAD.t);
-  svg.append(s('line', { x1: PAD.l, y1: Y(0), x2: width - PAD.r, y2: Y(0), stroke: '#ccc' }));
+  if (zero) svg.append(s('line', { x1: PAD.l, y1: Y(0), x2: width - PAD.r, y2: Y(0), stroke: '#ccc' }));
   for (const b of bounds) {
     svg.append(s('line', { class: 'bound', 'data-bound': b, x1: PAD.l, y1: Y(b), x2: width - PAD.r, y2: Y(b) }));
     svg.append(s('text', { x: PAD.l - 4, y: Y(b) + 3, 'text-anchor': 'end' }, b.toFixed(2)));

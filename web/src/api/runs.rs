@@ -112,6 +112,32 @@ fn spec_json(status: &RunStatus) -> Value {
     v
 }
 
+/// The most points of one parameter's path the run page draws.
+const SPSA_PATH_POINTS: usize = 200;
+
+/// Each SPSA parameter's values by iteration, from the start (iteration 0) to the last
+/// recorded point, thinned evenly to at most [`SPSA_PATH_POINTS`] (the first and last kept).
+fn spsa_paths(settings: &proto::domain::SpsaSettings, history: &[coordinator::spsa::HistoryPoint]) -> Vec<Value> {
+    let n = history.len();
+    let picked: Vec<&coordinator::spsa::HistoryPoint> = if n <= SPSA_PATH_POINTS {
+        history.iter().collect()
+    } else {
+        let mut idx: Vec<usize> = (0..SPSA_PATH_POINTS).map(|i| i * (n - 1) / (SPSA_PATH_POINTS - 1)).collect();
+        idx.dedup();
+        idx.into_iter().map(|i| &history[i]).collect()
+    };
+    settings
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let points: Vec<[f64; 2]> =
+                picked.iter().filter_map(|h| h.theta.get(i).map(|&v| [h.iteration as f64, v])).collect();
+            json!({ "name": p.name, "start": p.start, "min": p.min, "max": p.max, "points": points })
+        })
+        .collect()
+}
+
 async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
     let id = run_id(&id)?;
     blocking(move || {
@@ -136,7 +162,12 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             .collect();
         let terminations: Vec<Value> =
             aggregates.terminations.iter().map(|(t, n)| json!({ "reason": t.as_str(), "count": n })).collect();
+        let spsa_paths = match &status.run.spec.kind {
+            RunKind::Spsa(settings) => spsa_paths(settings, &storage.spsa_history(id)?),
+            _ => Vec::new(),
+        };
         Ok(Json(json!({
+            "spsa_paths": spsa_paths,
             "run": row_of(&state, &status),
             "spec": spec_json(&status),
             "llr_history": llr,

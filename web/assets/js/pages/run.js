@@ -81,6 +81,17 @@ export async function render(app, { params, me }) {
 
   const spec = h('pre', { class: 'spec', id: 'run-spec', 'data-testid': 'run-spec' }, JSON.stringify(detail.spec, null, 2));
 
+  // An SPSA run: each parameter's path by iteration, its start value marked.
+  const paths = detail.spsa_paths || [];
+  const spsa = paths.length ? h('section', { class: 'panel', id: 'run-spsa', 'data-testid': 'run-spsa' },
+    h('h2', {}, 'SPSA parameters (start value marked)'),
+    h('div', { class: 'grid2' }, paths.map((p) => {
+      const last = p.points.length ? p.points[p.points.length - 1][1] : p.start;
+      return h('figure', { 'data-param': p.name },
+        h('figcaption', {}, `${p.name}: ${fmt(last, 2)} (start ${p.start}, range ${p.min}..${p.max})`),
+        lineChart(p.points, { bounds: [p.start], testid: `spsa-${p.name}`, xLabel: 'pairs', width: 360, height: 150, zero: false }));
+    }))) : null;
+
   // The games list, paged.
   const gamesBody = h('tbody', { id: 'games-body' });
   const pageInfo = h('span', { id: 'games-page', 'data-testid': 'games-page' });
@@ -114,6 +125,7 @@ export async function render(app, { params, me }) {
       h('section', { class: 'panel' }, h('h2', {}, 'Terminations'), terms),
       h('section', { class: 'panel' }, h('h2', {}, 'Game lengths'), lengths),
       h('section', { class: 'panel' }, h('h2', {}, 'Spec'), spec)),
+    ...(spsa ? [spsa] : []),
     h('h2', {}, 'Games'), h('div', { class: 'pager' }, prev, next, pageInfo), games);
   await loadGames();
 
