@@ -45,6 +45,8 @@ pub struct Farm {
     sprt_runs: Mutex<HashMap<RunId, bool>>,
     /// The `runs` table as last written, so an unchanged table is not rewritten every pass.
     runs_written: Mutex<Vec<pq::RunRow>>,
+    /// Each SPSA run's history as last written: its number of points and when.
+    spsa_written: Mutex<HashMap<RunId, (usize, u64)>>,
     /// Games of each run in Parquet; every export that adds some publishes the new counts.
     exported: watch::Sender<ExportProgress>,
     /// The runs CreateRun made for recent request keys, oldest first: a retried CreateRun
@@ -52,6 +54,9 @@ pub struct Farm {
     /// attempts in flight at once cannot both create one.
     created: Mutex<VecDeque<(String, RunId)>>,
 }
+
+/// How often an active SPSA run's history file is rewritten at most.
+pub const SPSA_EXPORT_EVERY_MS: u64 = 10_000;
 
 impl std::fmt::Debug for Farm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,6 +78,7 @@ impl Farm {
             export_lock: Mutex::new(()),
             sprt_runs: Mutex::new(HashMap::new()),
             runs_written: Mutex::new(Vec::new()),
+            spsa_written: Mutex::new(HashMap::new()),
             exported,
             created: Mutex::new(VecDeque::new()),
         };
@@ -277,8 +283,29 @@ impl Farm {
         let runs = self.storage.list_runs()?;
         for run in &runs {
             self.export(run.id)?;
+            self.export_spsa(run)?;
         }
         self.export_runs(&runs)
+    }
+
+    /// Rewrites an SPSA run's history file when it grew: at most every
+    /// [`SPSA_EXPORT_EVERY_MS`] while the run is active, at once when it is over.
+    fn export_spsa(&self, run: &Run) -> Result<()> {
+        let (Some(dir), RunKind::Spsa(settings)) = (&self.data_dir, &run.spec.kind) else {
+            return Ok(());
+        };
+        let now = self.clock.now_ms();
+        let mut written = self.spsa_written.lock().map_err(|_| Error::Export("SPSA export lock poisoned".into()))?;
+        let (points, at) = written.get(&run.id).copied().unwrap_or((0, 0));
+        if run.state == RunState::Active && now < at.saturating_add(SPSA_EXPORT_EVERY_MS) && points > 0 {
+            return Ok(());
+        }
+        let history = self.storage.spsa_history(run.id)?;
+        if history.len() != points {
+            pq::write_spsa(dir, run.id, &settings.params, &history).map_err(|e| Error::Export(e.to_string()))?;
+            written.insert(run.id, (history.len(), now));
+        }
+        Ok(())
     }
 
     /// Rewrites the `runs` table when a run was added or changed state.

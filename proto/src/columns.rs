@@ -144,3 +144,20 @@ mod tests {
         assert_eq!(runs::ALL[0], RUN);
     }
 }
+
+/// One row per SPSA parameter per history point (`<data>/spsa/run=<id>.parquet`, one file per
+/// SPSA run, rewritten whole): each parameter's value after `iteration` pairs were recorded,
+/// from the start values at iteration 0.
+pub mod spsa {
+    /// The table's directory under the data directory.
+    pub const TABLE: &str = "spsa";
+    pub const RUN: &str = super::RUN;
+    pub const ITERATION: &str = "iteration";
+    pub const RECEIVED_UNIX_MS: &str = "received_unix_ms";
+    pub const PARAM: &str = "param";
+    pub const VALUE: &str = "value";
+    pub const START: &str = "start";
+
+    /// The file's columns, in order.
+    pub const ALL: [&str; 6] = [RUN, ITERATION, RECEIVED_UNIX_MS, PARAM, VALUE, START];
+}

@@ -48,6 +48,14 @@ fn a_short_tune_writes_a_tuned_variant() {
         .expect("history");
     assert_eq!(last, 8);
     assert!((2..=9).contains(&points), "{points} history points");
+    // And in Parquet, one row per parameter per point.
+    let file = std::fs::File::open(dir.path().join("farm/data/spsa/run=1.parquet")).expect("the spsa table");
+    let rows = parquet::file::reader::FileReader::metadata(
+        &parquet::file::serialized_reader::SerializedFileReader::new(file).expect("a Parquet file"),
+    )
+    .file_metadata()
+    .num_rows();
+    assert_eq!(rows, 2 * points);
 }
 
 #[test]

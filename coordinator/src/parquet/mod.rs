@@ -38,6 +38,7 @@ mod rows;
 mod runs;
 mod schema;
 mod segments;
+mod spsa;
 mod writer;
 
 pub use compact::{CompactionPolicy, compact};
@@ -48,4 +49,5 @@ pub use recover::recover;
 pub use rows::{GameRow, PositionRow, rows_from_report};
 pub use runs::{RunRow, runs_path, write_runs};
 pub use schema::{SCHEMA_VERSION, Table};
+pub use spsa::{spsa_path, write_spsa};
 pub use writer::export_segment;
