@@ -50,13 +50,13 @@ pub async fn run(args: &LocalArgs) -> Result<()> {
         beta: 0.05,
         model: proto::domain::EloModel::Normalized,
         tc: format!("nodes={}", args.nodes),
-        concurrency: args.concurrency,
         openings: None,
-        local: true,
-        dir: Some(args.dir.clone()),
-        coordinator: None,
-        token: None,
-        ca_cert: None,
+        farm: crate::farm_target::FarmTarget {
+            concurrency: args.concurrency,
+            local: true,
+            dir: Some(args.dir.clone()),
+            ..Default::default()
+        },
     };
     eprintln!("xqfarm local: SPRT[-10, 0] of weakened (no mobility) vs default at nodes={}", args.nodes);
     let (verdict, status) = sprt::run(&sprt_args).await?;

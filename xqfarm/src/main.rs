@@ -6,6 +6,7 @@ mod bench_web;
 mod embedded;
 mod export;
 mod farm_cmds;
+mod farm_target;
 mod local;
 mod local_match;
 mod loop_cmd;

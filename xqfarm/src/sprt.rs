@@ -15,9 +15,8 @@ use proto::domain::{EloModel, RunId, RunState, RunStatus, SprtSettings, TimeCont
 pub use campaign::sprt_spec;
 pub use campaign::text::{progress_line, summary};
 
-use crate::embedded::{self, Embedded};
+use crate::farm_target::FarmTarget;
 use crate::local_match::{DEFAULT_OPENINGS, load_params};
-use crate::remote;
 
 #[derive(Args, Debug, Clone)]
 pub struct SprtArgs {
@@ -45,28 +44,11 @@ pub struct SprtArgs {
     /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
     #[arg(long, default_value = "nodes=20000")]
     pub tc: String,
-    /// Games played at once by the local worker (default: all cores).
-    #[arg(long)]
-    pub concurrency: Option<usize>,
     /// Opening suite (the shipped default suite when absent).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// Run on an embedded coordinator with local workers.
-    #[arg(long)]
-    pub local: bool,
-    /// Directory for the embedded coordinator's database and Parquet data (a temporary
-    /// directory when absent).
-    #[arg(long)]
-    pub dir: Option<PathBuf>,
-    /// Remote coordinator (without --local), e.g. http://farm:7878.
-    #[arg(long)]
-    pub coordinator: Option<String>,
-    /// Token for the remote coordinator (or XQFARM_TOKEN).
-    #[arg(long)]
-    pub token: Option<String>,
-    /// CA certificate (PEM) that signed an https:// remote coordinator's certificate.
-    #[arg(long, conflicts_with = "local")]
-    pub ca_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub farm: FarmTarget,
 }
 
 /// The verdict of a finished SPRT.
@@ -84,31 +66,9 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     let openings = opening_lines(args.openings.as_deref())?;
     let sprt = SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta, model };
 
-    let mut local = None;
-    let (url, token) = if args.local {
-        let dir = match &args.dir {
-            Some(d) => d.clone(),
-            None => tempfile::Builder::new().prefix("xqfarm-sprt-").tempdir()?.keep(),
-        };
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let token = format!("local-{:x}", rand_token());
-        let emb = Embedded::start(&dir.join("xqfarm.db"), &dir.join("data"), &token).await?;
-        let concurrency =
-            args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
-        eprintln!("web pages (signed in): {}", emb.page_url);
-        let signature = embedded::bench_signature();
-        let worker = embedded::spawn_worker(&emb.url, &token, concurrency, dir.join("spool"), signature);
-        let url = emb.url.clone();
-        local = Some((emb, worker, dir));
-        (url, token)
-    } else {
-        let url = args.coordinator.clone().context("without --local, pass --coordinator URL")?;
-        (url, remote::token(args.token.clone())?)
-    };
-
+    let target = args.farm.open("xqfarm-sprt-", worker::engines::EngineSet::empty()).await?;
     let result = async {
-        let client = remote::connect(&url, &token, args.ca_cert.as_deref()).await?;
+        let client = target.client(args.farm.ca_cert.as_deref()).await?;
         let farm = watching(&client);
         let base_v = farm.add_params_variant(&name_of(&args.base), &base).await?;
         let cand_v = farm.add_params_variant(&name_of(&args.candidate), &candidate).await?;
@@ -129,12 +89,10 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     }
     .await;
 
-    if let Some((emb, worker, dir)) = local {
-        worker.abort();
-        emb.stop().await;
-        if let Ok((_, status)) = &result {
-            write_summary(&dir, status)?;
-        }
+    let dir = target.dir().map(Path::to_path_buf);
+    target.close().await;
+    if let (Some(dir), Ok((_, status))) = (dir, &result) {
+        write_summary(&dir, status)?;
     }
     result
 }

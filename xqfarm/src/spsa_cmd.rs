@@ -17,10 +17,9 @@ use proto::domain::{
     SpsaSettings, SpsaValue, TimeControl, VariantId, VariantKind, VariantSpec, parse_spsa_lines,
 };
 
-use crate::embedded::{self, Embedded};
+use crate::farm_target::FarmTarget;
 use crate::local_match::load_params;
-use crate::remote;
-use crate::sprt::{name_of, opening_lines, rand_token, sprt_spec, summary};
+use crate::sprt::{name_of, opening_lines, sprt_spec, summary};
 
 #[derive(Args, Debug, Clone)]
 pub struct SpsaArgs {
@@ -65,28 +64,11 @@ pub struct SpsaArgs {
     /// Stop `--verify` after this many games without a verdict (not verified).
     #[arg(long, default_value_t = 20_000)]
     pub verify_max_games: u64,
-    /// Games played at once by the local worker (default: all cores).
-    #[arg(long)]
-    pub concurrency: Option<usize>,
     /// Opening suite (the shipped default suite when absent).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// Run on an embedded coordinator with a local worker.
-    #[arg(long)]
-    pub local: bool,
-    /// Directory for the embedded coordinator's database and Parquet data (a temporary
-    /// directory when absent).
-    #[arg(long)]
-    pub dir: Option<PathBuf>,
-    /// Remote coordinator (without --local), e.g. http://farm:7878.
-    #[arg(long)]
-    pub coordinator: Option<String>,
-    /// Token for the remote coordinator (or XQFARM_TOKEN).
-    #[arg(long)]
-    pub token: Option<String>,
-    /// CA certificate (PEM) that signed an https:// remote coordinator's certificate.
-    #[arg(long, conflicts_with = "local")]
-    pub ca_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub farm: FarmTarget,
 }
 
 /// Reads an SPSA input file; a bad line is an error naming the file and the line.
@@ -198,38 +180,21 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     let run_name = args.name.clone().unwrap_or_else(|| format!("spsa {base_name}"));
     let openings = opening_lines(args.openings.as_deref())?;
 
-    let mut local = None;
-    let (url, token) = if args.local {
-        let dir = match &args.dir {
-            Some(d) => d.clone(),
-            None => tempfile::Builder::new().prefix("xqfarm-spsa-").tempdir()?.keep(),
-        };
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let token = format!("local-{:x}", rand_token());
-        let emb = Embedded::start(&dir.join("xqfarm.db"), &dir.join("data"), &token).await?;
-        let concurrency =
-            args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let defs =
-            args.engines.iter().map(|e| e.parse::<worker::engines::EngineDef>()).collect::<worker::Result<Vec<_>>>()?;
-        let engines = tokio::task::spawn_blocking(move || {
+    let defs =
+        args.engines.iter().map(|e| e.parse::<worker::engines::EngineDef>()).collect::<worker::Result<Vec<_>>>()?;
+    let engines = if args.farm.local {
+        tokio::task::spawn_blocking(move || {
             worker::engines::EngineSet::check(defs, worker::external::ExternalConfig::default())
         })
-        .await??;
-        eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
-        eprintln!("web pages (signed in): {}", emb.page_url);
-        let signature = embedded::bench_signature();
-        let worker = embedded::spawn_worker_with(&emb.url, &token, concurrency, dir.join("spool"), signature, engines);
-        let url = emb.url.clone();
-        local = Some((emb, worker, dir));
-        (url, token)
+        .await??
     } else {
-        let url = args.coordinator.clone().context("without --local, pass --coordinator URL")?;
-        (url, remote::token(args.token.clone())?)
+        worker::engines::EngineSet::empty()
     };
-    let out = args.out.clone().or_else(|| local.as_ref().map(|(_, _, dir): &(_, _, PathBuf)| dir.join("tuned.toml")));
+    let target = args.farm.open("xqfarm-spsa-", engines).await?;
+    let out = args.out.clone().or_else(|| target.dir().map(|dir| dir.join("tuned.toml")));
 
     let result = async {
-        let client = remote::connect(&url, &token, args.ca_cert.as_deref()).await?;
+        let client = target.client(args.farm.ca_cert.as_deref()).await?;
         let base_v = client.add_variant(base.spec(&base_name)).await?.id;
         let farm = watching(&client, settings.pairs * 2);
         let suite = farm.add_suite("spsa-openings", openings).await?;
@@ -266,10 +231,7 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     }
     .await;
 
-    if let Some((emb, worker, _dir)) = local {
-        worker.abort();
-        emb.stop().await;
-    }
+    target.close().await;
     result
 }
 
