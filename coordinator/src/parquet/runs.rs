@@ -169,18 +169,24 @@ fn runs_batch(rows: &[RunRow], path: &Path) -> Result<RecordBatch> {
 /// Replaces `<data>/runs.parquet` with `rows`, all or nothing.
 pub fn write_runs(data_dir: &Path, rows: &[RunRow]) -> Result<()> {
     let final_path = runs_path(data_dir);
+    let batch = runs_batch(rows, &final_path)?;
+    replace_file(data_dir, &final_path, "runs", &batch)
+}
+
+/// Replaces the one-file table at `final_path` (in `data_dir` or a directory of it) with
+/// `batch`, all or nothing: written to a temporary file, synced, renamed over it.
+pub(super) fn replace_file(data_dir: &Path, final_path: &Path, stem: &str, batch: &RecordBatch) -> Result<()> {
     let tmp_dir = temp_dir(data_dir);
     std::fs::create_dir_all(&tmp_dir).at(&tmp_dir)?;
-    let temp = tmp_dir.join(format!("runs-{}.parquet", std::process::id()));
+    let temp = tmp_dir.join(format!("{stem}-{}.parquet", std::process::id()));
     let result = (|| {
-        let batch = runs_batch(rows, &final_path)?;
         let file = File::create(&temp).at(&temp)?;
-        let mut writer = ArrowWriter::try_new(file, RUNS.clone(), Some(writer_properties())).at(&temp)?;
-        writer.write(&batch).at(&temp)?;
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(writer_properties())).at(&temp)?;
+        writer.write(batch).at(&temp)?;
         let file = writer.into_inner().at(&temp)?;
         file.sync_all().at(&temp)?;
-        std::fs::rename(&temp, &final_path).at(&final_path)?;
-        sync_dir(data_dir)
+        std::fs::rename(&temp, final_path).at(final_path)?;
+        sync_dir(final_path.parent().unwrap_or(data_dir))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);

@@ -3,11 +3,9 @@
 //! `pl.read_parquet("<data>/spsa/")` charts any parameter's path. One file per run
 //! (`<data>/spsa/run=<id>.parquet`), rewritten whole (temp file + rename).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-use ::parquet::arrow::ArrowWriter;
 use arrow_array::builder::{Float64Builder, StringBuilder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -15,9 +13,7 @@ use proto::columns::spsa;
 use proto::domain::{RunId, SpsaParam};
 
 use super::error::{AtPath, Result};
-use super::layout::{sync_dir, temp_dir};
 use super::schema::SCHEMA_VERSION;
-use super::writer::writer_properties;
 use crate::spsa::HistoryPoint;
 
 /// Where a run's SPSA history lives.
@@ -73,27 +69,14 @@ pub fn write_spsa(data_dir: &Path, run: RunId, params: &[SpsaParam], history: &[
     let final_path = spsa_path(data_dir, run);
     let dir = data_dir.join(spsa::TABLE);
     std::fs::create_dir_all(&dir).at(&dir)?;
-    let tmp_dir = temp_dir(data_dir);
-    std::fs::create_dir_all(&tmp_dir).at(&tmp_dir)?;
-    let temp = tmp_dir.join(format!("spsa-{run}-{}.parquet", std::process::id()));
-    let result = (|| {
-        let batch = batch(run, params, history, &final_path)?;
-        let file = File::create(&temp).at(&temp)?;
-        let mut writer = ArrowWriter::try_new(file, SPSA.clone(), Some(writer_properties())).at(&temp)?;
-        writer.write(&batch).at(&temp)?;
-        let file = writer.into_inner().at(&temp)?;
-        file.sync_all().at(&temp)?;
-        std::fs::rename(&temp, &final_path).at(&final_path)?;
-        sync_dir(&dir)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
+    let batch = batch(run, params, history, &final_path)?;
+    super::runs::replace_file(data_dir, &final_path, &format!("spsa-{run}"), &batch)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+
     use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Float64Type, UInt64Type};
