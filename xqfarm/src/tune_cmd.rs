@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use campaign::tuner::changes_table;
 use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
-use engine::eval::Params;
+use engine::ParamSet;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
 use crate::local_match::load_params;
@@ -143,10 +143,10 @@ pub fn draw_progress(total: usize, r: &EpochReport) {
 
 pub use campaign::tuner::{side_files, summary};
 
-/// Tunes and writes the parameter file, the loss curve and the change table, with a progress
-/// bar.
-pub fn tune_to_files(data: &Path, base: &Params, out: &Path, config: &TexelConfig) -> Result<TexelRun> {
-    let run = campaign::tuner::tune_to_files(data, base, out, config, progress(config.adam.epochs))
+/// Tunes `base`'s evaluation and writes the parameter file (the tuned evaluation with `base`'s
+/// `[search]` table), the loss curve and the change table, with a progress bar.
+pub fn tune_to_files(data: &Path, base: &ParamSet, out: &Path, config: &TexelConfig) -> Result<TexelRun> {
+    let run = campaign::tuner::tune_set_to_files(data, base, out, config, progress(config.adam.epochs))
         .with_context(|| format!("tuning on {}", data.display()))?;
     eprintln!();
     Ok(run)
@@ -161,7 +161,7 @@ pub async fn run(args: &TuneArgs) -> Result<()> {
     let (Some(data), Some(out)) = (&args.data, &args.out) else { bail!("--data and --out are required") };
     let config = args.config()?;
     let base = load_params(&args.base)?;
-    let run = tune_to_files(data, &base.eval, out, &config)?;
+    let run = tune_to_files(data, &base, out, &config)?;
     print!("{}", summary(&run));
     let (loss_png, changes_md) = side_files(out);
     let changes = texel::biggest_changes(&base.eval, &run.outcome.params, 15);

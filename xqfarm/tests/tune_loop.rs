@@ -66,6 +66,15 @@ fn loop_then_tune_then_report() {
     assert!(tuned.contains("material"), "{tuned}");
     assert!(text(&out).contains("K = "), "{}", text(&out));
 
+    // A base's search parameters travel into the tuned file: the tuner moves only the
+    // evaluation, and a variant carries both.
+    std::fs::write(dir.join("base-search.toml"), "[search]\nrfp_margin = 123\n").expect("write base");
+    let base_args = ["--base", "base-search.toml", "--out", "b/tuned.toml"];
+    let out = xqfarm(&[&args_of_run1()[..], &base_args[..]].concat(), dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let tuned = engine::ParamSet::from_toml_file(dir.join("b/tuned.toml")).expect("the tuned file parses");
+    assert_eq!(tuned.search.rfp_margin, 123, "the base's [search] table is kept");
+
     // Weights seen in fewer positions than --min-positions stay: with a bound above the data
     // all 12 material weights (6 pieces, mg and eg) are kept and nothing changes.
     let args = ["tune", "--data", "loop/data", "--run", "1", "--epochs", "5"];
@@ -139,4 +148,9 @@ fn bad_input_is_named() {
     let out = xqfarm(&["tune", "--data", "empty", "--out", "t.toml", "--base", "missing.toml"], dir);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("missing.toml"), "{}", text(&out));
+}
+
+/// `xqfarm tune` over the loop's self-play run, two epochs of material only.
+fn args_of_run1() -> [&'static str; 9] {
+    ["tune", "--data", "loop/data", "--run", "1", "--epochs", "2", "--only", "material"]
 }
