@@ -331,6 +331,26 @@ impl LeaseLoop<'_> {
                 return Ok(());
             }
         };
+        // An external engine must take every tuned value as a spin option (a handshake of its
+        // own); otherwise each game would be an engine error, so the lease is refused whole.
+        if let (Some(r), Some(batch)) = (&realized, &lease.spsa)
+            && let Some(base) = r.base(&lease)
+        {
+            let (engines, base, ranges) =
+                (self.cfg.engines.clone(), base.clone(), crate::spsa::Realized::side_ranges(batch));
+            let checked = tokio::task::spawn_blocking(move || engines.check_spin_ranges(&base, &ranges)).await;
+            let refusal = match checked {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(format!("the option check failed: {e}")),
+            };
+            if let Some(refusal) = refusal {
+                tracing::error!(lease = %lease_id, run = %lease.run, error = %refusal, "SPSA lease refused; its pairs go back to the pool");
+                self.spool.put(&final_batch(self.worker, lease_id))?;
+                self.wake.notify_one();
+                return Ok(());
+            }
+        }
         tracing::info!(lease = %lease_id, run = %lease.run, pairs = lease.tasks.len(), "playing");
         self.spool.open_lease(lease_id.get())?;
         let _heartbeat = AbortOnDrop(tokio::spawn(heartbeat(self.conn.clone(), self.worker, lease_id)));

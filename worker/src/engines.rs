@@ -216,6 +216,37 @@ impl EngineSet {
         lease.variants.iter().find_map(|v| self.command(v).err())
     }
 
+    /// Checks tuning ranges against the engine an external variant starts (a handshake of its
+    /// own, with the variant's protocol): each `(name, low, high)` must be a spin option the
+    /// engine advertises whose range holds `low..=high`. The first that is not is refused as
+    /// [`Error::EngineOption`], naming it. An in-process variant passes (its parameters are
+    /// checked against their declared ranges elsewhere).
+    pub fn check_spin_ranges(&self, variant: &Variant, ranges: &[(String, f64, f64)]) -> Result<()> {
+        let Some(mut command) = self.command(variant)? else {
+            return Ok(());
+        };
+        command.options.clear();
+        let engine = ExternalEngine::spawn(variant.spec.name.clone(), command, self.config.0)?;
+        for (name, low, high) in ranges {
+            let range = engine.spin_range(name)?;
+            let below = range.min.is_some_and(|min| *low < min as f64);
+            let above = range.max.is_some_and(|max| *high > max as f64);
+            if below || above {
+                let bound = |b: Option<i64>| b.map_or_else(|| "unbounded".to_owned(), |b| b.to_string());
+                return Err(Error::EngineOption {
+                    engine: variant.spec.name.clone(),
+                    option: name.clone(),
+                    reason: format!(
+                        "the range {low}..={high} leaves the engine's spin range {}..={}",
+                        bound(range.min),
+                        bound(range.max)
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The player of a variant: the in-process engine, or a given engine started as a child.
     pub fn player(&self, variant: &Variant) -> Result<Box<dyn Player>> {
         match self.command(variant)? {

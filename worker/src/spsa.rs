@@ -82,6 +82,19 @@ pub fn realize(lease: &Lease, seed: u64) -> Result<Option<Realized>> {
     Ok(Some(Realized { lease: realized, base: base_id, sides }))
 }
 
+impl Realized {
+    /// Each parameter's `(name, low, high)` over the two sides of `batch`: what the engine must
+    /// admit for the lease to be playable.
+    pub fn side_ranges(batch: &SpsaBatch) -> Vec<(String, f64, f64)> {
+        batch.points.iter().map(|p| (p.name.clone(), p.plus.min(p.minus), p.plus.max(p.minus))).collect()
+    }
+
+    /// The base variant the lease tunes.
+    pub fn base<'a>(&self, lease: &'a Lease) -> Option<&'a Variant> {
+        lease.variants.iter().find(|v| v.id == self.base)
+    }
+}
+
 /// The base variant with one side's values.
 fn side_spec(base: &Variant, batch: &SpsaBatch, side: usize, seed: u64) -> Result<VariantSpec> {
     let values: Vec<(String, String, f64)> = batch

@@ -190,6 +190,16 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     } else {
         worker::engines::EngineSet::empty()
     };
+    if args.farm.local && matches!(base, Base::External { .. }) {
+        // Every tuned parameter must be a spin option the engine advertises, its range inside
+        // the option's: checked with a handshake now, not found out game by game.
+        let variant = proto::domain::Variant { id: VariantId::new("spsa-base"), spec: base.spec(&base_name) };
+        let ranges: Vec<(String, f64, f64)> = settings.params.iter().map(|p| (p.name.clone(), p.min, p.max)).collect();
+        let engines = engines.clone();
+        tokio::task::spawn_blocking(move || engines.check_spin_ranges(&variant, &ranges))
+            .await?
+            .with_context(|| format!("checking {} against --base {}", args.params.display(), args.base))?;
+    }
     let target = args.farm.open("xqfarm-spsa-", engines).await?;
     let out = args.out.clone().or_else(|| target.dir().map(|dir| dir.join("tuned.toml")));
 

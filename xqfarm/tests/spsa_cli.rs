@@ -79,3 +79,34 @@ fn bad_input_lines_are_refused_by_name() {
         assert!(!dir.path().join(i.to_string()).join("farm/xqfarm.db").exists(), "nothing started for {lines:?}");
     }
 }
+
+/// An external base's parameters are its spin options: checked with a handshake before the
+/// run starts, each refusal naming the option (Debian's Fairy-Stockfish, as `.ci/run` installs).
+#[test]
+fn external_parameters_must_be_advertised_spin_options() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = [
+        ("Ponder,0,0,1,1,0.002\n", "option `Ponder`: it is a check option, not a spin option"),
+        ("Contempt Factor,0,0,10,1,0.002\n", "option `Contempt Factor`"),
+        (
+            "Slow Mover,84,10,2000,10,0.002\n",
+            "option `Slow Mover`: the range 10..=2000 leaves the engine's spin range 10..=1000",
+        ),
+    ];
+    for (i, (lines, want)) in cases.into_iter().enumerate() {
+        let case = dir.path().join(i.to_string());
+        std::fs::create_dir_all(&case).expect("dir");
+        std::fs::write(case.join("fsf.csv"), lines).expect("write the input");
+        let out = Command::new(env!("CARGO_BIN_EXE_xqfarm"))
+            .args(["spsa", "--base", "engine:fsf", "--engine", "fsf=/usr/games/fairy-stockfish", "--params"])
+            .arg(case.join("fsf.csv"))
+            .args(["--games", "4", "--tc", "nodes=300", "--local", "--dir"])
+            .arg(case.join("farm"))
+            .output()
+            .expect("xqfarm runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{lines}");
+        assert!(stderr.contains(want), "{lines:?}: {stderr}");
+        assert!(!case.join("farm/xqfarm.db").exists(), "nothing started for {lines:?}");
+    }
+}
