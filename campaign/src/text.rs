@@ -29,7 +29,7 @@ pub fn progress_line(status: &RunStatus) -> String {
 pub fn summary(status: &RunStatus) -> String {
     let mut out = String::new();
     out.push_str(&format!("run {}: {}\n", status.run.id, status.run.spec.name));
-    out.push_str(&format!("state: {:?}\n", status.run.state));
+    out.push_str(&format!("state: {}\n", status.run.state.name().as_str()));
     for engine in &status.missing_engines {
         out.push_str(&format!(
             "waiting: no connected worker has engine `{engine}` (with the binary the run pinned, if any)\n"

@@ -407,7 +407,7 @@ fn a_tuned_set_that_beats_the_best_and_holds_against_the_start_is_promoted() {
     assert!(ran.notes.iter().any(|n| n.starts_with("iteration 2: anchor SPRT[-4, 2] run 5 of tuned-2 against start")));
 
     let anchor_txt = std::fs::read_to_string(dir.path().join("iteration-2/anchor.txt")).expect("anchor.txt");
-    assert!(anchor_txt.starts_with("run 5: tuned-2 vs start (anchor)\nstate: SprtDone { h1: true }"), "{anchor_txt}");
+    assert!(anchor_txt.starts_with("run 5: tuned-2 vs start (anchor)\nstate: sprt_h1"), "{anchor_txt}");
     assert!(!dir.path().join("iteration-1/anchor.txt").exists());
     let rows = rows(dir.path());
     assert!(rows[1].contains("| H1 | 40 | +12.0 ± 20.0 | 1.50 | H1 | yes |"), "{rows:?}");

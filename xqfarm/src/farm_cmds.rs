@@ -376,7 +376,7 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 println!(
                     "{:>5}  {:<14} {:<30} {}",
                     s.run.id,
-                    format!("{:?}", s.run.state),
+                    s.run.state.name().as_str(),
                     s.run.spec.name,
                     progress_line(&s)
                 );

@@ -301,7 +301,7 @@ fn only_a_worker_given_the_engine_plays_it_to_completion() {
     let mut with = Worker::start(&coordinator.url, dir.path(), "with", &["--engine", &flag, "--idle-exit", "3s"]);
     assert!(with.wait_exit(Duration::from_secs(240)).success(), "{}", with.log());
     let show = coordinator.cli(&["run", "show", &run]);
-    assert_eq!(field(&show, "state:"), "Completed", "{show}\n{}", with.log());
+    assert_eq!(field(&show, "state:"), "completed", "{show}\n{}", with.log());
     assert_eq!(field(&show, "games:").split_whitespace().next(), Some("4"), "{show}");
     assert!(!show.contains("waiting:"), "{show}");
     assert!(!with.log().contains("refused"), "{}", with.log());
@@ -341,7 +341,7 @@ fn a_run_pinned_to_one_binary_is_not_leased_to_another_under_the_same_name() {
     again.wait_for_log("playing", Duration::from_secs(60));
     drop(again);
     let show = coordinator.cli(&["run", "show", &run]);
-    assert_eq!(field(&show, "state:"), "Active", "{show}");
+    assert_eq!(field(&show, "state:"), "active", "{show}");
 }
 
 /// Fairy-Stockfish in the farm at equal time: over UCI (recognised by its `UCI_Variant`, set
@@ -376,7 +376,7 @@ fn the_farm_plays_fairy_stockfish_at_a_move_time_and_on_a_clock() {
     assert!(worker.wait_exit(Duration::from_secs(240)).success(), "{}", worker.log());
     for run in &runs {
         let show = coordinator.cli(&["run", "show", run]);
-        assert_eq!(field(&show, "state:"), "Completed", "{show}\n{}", worker.log());
+        assert_eq!(field(&show, "state:"), "completed", "{show}\n{}", worker.log());
         assert_eq!(field(&show, "games:").split_whitespace().next(), Some("2"), "{show}");
     }
     drop(coordinator);

@@ -233,7 +233,7 @@ fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
 }
 
 fn completed(url: &str, run: RunId) -> bool {
-    show(url, run).is_some_and(|s| s.contains("state: Completed"))
+    show(url, run).is_some_and(|s| s.contains("state: completed"))
 }
 
 /// Variants, a suite and a fixed-games run of `pairs` pairs; returns the run id.
