@@ -112,9 +112,8 @@ impl Position {
                 break;
             }
             res = !res;
-            let Some((sq, kind)) = CAPTURE_ORDER
-                .iter()
-                .find_map(|&kind| (ours & self.by_kind(kind)).first().map(|sq| (sq, kind)))
+            let Some((sq, kind)) =
+                CAPTURE_ORDER.iter().find_map(|&kind| (ours & self.by_kind(kind)).first().map(|sq| (sq, kind)))
             else {
                 // Only the king is left: it may take if it is then safe on `to`.
                 let king = self.king(stm);
