@@ -46,6 +46,12 @@ impl MoveList {
         self.len = 0;
     }
 
+    /// Keeps the first `len` moves (all of them when there are fewer).
+    #[inline]
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// Keeps the moves for which `keep` is true, in order.
     #[inline]
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {

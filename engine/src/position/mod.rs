@@ -1,14 +1,16 @@
 //! The validated position: bitboards, mailbox, Zobrist key and the move history needed to
-//! undo moves and judge repetitions.
+//! undo moves and judge repetitions; static exchange evaluation (`see_ge`) in `see.rs`.
 
 mod fen;
 pub mod opening;
 mod play;
+mod see;
 pub(crate) mod validate;
 pub mod zobrist;
 
 pub use fen::{FenError, Setup};
 pub use opening::OpeningLine;
+pub use see::{SEE_PAWN_CROSSED, SEE_VALUES, see_value};
 
 use crate::movegen::attacks;
 use crate::types::{Bitboard, Color, Move, Piece, PieceKind, Square};

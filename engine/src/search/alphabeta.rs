@@ -1,8 +1,10 @@
 //! The recursive search: principal variation search with a transposition table, null-move
 //! pruning (with verification at high depth), reverse futility pruning, late-move
-//! reductions and pruning, check extension, mate-distance pruning, and quiescence on
-//! captures (all evasions in check). The rules score inside the tree: repetitions by the
-//! Asian-rules verdict, the 120-ply natural limit, and no legal move = a loss.
+//! reductions and pruning, static exchange pruning near the leaves (captures that lose more
+//! than `see_capture_margin` per ply, quiets that lose more than `see_quiet_margin` per ply
+//! squared), check extension, mate-distance pruning, and quiescence on the captures that do
+//! not lose material (all evasions in check). The rules score inside the tree: repetitions
+//! by the Asian-rules verdict, the 120-ply natural limit, and no legal move = a loss.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -263,20 +265,30 @@ impl<'a> Searcher<'a> {
             }
             moves_tried += 1;
             let capture = self.pos.is_capture(m);
+            // Near the leaves, unless the move checks: late-move pruning of quiet moves, and
+            // static exchange pruning of moves that lose material (decided before the move
+            // is played, since it reads the position before it).
+            let sp = self.sp;
+            let prunable = !root && !pv_node && !in_check && best > -DECISIVE;
+            let late_quiet = prunable
+                && !capture
+                && depth <= sp.lmp_depth
+                && moves_tried > (sp.lmp_base + depth * depth * sp.lmp_scale) as usize;
+            let see_losing = prunable
+                && !late_quiet
+                && depth <= sp.see_prune_depth
+                && !self.pos.see_ge(
+                    m,
+                    if capture { -sp.see_capture_margin * depth } else { -sp.see_quiet_margin * depth * depth },
+                );
             self.play(m);
             let gives_check = self.pos.in_check();
-
-            // Late-move pruning of quiet moves near the leaves.
-            if !root
-                && !pv_node
-                && !in_check
-                && !capture
-                && !gives_check
-                && best > -DECISIVE
-                && depth <= self.sp.lmp_depth
-                && moves_tried > (self.sp.lmp_base + depth * depth * self.sp.lmp_scale) as usize
-            {
+            if (late_quiet || see_losing) && !gives_check {
                 self.pos.undo();
+                // The pruned move was counted as a node: keep a node limit exact.
+                if self.check_stop() {
+                    return DRAW;
+                }
                 continue;
             }
 

@@ -4,8 +4,9 @@
 //! the SPSA input lines `xqengine params --spsa` prints (`name,value,min,max,c_end,r_end`, as
 //! Stockfish's `TUNE` does).
 //!
-//! The defaults are the constants the search had inline before they were declared here, so
-//! that the bench signature did not move when they became parameters.
+//! The defaults of the parameters that existed before this table are the constants the search
+//! had inline, so that the bench signature did not move when they became parameters; later
+//! ones (static exchange pruning) came with their feature.
 
 use crate::error::{Error, Result};
 
@@ -110,6 +111,14 @@ search_params! {
     lmr_min_depth = 3, 2..=6, step 1;
     /// Late-move reductions: one ply less per this much history score.
     lmr_history_div = 6000, 1000..=30000, step 500;
+    /// Static exchange pruning: the deepest remaining depth it applies at.
+    see_prune_depth = 6, 1..=12, step 1;
+    /// Static exchange pruning: a capture is pruned when it loses more than this many
+    /// centipawns per ply of depth.
+    see_capture_margin = 100, 0..=400, step 10;
+    /// Static exchange pruning: a quiet move is pruned when it loses more than this many
+    /// centipawns per depth squared.
+    see_quiet_margin = 15, 0..=100, step 3;
     /// Aspiration windows: the first half-width, in centipawns.
     asp_delta = 30, 5..=200, step 4;
     /// Aspiration windows: the smallest iteration depth they are used from.
