@@ -147,7 +147,8 @@ fn v3_to_v4(conn: &Connection) -> Result<()> {
 
 /// The `kind` check of `runs` in versions 1 to 4, and from version 5 on.
 const KIND_CHECK_V1: &str = "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin')";
-const KIND_CHECK_V5: &str = "CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin', 'spsa'))";
+const KIND_CHECK_V5: &str =
+    "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin' OR kind = 'spsa')";
 
 /// Version 5: SPSA runs. `runs.kind` also admits `spsa`: the check is widened in place, by
 /// SQLite's documented procedure for changing a CHECK constraint (rewrite the table's stored
@@ -488,7 +489,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -499,7 +500,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5]);
     }
 
     #[test]
@@ -519,7 +520,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5]);
     }
 
     #[test]
