@@ -1,6 +1,7 @@
 //! The xqfarm coordinator: runs, variants, openings, leases and results, kept behind the
 //! [`Storage`] trait (SQLite in service, in memory for tests), with the scheduling decisions as
-//! pure functions in [`scheduler`].
+//! pure functions in [`scheduler`] and the time controls scaled to each worker's speed in
+//! [`tc_scale`].
 //!
 //! ```
 //! use coordinator::{Clock, ManualClock, MemoryStorage, Storage};
@@ -78,6 +79,7 @@ pub mod server;
 pub mod spec;
 pub mod spsa;
 pub mod storage;
+pub mod tc_scale;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
