@@ -92,6 +92,7 @@ fn fill(storage: &SqliteStorage) -> RunId {
                 worker_key: String::new(),
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
+                bench_nps: 0,
             };
             storage.register_worker(&info, now).expect("worker")
         })

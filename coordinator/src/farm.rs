@@ -3,6 +3,7 @@
 //! `grpc.rs` only convert and call these methods.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::parquet::{self as pq, CompactionPolicy};
 use crate::referee;
 use crate::storage::Storage;
+use crate::tc_scale;
 
 /// How long a worker with no work waits before asking again.
 pub const NO_WORK_RETRY_MS: u64 = 1_000;
@@ -53,6 +55,10 @@ pub struct Farm {
     /// gets the run its first attempt made. Held while a keyed run is created, so two
     /// attempts in flight at once cannot both create one.
     created: Mutex<VecDeque<(String, RunId)>>,
+    /// The bench speed (nodes per second) the runs' time controls are meant for: a worker
+    /// measured at another speed gets its move times and clocks scaled ([`crate::tc_scale`]).
+    /// `None`: every worker plays the runs' time controls as they are.
+    reference_nps: Option<NonZeroU64>,
 }
 
 /// How often an active SPSA run's history file is rewritten at most.
@@ -81,6 +87,7 @@ impl Farm {
             spsa_written: Mutex::new(HashMap::new()),
             exported,
             created: Mutex::new(VecDeque::new()),
+            reference_nps: None,
         };
         // Results recorded just before a crash may have settled an SPRT whose verdict was
         // not stored yet.
@@ -106,6 +113,14 @@ impl Farm {
             farm.export_runs(&farm.storage.list_runs()?)?;
         }
         Ok(farm)
+    }
+
+    /// The farm with a reference speed: from now on, leases scale move times and clocks to each
+    /// worker's bench speed (`None`: no scaling, the default). Leases granted before keep the
+    /// scale they were granted with.
+    pub fn with_reference_nps(mut self, reference_nps: Option<NonZeroU64>) -> Farm {
+        self.reference_nps = reference_nps;
+        self
     }
 
     pub fn storage(&self) -> &Arc<dyn Storage> {
@@ -165,7 +180,26 @@ impl Farm {
             return Err(Error::RulesVersion { worker: info.rules_version, coordinator: engine::RULES_VERSION });
         }
         let id = self.storage.register_worker(info, self.clock.now_ms())?;
-        tracing::info!(worker = %id, name = %info.name, cores = info.cores, bench = info.bench_signature, "worker registered");
+        let scale = tc_scale::worker_scale(self.reference_nps, info.bench_nps);
+        tracing::info!(
+            worker = %id,
+            name = %info.name,
+            cores = info.cores,
+            bench = info.bench_signature,
+            nps = info.bench_nps,
+            tc_scale = %scale.scale,
+            "worker registered"
+        );
+        if scale.clamped {
+            tracing::warn!(
+                worker = %id,
+                name = %info.name,
+                nps = info.bench_nps,
+                reference_nps = self.reference_nps.map_or(0, NonZeroU64::get),
+                tc_scale = %scale.scale,
+                "the worker's speed is beyond 1/4..4 times the reference: its time controls are scaled by the bound"
+            );
+        }
         Ok(id)
     }
 
@@ -182,13 +216,14 @@ impl Farm {
                 closed.push(lease);
             }
         }
-        let grant = match self.storage.lease_batch(req.worker, req.free_slots, now)? {
+        let grant = match self.storage.lease_batch_scaled(req.worker, req.free_slots, self.reference_nps, now)? {
             Some(lease) => {
                 tracing::debug!(
                     worker = %req.worker,
                     lease = %lease.id,
                     run = %lease.run,
                     pairs = lease.tasks.len(),
+                    tc = %lease.tc,
                     "leased"
                 );
                 LeaseGrant::Lease(lease)

@@ -260,6 +260,7 @@ mod tests {
             worker_key: "two words".into(),
             rules_version: engine::RULES_VERSION,
             engines: Vec::new(),
+            bench_nps: 0,
         };
         match validate_worker_info(&info) {
             Err(Error::InvalidSpec { field, reason }) => {

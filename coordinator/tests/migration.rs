@@ -30,6 +30,11 @@ const FIXTURE_V3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// Written by `tests/data/make-farm-v4.sh` with xqfarm at commit e2cadce (schema version 4): the
 /// same farm as the version 3 fixture, with schema 4's trigger-kept tallies.
 const FIXTURE_V4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v4.db");
+/// Written by `tests/data/make-farm-v5.sh` with xqfarm at commit 61e0615 (schema version 5): the
+/// farm of the version 3 fixture with `half-run` (run 3) stopped after its killed worker's lease
+/// expired, then a completed SPSA run `spsa-run` (run 6) of 4 pairs played by a fourth worker
+/// `w-spsa` in one lease (lease 4).
+const FIXTURE_V5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v5.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -72,7 +77,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -231,6 +236,7 @@ fn the_farm_goes_on_after_migration() {
         worker_key: "upgraded-worker".into(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     };
     let worker = storage.register_worker(&info, now).expect("register");
     assert_eq!(worker.get(), 3, "ids continue after the old workers");
@@ -263,7 +269,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -276,6 +282,7 @@ fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
         worker_key: format!("key-{name}"),
         rules_version: engine::RULES_VERSION,
         engines,
+        bench_nps: 0,
     }
 }
 
@@ -481,4 +488,71 @@ fn a_version_4_database_takes_spsa_runs_and_keeps_everything() {
     let read = reopened.get_run(run.id).expect("read back");
     assert_eq!(read.spec.kind, RunKind::Spsa(settings));
     assert_eq!(reopened.spsa_values(run.id).expect("values")[0].value, 90.0);
+}
+
+#[test]
+fn a_version_5_database_has_unmeasured_workers_and_unscaled_leases() {
+    use std::num::NonZeroU64;
+
+    use proto::domain::{RunSpec, TimeControl};
+    let (_dir, path) = copy_of(FIXTURE_V5);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5]);
+    assert_eq!(before.counts(), [6, 3, 1, 4, 4, 18], "the fixture is what its script made");
+    assert_eq!((before.count("spsa_leases"), before.count("spsa_history")), (1, 5));
+    let runs_sql = |conn: &Connection| -> String {
+        conn.query_row("SELECT sql FROM sqlite_schema WHERE name = 'runs'", [], |r| r.get(0)).expect("runs table")
+    };
+    // The first schema-5 release wrote the kind check as an IN list; version 6 makes it the OR
+    // chain a new database has.
+    assert!(runs_sql(&Connection::open(&path).expect("raw open")).contains("kind IN ("), "the fixture's check");
+    let (storage, raw) = before.migrate(&path);
+    assert!(runs_sql(&raw).contains("OR kind = 'spsa'"), "{}", runs_sql(&raw));
+    let fresh_dir = tempfile::tempdir().expect("temp dir");
+    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
+    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
+    assert_eq!(schema_sql(&raw), schema_sql(&fresh), "a migrated database is a new one");
+    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
+    assert_eq!(integrity, "ok");
+
+    // Every old worker is unmeasured, every old lease was granted the run's own time control.
+    let nps: Vec<i64> = raw
+        .prepare("SELECT bench_nps FROM workers ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("speeds");
+    assert_eq!(nps, [0, 0, 0, 0]);
+    let scales: Vec<i64> = raw
+        .prepare("SELECT tc_scale_permille FROM leases ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("scales");
+    assert_eq!(scales, [1_000; 4]);
+    let workers = storage.list_workers(4_000_000_000_000).expect("workers");
+    let listed: Vec<(&str, u64)> = workers.iter().map(|w| (w.name.as_str(), w.bench_nps)).collect();
+    assert_eq!(listed, [("w-done", 0), ("w-fairy", 0), ("w-killed", 0), ("w-spsa", 0)]);
+    for lease in 1..=4 {
+        let terms = storage.lease_terms(LeaseId::new(lease)).expect("terms");
+        let run = storage.get_run(terms.run).expect("run");
+        assert_eq!(terms.tc, run.spec.tc, "lease {lease}: the run's time control, unscaled");
+    }
+    // The SPSA run's rows are still read.
+    let spsa = storage.list_runs().expect("runs").pop().expect("the SPSA run");
+    assert_eq!((spsa.spec.name.as_str(), spsa.state.as_str()), ("spsa-run", "completed"));
+    assert_eq!(storage.spsa_history(spsa.id).expect("history").len(), 5, "the start and 4 submissions");
+
+    // A measured worker now gets scaled leases of a new run, kept across a reopening.
+    let now = 4_000_000_000_000;
+    storage.expire_leases(now).expect("expire");
+    let old = storage.list_runs().expect("runs");
+    for run in old.iter().filter(|r| r.state == RunState::Active) {
+        storage.set_run_state(run.id, RunState::Stopped).expect("stop");
+    }
+    let spec = RunSpec { name: "scaled".into(), tc: TimeControl::MoveTimeMs(100), ..old[0].spec.clone() };
+    let run = storage.create_run(&spec, now).expect("a run");
+    let info = WorkerInfo { bench_nps: 400_000, ..engine_worker("measured", Vec::new()) };
+    let worker = storage.register_worker(&info, now).expect("register");
+    let lease = storage.lease_batch_scaled(worker, 1, NonZeroU64::new(1_000_000), now).expect("lease").expect("work");
+    assert_eq!((lease.run, lease.tc), (run.id, TimeControl::MoveTimeMs(250)));
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(reopened.lease_terms(lease.id).expect("terms").tc, TimeControl::MoveTimeMs(250));
+    assert_eq!(reopened.list_workers(now).expect("workers")[4].bench_nps, 400_000);
 }

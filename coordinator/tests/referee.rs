@@ -3,11 +3,12 @@
 //! INVALID_ARGUMENT's error naming the place and the reason, and leaves no game, no statistic
 //! and no Parquet row behind, even when the same batch holds an honest pair.
 
+use std::num::NonZeroU64;
 use std::path::Path;
 use std::sync::Arc;
 
 use coordinator::farm::Farm;
-use coordinator::{Error, ManualClock, MemoryStorage, SqliteStorage, Storage};
+use coordinator::{Error, LeaseTerms, ManualClock, MemoryStorage, SqliteStorage, Storage};
 use engine::eval::Params;
 use engine::rules::Reason;
 use proto::domain::{
@@ -26,8 +27,21 @@ struct Farmed {
 }
 
 fn farm(storage: Arc<dyn Storage>, tc: TimeControl) -> Farmed {
+    farm_for_speed(storage, tc, None, 0)
+}
+
+/// [`farm`] on a coordinator with the reference speed `reference_nps`, whose worker registered
+/// at `bench_nps`.
+fn farm_for_speed(
+    storage: Arc<dyn Storage>,
+    tc: TimeControl,
+    reference_nps: Option<NonZeroU64>,
+    bench_nps: u64,
+) -> Farmed {
     let data = tempfile::tempdir().expect("temp dir");
-    let farm = Farm::new(storage, Arc::new(ManualClock::new(1_000)), Some(data.path().to_owned())).expect("farm");
+    let farm = Farm::new(storage, Arc::new(ManualClock::new(1_000)), Some(data.path().to_owned()))
+        .expect("farm")
+        .with_reference_nps(reference_nps);
     let variant = |name: &str, params: Params| VariantSpec {
         name: name.into(),
         kind: VariantKind::Params { toml: params.to_toml() },
@@ -58,6 +72,7 @@ fn farm(storage: Arc<dyn Storage>, tc: TimeControl) -> Farmed {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps,
     };
     let worker = farm.register(&info).expect("worker");
     Farmed { farm, worker, run, data, _db: None }
@@ -248,4 +263,45 @@ fn clock_forfeits_are_checked_against_the_replayed_clock() {
         pairs[0].games[0].forfeit = Some(ForfeitAttempt { mv: None, time_ms: left + 1 });
         assert_eq!(f.submit(&lease, pairs).expect("a real time forfeit"), 1, "{backend}");
     }
+}
+
+#[test]
+fn a_slow_workers_longer_thinking_is_within_its_scaled_clock() {
+    // A worker at half the reference speed plays 1+0 as 2+0.
+    let tc = TimeControl::Clock { base_ms: 1_000, inc_ms: 0 };
+    let reference = NonZeroU64::new(1_000_000);
+    let sqlite_dir = tempfile::tempdir().expect("temp dir");
+    let db = sqlite_dir.path().join("farm.db");
+    let on_disk = farm_for_speed(Arc::new(SqliteStorage::open(&db).expect("database")), tc, reference, 500_000);
+    let in_memory = farm_for_speed(Arc::new(MemoryStorage::new()), tc, reference, 500_000);
+    for (backend, f) in [("memory", in_memory), ("sqlite", on_disk)] {
+        let lease = f.lease(1);
+        assert_eq!(lease.tc, TimeControl::Clock { base_ms: 2_000, inc_ms: 0 }, "{backend}");
+        let mut pairs = f.play(&lease);
+        // Red's first move took 1.5 s: more than the run's whole clock, within the lease's.
+        pairs[0].games[0].move_stats[0].time_ms = 1_500;
+        let unscaled = LeaseTerms { tc, ..f.farm.storage().lease_terms(lease.id).expect("terms") };
+        let refused = coordinator::referee::check_batch(&unscaled, &pairs).expect_err("over the unscaled clock");
+        assert!(refused.to_string().contains("took 1500 ms with 1000 ms left"), "{backend}: {refused}");
+        // A time forfeit on the unscaled clock is none on the scaled one.
+        let mut forfeit = pairs.clone();
+        let g = &mut forfeit[0].games[1];
+        cut(g, 0);
+        g.reason = Termination::TimeForfeit;
+        g.outcome = GameOutcome::BlackWins;
+        g.forfeit = Some(ForfeitAttempt { mv: None, time_ms: 1_500 });
+        match f.submit(&lease, forfeit) {
+            Err(e) => assert!(e.to_string().contains("the attempt took 1500 ms with 2000 ms left"), "{backend}: {e}"),
+            Ok(n) => panic!("{backend}: a forfeit within the scaled clock was counted ({n})"),
+        }
+        f.assert_empty(backend);
+        let n = pairs.len() as u32;
+        assert_eq!(f.submit(&lease, pairs).expect("within the scaled clock"), n, "{backend}");
+    }
+    // A restarted coordinator, even one without a reference speed, referees the lease the same.
+    let restarted =
+        Farm::new(Arc::new(SqliteStorage::open(&db).expect("reopen")), Arc::new(ManualClock::new(2_000)), None)
+            .expect("farm");
+    let terms = restarted.storage().lease_terms(proto::domain::LeaseId::new(1)).expect("terms");
+    assert_eq!(terms.tc, TimeControl::Clock { base_ms: 2_000, inc_ms: 0 });
 }

@@ -4,14 +4,16 @@
 //! SQLite-only cases (reopening, corrupt files) follow at the end.
 
 use std::collections::BTreeSet;
+use std::num::NonZeroU64;
 
 use coordinator::LeaseTerms;
 use coordinator::clock::{Clock, ManualClock};
 use coordinator::scheduler::{self, NewPair, RunLoad};
 use coordinator::storage::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
-    PairRow, PairStatus, PairTally, Tx,
+    PairRow, PairStatus, PairTally, Tx, WorkerBench,
 };
+use coordinator::tc_scale::TcScale;
 use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
 use proto::domain::{
@@ -80,6 +82,9 @@ conformance!(
     workers_are_listed_with_leases_and_recent_games,
     unknown_ids_are_not_found_by_the_web_reads,
     spsa_runs_move_theta_once_per_submission,
+    leases_scale_move_times_and_clocks_to_the_workers_speed,
+    lease_terms_keep_the_scale_the_lease_was_granted_with,
+    workers_are_listed_with_their_speed,
 );
 
 macro_rules! primitives {
@@ -152,6 +157,7 @@ fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -166,6 +172,7 @@ fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64
         worker_key: key.into(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -307,21 +314,24 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
 fn lease_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
     let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
-    let new = NewLease { run, worker, created_ms: 100, deadline_ms: 500, duration_ms: 400 };
+    let twice = TcScale::from_permille(2_000).expect("positive");
+    let new = NewLease { run, worker, created_ms: 100, deadline_ms: 500, duration_ms: 400, tc_scale: twice };
     let (lease, other) = tx(b, move |tx| {
         for i in 0..3 {
             tx.insert_pair(run, NewPair { pair_index: i, pairing: 0 }, 0)?;
         }
         let lease = tx.insert_lease(&new)?;
-        let other = tx.insert_lease(&NewLease { deadline_ms: 900, ..new })?;
+        let other = tx.insert_lease(&NewLease { deadline_ms: 900, tc_scale: TcScale::UNSCALED, ..new })?;
         tx.insert_lease_pair(lease, run, 2)?;
         tx.insert_lease_pair(lease, run, 0)?;
         tx.insert_lease_pair(other, run, 1)?;
         Ok((lease, other))
     });
     assert_eq!((lease, other), (LeaseId::new(1), LeaseId::new(2)));
-    let active = LeaseRow { run, worker, state: LeaseState::Active, deadline_ms: 500, duration_ms: 400 };
-    assert_eq!(tx(b, move |tx| tx.lease(lease)), active);
+    let active =
+        LeaseRow { run, worker, state: LeaseState::Active, deadline_ms: 500, duration_ms: 400, tc_scale: twice };
+    assert_eq!(tx(b, move |tx| tx.lease(lease)), active, "the scale it was granted with is kept");
+    assert_eq!(tx(b, move |tx| tx.lease(other)).tc_scale, TcScale::UNSCALED);
     let leased = PairRow { pairing: 0, opening_index: 0, status: PairStatus::Leased };
     assert_eq!(tx(b, move |tx| Ok((tx.lease_pair(lease, 2)?, tx.lease_pair(lease, 1)?))), (Some(leased), None));
     assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), vec![0, 2]);
@@ -346,6 +356,7 @@ fn lease_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, |tx| tx.overdue_leases(1_000)), Vec::<LeaseId>::new(), "only active leases expire");
     assert_eq!(tx(b, move |tx| tx.lease(other)).state, LeaseState::Expired);
     assert_eq!(tx(b, move |tx| tx.lease(lease)).deadline_ms, 2_000);
+    assert_eq!(tx(b, move |tx| tx.lease(lease)).tc_scale, twice, "state and deadline changes keep the scale");
 }
 
 fn info(name: &str, signature: u64) -> WorkerInfo {
@@ -358,21 +369,37 @@ fn info(name: &str, signature: u64) -> WorkerInfo {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     }
 }
 
 fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
-    let keyed = tx(b, |tx| tx.upsert_worker(&info("first", 3), Some("digest"), 1));
-    let again = tx(b, |tx| tx.upsert_worker(&info("renamed", 4), Some("digest"), 2));
+    let keyed = tx(b, |tx| tx.upsert_worker(&WorkerInfo { bench_nps: 800_000, ..info("first", 3) }, Some("digest"), 1));
+    let faster = WorkerInfo { bench_nps: 1_600_000, ..info("renamed", 4) };
+    let again = tx(b, move |tx| tx.upsert_worker(&faster, Some("digest"), 2));
     let anonymous = tx(b, |tx| tx.upsert_worker(&info("anon", 5), None, 3));
     assert_eq!((keyed, again), (WorkerId::new(1), WorkerId::new(1)), "a known key digest is the same worker");
     assert_eq!(anonymous, WorkerId::new(2));
-    assert_eq!(tx(b, move |tx| tx.touch_worker(keyed, 9)), 4, "its description was replaced");
+    assert_eq!(
+        tx(b, move |tx| tx.touch_worker(keyed, 9)),
+        WorkerBench { signature: 4, nps: 1_600_000 },
+        "its description was replaced, speed and all"
+    );
+    assert_eq!(tx(b, move |tx| tx.touch_worker(anonymous, 9)), WorkerBench { signature: 5, nps: 0 }, "not measured");
+    let listed: Vec<(WorkerId, u64)> = tx(b, |tx| tx.workers()).iter().map(|w| (w.id, w.bench_nps)).collect();
+    assert_eq!(listed, [(keyed, 1_600_000), (anonymous, 0)]);
 
     let lease = tx(b, move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
-        tx.insert_lease(&NewLease { run, worker: keyed, created_ms: 0, deadline_ms: 10, duration_ms: 10 })
+        tx.insert_lease(&NewLease {
+            run,
+            worker: keyed,
+            created_ms: 0,
+            deadline_ms: 10,
+            duration_ms: 10,
+            tc_scale: TcScale::UNSCALED,
+        })
     });
     assert!(!tx(b, move |tx| tx.submission_seen(lease, u64::MAX)));
     tx(b, move |tx| tx.insert_submission(lease, u64::MAX, 1, 5));
@@ -465,7 +492,14 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
     let failed = b.write("a failing case", move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
-        let lease = tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 })?;
+        let lease = tx.insert_lease(&NewLease {
+            run,
+            worker,
+            created_ms: 0,
+            deadline_ms: 10,
+            duration_ms: 10,
+            tc_scale: TcScale::UNSCALED,
+        })?;
         tx.insert_lease_pair(lease, run, 0)?;
         tx.add_stats(run, 0, &PairingStats { wins: 2, ..PairingStats::default() })?;
         tx.set_run_state(run, &RunState::Stopped)?;
@@ -500,8 +534,16 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!((after.2.state, after.2.stats), (RunState::Active, vec![PairingStats::default()]));
     assert!(after.3.is_empty() && after.4, "no lease was left behind");
     // The ids of rolled-back rows are given out again.
-    let lease =
-        tx(b, move |tx| tx.insert_lease(&NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10 }));
+    let lease = tx(b, move |tx| {
+        tx.insert_lease(&NewLease {
+            run,
+            worker,
+            created_ms: 0,
+            deadline_ms: 10,
+            duration_ms: 10,
+            tc_scale: TcScale::UNSCALED,
+        })
+    });
     assert_eq!(lease, LeaseId::new(1));
     assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
     // Nor were its games counted in the run's tallies.
@@ -683,6 +725,7 @@ fn engine_worker(s: &dyn Storage, name: &str, engines: &[(&str, char)], now: u64
                 sha256: sha.to_string().repeat(64),
             })
             .collect(),
+        bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -1144,6 +1187,95 @@ fn lease_terms_are_what_the_lease_was_given(s: &dyn Storage) {
     assert!(matches!(s.lease_terms(LeaseId::new(999)), Err(Error::LeaseNotFound(l)) if l == LeaseId::new(999)));
 }
 
+/// The speed the runs below are meant for.
+const REFERENCE: Option<NonZeroU64> = NonZeroU64::new(1_000_000);
+
+fn timed_worker(s: &dyn Storage, name: &str, bench_nps: u64) -> WorkerId {
+    s.register_worker(&WorkerInfo { bench_nps, ..info(name, 1) }, 0).expect("worker")
+}
+
+/// A fresh active run (every earlier one stopped, so that it is the one leased) at `tc`.
+fn only_run(s: &dyn Storage, tc: TimeControl) -> RunId {
+    for run in s.list_runs().expect("runs") {
+        if run.state == RunState::Active {
+            s.set_run_state(run.id, RunState::Stopped).expect("stop");
+        }
+    }
+    let v = variants(s, 2);
+    let suite = suite(s, 10);
+    s.create_run(&run_spec(RunKind::Games { pairs: 50 }, v, suite, tc), 0).expect("run").id
+}
+
+fn leases_scale_move_times_and_clocks_to_the_workers_speed(s: &dyn Storage) {
+    let slow = timed_worker(s, "half-speed", 500_000);
+    let fast = timed_worker(s, "double-speed", 2_000_000);
+    let unmeasured = timed_worker(s, "unmeasured", 0);
+    let crawling = timed_worker(s, "ten-times-slower", 100_000);
+    let tc_of = |worker, reference| {
+        let lease = s.lease_batch_scaled(worker, 1, reference, 0).expect("lease").expect("work");
+        // The referee replays the lease's games against the same time control.
+        assert_eq!(s.lease_terms(lease.id).expect("terms").tc, lease.tc);
+        lease.tc
+    };
+
+    only_run(s, TimeControl::MoveTimeMs(1_000));
+    assert_eq!(tc_of(slow, REFERENCE), TimeControl::MoveTimeMs(2_000), "half the speed, twice the time");
+    assert_eq!(tc_of(fast, REFERENCE), TimeControl::MoveTimeMs(500));
+    assert_eq!(tc_of(unmeasured, REFERENCE), TimeControl::MoveTimeMs(1_000), "an unmeasured worker: unscaled");
+    assert_eq!(tc_of(crawling, REFERENCE), TimeControl::MoveTimeMs(4_000), "beyond the bound: served at 4x");
+    assert_eq!(tc_of(slow, None), TimeControl::MoveTimeMs(1_000), "no reference, no scaling");
+    assert_eq!(s.lease_batch(slow, 1, 0).expect("lease").expect("work").tc, TimeControl::MoveTimeMs(1_000));
+
+    only_run(s, SLOW);
+    assert_eq!(tc_of(slow, REFERENCE), TimeControl::Clock { base_ms: 20_000, inc_ms: 200 });
+    assert_eq!(tc_of(fast, REFERENCE), TimeControl::Clock { base_ms: 5_000, inc_ms: 50 });
+
+    only_run(s, TimeControl::Nodes(20_000));
+    assert_eq!(tc_of(slow, REFERENCE), TimeControl::Nodes(20_000), "nodes are the same work on any machine");
+    only_run(s, TimeControl::Depth(6));
+    assert_eq!(tc_of(crawling, REFERENCE), TimeControl::Depth(6));
+
+    // A batch is about a minute of play on the worker: at 100 ms a move a pair takes ~30 s, so
+    // a worker at the reference speed gets two pairs a slot, a half-speed one one.
+    only_run(s, TimeControl::MoveTimeMs(100));
+    let pairs = |worker| s.lease_batch_scaled(worker, 2, REFERENCE, 0).expect("lease").expect("work").tasks.len();
+    assert_eq!((pairs(unmeasured), pairs(slow), pairs(fast)), (4, 2, 8));
+}
+
+fn lease_terms_keep_the_scale_the_lease_was_granted_with(s: &dyn Storage) {
+    let run = only_run(s, TimeControl::MoveTimeMs(1_000));
+    let slow = timed_worker(s, "half-speed", 500_000);
+    let lease = s.lease_batch_scaled(slow, 2, REFERENCE, 0).expect("lease").expect("work");
+    assert_eq!(lease.tc, TimeControl::MoveTimeMs(2_000));
+    // A worker registers again at another speed: its new leases follow it, its old one does not.
+    let keyed = s
+        .register_worker(&WorkerInfo { bench_nps: 250_000, worker_key: "k".into(), ..info("keyed", 1) }, 0)
+        .expect("worker");
+    let quarter = s.lease_batch_scaled(keyed, 1, REFERENCE, 0).expect("lease").expect("work");
+    assert_eq!(quarter.tc, TimeControl::MoveTimeMs(4_000));
+    s.register_worker(&WorkerInfo { bench_nps: 1_000_000, worker_key: "k".into(), ..info("keyed", 1) }, 1)
+        .expect("again");
+    assert_eq!(
+        s.lease_batch_scaled(keyed, 1, REFERENCE, 1).expect("lease").expect("work").tc,
+        TimeControl::MoveTimeMs(1_000)
+    );
+    // Closed, expired, or asked of a coordinator with another reference (or none): the same terms.
+    s.record_results(slow, lease.id, 0, &play_all(&lease)[..1], true, 2).expect("record");
+    s.expire_leases(quarter.deadline_unix_ms + 1).expect("expire");
+    for (l, tc) in [(lease.id, 2_000), (quarter.id, 4_000)] {
+        let terms = s.lease_terms(l).expect("terms");
+        assert_eq!((terms.run, terms.tc), (run, TimeControl::MoveTimeMs(tc)), "lease {l}");
+    }
+}
+
+fn workers_are_listed_with_their_speed(s: &dyn Storage) {
+    timed_worker(s, "measured", 1_234_567);
+    timed_worker(s, "unmeasured", 0);
+    let rows = s.list_workers(1).expect("workers");
+    let speeds: Vec<(&str, u64)> = rows.iter().map(|w| (w.name.as_str(), w.bench_nps)).collect();
+    assert_eq!(speeds, [("measured", 1_234_567), ("unmeasured", 0)]);
+}
+
 fn export_bookkeeping(s: &dyn Storage) {
     let run = games_run(s, 3, 0);
     let w = worker(s, "w", 1, 0);
@@ -1196,6 +1328,24 @@ fn sqlite_reopen_keeps_everything() {
     let games = s.games_since(run, 0, 100).expect("games");
     assert_eq!(games.len(), 8);
     assert!(games.windows(2).all(|g| g[0].game_id < g[1].game_id));
+}
+
+#[test]
+fn sqlite_lease_scales_and_worker_speeds_survive_reopening() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("farm.db");
+    let (slow, lease) = {
+        let s = SqliteStorage::open(&path).expect("open");
+        only_run(&s, TimeControl::Clock { base_ms: 1_000, inc_ms: 10 });
+        let slow = timed_worker(&s, "half-speed", 500_000);
+        (slow, s.lease_batch_scaled(slow, 1, REFERENCE, 0).expect("lease").expect("work"))
+    };
+    assert_eq!(lease.tc, TimeControl::Clock { base_ms: 2_000, inc_ms: 20 });
+    let s = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(s.lease_terms(lease.id).expect("terms").tc, lease.tc, "a restart changes nothing");
+    let next = s.lease_batch_scaled(slow, 1, REFERENCE, 1).expect("lease").expect("work");
+    assert_eq!(next.tc, lease.tc, "the worker's speed was kept");
+    assert_eq!(s.list_workers(1).expect("workers")[0].bench_nps, 500_000);
 }
 
 #[test]
@@ -1598,13 +1748,22 @@ fn spsa_rows<B: Backend>(b: &B) {
                 worker_key: String::new(),
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
+                bench_nps: 0,
             },
             None,
             0,
         )
     });
-    let lease =
-        tx(b, move |tx| tx.insert_lease(&NewLease { run, worker: w, created_ms: 0, deadline_ms: 9, duration_ms: 9 }));
+    let lease = tx(b, move |tx| {
+        tx.insert_lease(&NewLease {
+            run,
+            worker: w,
+            created_ms: 0,
+            deadline_ms: 9,
+            duration_ms: 9,
+            tc_scale: TcScale::UNSCALED,
+        })
+    });
     assert_eq!(tx(b, move |tx| tx.spsa_lease(lease)), None);
     let ps = vec![Perturbation { flip: -1, c: 0.5, r: 0.25 }, Perturbation { flip: 1, c: 3.0, r: 0.001 }];
     let stored = ps.clone();

@@ -17,6 +17,7 @@ fn info(key: &str, rules_version: u32) -> WorkerInfo {
         worker_key: key.into(),
         rules_version,
         engines: Vec::new(),
+        bench_nps: 0,
     }
 }
 

@@ -367,6 +367,8 @@ pub struct Lease {
     pub run: RunId,
     pub tasks: Vec<PairTask>,
     pub deadline_unix_ms: u64,
+    /// The run's time control, scaled to the worker's bench speed when the coordinator has a
+    /// reference speed (its move time or clock only): what the worker plays.
     pub tc: TimeControl,
     pub adjudication: Adjudication,
     pub sample_every: u32,
@@ -475,6 +477,9 @@ pub struct WorkerInfo {
     /// The external engines the worker was given (its allow-list); it gets leases only for
     /// runs whose external variants all name one of them.
     pub engines: Vec<EngineInfo>,
+    /// The engine's bench speed in nodes per second, measured with every game slot busy
+    /// (0 = not measured: its time controls are never scaled).
+    pub bench_nps: u64,
 }
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ async fn site(public: bool) -> Site {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: vec![],
+        bench_nps: 0,
     };
     let worker = farm.register(&info).expect("worker");
     let config = web::WebConfig {

@@ -172,6 +172,7 @@ pub(crate) fn sim_worker(i: usize) -> WorkerInfo {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     }
 }
 

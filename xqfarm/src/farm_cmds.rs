@@ -1,6 +1,7 @@
 //! The farm's service commands: `serve`, `worker`, and the user commands against a
 //! coordinator (`run`, `variant`, `openings add`).
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -62,6 +63,20 @@ pub struct ServeArgs {
     /// All play-page engines' hash tables together, MiB.
     #[arg(long, default_value_t = web::play::PlayConfig::default().total_hash_mib)]
     play_hash_mib: usize,
+    /// Scale time controls to each worker's speed: the bench speed (nodes per second, as
+    /// `xqfarm worker` measures it) the runs' move times and clocks are meant for. A worker
+    /// measured at another speed gets them multiplied by this / its speed, within 0.25..4
+    /// (beyond, the bound, with a warning); nodes and depth are never scaled, nor workers that
+    /// did not measure. Without it, every worker plays the runs' time controls as they are.
+    #[arg(long, value_name = "NPS", value_parser = positive_nps)]
+    reference_nps: Option<NonZeroU64>,
+}
+
+/// A speed in nodes per second given on the command line: a positive whole number (0 is what a
+/// worker that did not measure reports, never a speed).
+fn positive_nps(text: &str) -> std::result::Result<NonZeroU64, String> {
+    let nps: u64 = text.trim().parse().map_err(|_| format!("`{text}` is not a whole number of nodes per second"))?;
+    NonZeroU64::new(nps).ok_or_else(|| "must be positive: 0 nodes per second is no speed".to_owned())
 }
 
 /// The tokens and TLS of `serve`, every file checked before the port is bound.
@@ -80,7 +95,10 @@ fn security(args: &ServeArgs) -> Result<coordinator::server::Security> {
 pub async fn serve(args: ServeArgs) -> Result<()> {
     let security = security(&args)?;
     let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
-    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?);
+    let farm = Arc::new(
+        Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?
+            .with_reference_nps(args.reference_nps),
+    );
     let listener =
         tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     eprintln!(
@@ -92,6 +110,10 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         security.access.len(),
         if security.access.len() == 1 { "" } else { "s" }
     );
+    match args.reference_nps {
+        Some(nps) => eprintln!("time controls scaled to each worker's speed against {nps} nps (0.25..4 times)"),
+        None => eprintln!("time controls not scaled (no --reference-nps)"),
+    }
     let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
     let play = web::play::PlayConfig {
         max_sessions: args.play_sessions,
@@ -149,6 +171,11 @@ pub struct WorkerArgs {
     /// path, args and protocol; added to the --engine ones.
     #[arg(long, value_name = "FILE")]
     engine_file: Option<PathBuf>,
+    /// This machine's bench speed in nodes per second, instead of measuring it at start (for
+    /// tests, and for clusters of identical nodes measured once); positive. Without it the worker
+    /// runs one bench per game slot at once and reports the mean speed.
+    #[arg(long, value_name = "NPS", value_parser = positive_nps)]
+    bench_nps: Option<NonZeroU64>,
 }
 
 /// The worker's engines from `--engine` and `--engine-file`, each checked (refused at start,
@@ -181,8 +208,16 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
     let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
-    eprintln!("measuring the bench signature...");
-    let signature = tokio::task::spawn_blocking(embedded::bench_signature).await?;
+    let bench = match args.bench_nps {
+        Some(nps) => {
+            eprintln!("measuring the bench signature ({nps} nps given)...");
+            embedded::Bench { signature: tokio::task::spawn_blocking(embedded::bench_signature).await?, nps: nps.get() }
+        }
+        None => {
+            eprintln!("measuring the bench signature and speed ({concurrency} at once)...");
+            tokio::task::spawn_blocking(move || embedded::measure_bench(concurrency)).await??
+        }
+    };
     let cfg = WorkerConfig {
         coordinator: args.coordinator,
         ca_cert: args.ca_cert,
@@ -190,13 +225,16 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         name: name.clone(),
         concurrency,
         spool_dir: args.spool,
-        bench_signature: signature,
+        bench_signature: bench.signature,
         max_leases: args.max_leases,
         idle_exit: args.idle_exit,
         engines,
     };
-    eprintln!("worker {name}: {concurrency} games at once, bench signature {signature}");
-    run_worker_until(cfg, embedded::local_worker_info(&name, concurrency, signature), shutdown).await?;
+    eprintln!(
+        "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",
+        bench.signature, bench.nps
+    );
+    run_worker_until(cfg, embedded::local_worker_info(&name, concurrency, bench), shutdown).await?;
     Ok(())
 }
 

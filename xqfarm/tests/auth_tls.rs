@@ -128,6 +128,7 @@ fn worker_info(name: &str) -> WorkerInfo {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     }
 }
 

@@ -123,6 +123,7 @@ async fn typed_calls_and_the_exported_signal() {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     };
     let worker = tokio::spawn(run_worker(cfg, info));
 

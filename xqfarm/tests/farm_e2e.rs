@@ -90,6 +90,7 @@ async fn two_workers_play_a_fixed_games_run() {
             worker_key: String::new(),
             rules_version: engine::RULES_VERSION,
             engines: Vec::new(),
+            bench_nps: 0,
         };
         workers.push(tokio::spawn(run_worker(cfg, info)));
     }

@@ -66,6 +66,7 @@ async fn lies_over_grpc_are_refused_and_honest_games_counted() {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     };
     let worker: proto::domain::WorkerId =
         c.register(pb::RegisterRequest::from(info)).await.expect("register").into_inner().into();

@@ -12,7 +12,7 @@ use proto::domain::{
 
 use super::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
-    PairRow, PairStatus, PairTally, Tx, WorkerSummary,
+    PairRow, PairStatus, PairTally, Tx, WorkerBench, WorkerSummary,
 };
 use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
@@ -538,6 +538,7 @@ impl Tx for MemoryTx<'_> {
             state: LeaseState::Active,
             deadline_ms: lease.deadline_ms,
             duration_ms: lease.duration_ms,
+            tc_scale: lease.tc_scale,
         };
         self.state.leases.insert(id, row);
         self.journal(move |s| {
@@ -781,17 +782,17 @@ impl Tx for MemoryTx<'_> {
         Ok(id)
     }
 
-    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64> {
+    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench> {
         let row = self.state.workers.get_mut(&id).ok_or(Error::WorkerNotFound(id))?;
         let last = row.last_seen_ms;
         row.last_seen_ms = now_ms;
-        let signature = row.info.bench_signature;
+        let bench = WorkerBench { signature: row.info.bench_signature, nps: row.info.bench_nps };
         self.journal(move |s| {
             if let Some(row) = s.workers.get_mut(&id) {
                 row.last_seen_ms = last;
             }
         });
-        Ok(signature)
+        Ok(bench)
     }
 
     fn workers(&mut self) -> Result<Vec<WorkerSummary>> {
@@ -805,6 +806,7 @@ impl Tx for MemoryTx<'_> {
                 host: w.info.host.clone(),
                 cores: w.info.cores,
                 last_seen_ms: w.last_seen_ms,
+                bench_nps: w.info.bench_nps,
             })
             .collect())
     }

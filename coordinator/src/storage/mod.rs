@@ -5,6 +5,8 @@
 //! backend. `tests/storage_conformance.rs` holds both backends to the same primitives and the
 //! same behaviour.
 
+use std::num::NonZeroU64;
+
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
     PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, Termination, TimeControl, Variant, VariantId,
@@ -42,6 +44,8 @@ pub struct RecordOutcome {
 pub struct LeaseTerms {
     pub lease: LeaseId,
     pub run: RunId,
+    /// The time control the lease was given: the run's, scaled to its worker's speed
+    /// ([`crate::tc_scale`]) as it was when the lease was granted.
     pub tc: TimeControl,
     pub adjudication: Adjudication,
     pub sample_every: u32,
@@ -132,6 +136,8 @@ pub struct WorkerRow {
     pub name: String,
     pub host: String,
     pub cores: u32,
+    /// Its bench speed in nodes per second, as it registered (0 = not measured).
+    pub bench_nps: u64,
     /// The external engines it advertised, by name.
     pub engines: Vec<EngineInfo>,
     pub last_seen_ms: u64,
@@ -174,8 +180,24 @@ pub trait Storage: Send + Sync {
     /// may play (a run with a bench signature only goes to workers registered with the same
     /// signature, a run naming external engines only to workers that advertised each, with the
     /// binary the run pinned: see `scheduler::can_play`), pooled pairs first. `None` when there
-    /// is no work or no free slot.
-    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>>;
+    /// is no work or no free slot. Time controls are not scaled: this is
+    /// [`Storage::lease_batch_scaled`] for a coordinator without a reference speed.
+    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+        self.lease_batch_scaled(worker, free_slots, None, now_ms)
+    }
+
+    /// [`Storage::lease_batch`] on a coordinator whose reference speed is `reference_nps`: the
+    /// lease's move time or clock is the run's scaled to the worker's registered bench speed
+    /// ([`crate::tc_scale::worker_scale`]; unscaled for `None` or an unmeasured worker), and
+    /// the scale is stored with the lease, so that [`Storage::lease_terms`] gives back the same
+    /// time control whatever the coordinator's reference is later.
+    fn lease_batch_scaled(
+        &self,
+        worker: WorkerId,
+        free_slots: u32,
+        reference_nps: Option<NonZeroU64>,
+        now_ms: u64,
+    ) -> Result<Option<Lease>>;
 
     /// The lease's run rules and every task it was given, whatever the lease's state (a late
     /// submission is refereed like any other). Reads only.

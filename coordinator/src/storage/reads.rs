@@ -44,6 +44,7 @@ pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
                 name: w.name,
                 host: w.host,
                 cores: w.cores,
+                bench_nps: w.bench_nps,
                 last_seen_ms: w.last_seen_ms,
             })
         })
@@ -109,7 +110,14 @@ mod tests {
     }
 
     fn worker(id: u64, name: &str, seen: u64) -> WorkerSummary {
-        WorkerSummary { id: WorkerId::new(id), name: name.into(), host: "h".into(), cores: 1, last_seen_ms: seen }
+        WorkerSummary {
+            id: WorkerId::new(id),
+            name: name.into(),
+            host: "h".into(),
+            cores: 1,
+            last_seen_ms: seen,
+            bench_nps: 0,
+        }
     }
 
     #[test]

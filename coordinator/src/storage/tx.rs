@@ -15,6 +15,7 @@ use super::{GameSummary, StoredGame};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
+use crate::tc_scale::TcScale;
 
 /// Where a pair of a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +96,9 @@ pub struct LeaseRow {
     pub deadline_ms: u64,
     /// How long the lease was granted for; a heartbeat extends it by as much again.
     pub duration_ms: u64,
+    /// The scale of the run's time control the lease was granted with (its worker's speed
+    /// against the coordinator's reference then): what it plays and is refereed by.
+    pub tc_scale: TcScale,
 }
 
 /// A lease to create, active.
@@ -105,6 +109,7 @@ pub struct NewLease {
     pub created_ms: u64,
     pub deadline_ms: u64,
     pub duration_ms: u64,
+    pub tc_scale: TcScale,
 }
 
 /// How far a run's pair creation has gone.
@@ -168,6 +173,17 @@ pub struct WorkerSummary {
     pub host: String,
     pub cores: u32,
     pub last_seen_ms: u64,
+    /// Its bench speed as it registered (0 = not measured).
+    pub bench_nps: u64,
+}
+
+/// What the lease workflow reads of the worker it serves: its bench figures as it registered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkerBench {
+    /// The engine's bench signature (node count); runs pinned to another get no lease of it.
+    pub signature: u64,
+    /// Its bench speed in nodes per second (0 = not measured): its time controls' scale.
+    pub nps: u64,
 }
 
 /// The primitives, inside one transaction. A missing row named by id is the matching
@@ -308,8 +324,8 @@ pub trait Tx {
     /// description replaced; any other gets a new id. The engines it advertised are
     /// [`Tx::store_worker_engines`]'s, left as they are.
     fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
-    /// Notes that the worker was seen; returns its bench signature.
-    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64>;
+    /// Notes that the worker was seen; returns its bench signature and speed.
+    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench>;
     /// Every registered worker, by id.
     fn workers(&mut self) -> Result<Vec<WorkerSummary>>;
     /// How many active leases each worker holds, by worker id; workers holding none are left out.

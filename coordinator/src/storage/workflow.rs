@@ -7,6 +7,8 @@
 //! or is closed unfinished, and `done` once its result is recorded — exactly once, whichever
 //! lease reports it first.
 
+use std::num::NonZeroU64;
+
 use proto::domain::{
     EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
     RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
@@ -20,19 +22,28 @@ use super::{
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, Pairing};
 use crate::spsa::{self, HistoryPoint};
+use crate::tc_scale;
 use crate::{report, spec};
 
 /// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
 /// picks among those it may play (bench signature, engines): pooled pairs first, then new ones.
 /// The first lease of a run to a worker pins each engine the run needs to that worker's binary
-/// ([`scheduler::new_pins`]).
-pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
+/// ([`scheduler::new_pins`]). The lease's time control is the run's scaled to the worker's
+/// bench speed against `reference_nps` ([`tc_scale::worker_scale`]), its batch sized by that
+/// time control, and the scale stored with the lease for [`lease_terms`].
+pub fn lease_batch(
+    tx: &mut dyn Tx,
+    worker: WorkerId,
+    free_slots: u32,
+    reference_nps: Option<NonZeroU64>,
+    now_ms: u64,
+) -> Result<Option<Lease>> {
     expire_leases(tx, now_ms)?;
-    let signature = tx.touch_worker(worker, now_ms)?;
+    let bench = tx.touch_worker(worker, now_ms)?;
     if free_slots == 0 {
         return Ok(None);
     }
-    let loads = tx.active_run_loads(signature)?;
+    let loads = tx.active_run_loads(bench.signature)?;
     let worker_engines = tx.worker_engines(worker)?;
     let Some(run) = scheduler::choose_run(&loads, &worker_engines) else {
         return Ok(None);
@@ -41,7 +52,10 @@ pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u
     let pairings = scheduler::pairings(&spec);
     let suite_len = tx.suite_size(spec.openings)?;
     let allocation = tx.allocation(run)?;
-    let batch = scheduler::batch_pairs(spec.tc, free_slots);
+    let scale = tc_scale::worker_scale(reference_nps, bench.nps).scale;
+    let tc = scale.apply(spec.tc);
+    // About a minute of play on this worker: a slow one, given more time, gets fewer pairs.
+    let batch = scheduler::batch_pairs(tc, free_slots);
     let pooled = tx.pooled_pairs(run, batch)?;
     let target = scheduler::pairs_per_pairing(&spec.kind);
     let plan = scheduler::plan_batch(&pooled, &allocation.allocated, target, allocation.next_pair_index, batch);
@@ -56,7 +70,8 @@ pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u
 
     let duration_ms = scheduler::LEASE_TIMEOUT_MS;
     let deadline_ms = now_ms.saturating_add(duration_ms);
-    let lease = tx.insert_lease(&NewLease { run, worker, created_ms: now_ms, deadline_ms, duration_ms })?;
+    let new = NewLease { run, worker, created_ms: now_ms, deadline_ms, duration_ms, tc_scale: scale };
+    let lease = tx.insert_lease(&new)?;
     let mut tasks: Vec<PairTask> = Vec::with_capacity(plan.len());
     for &index in &plan.requeued {
         let pair = tx.pair(run, index)?.ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
@@ -76,13 +91,13 @@ pub fn lease_batch(tx: &mut dyn Tx, worker: WorkerId, free_slots: u32, now_ms: u
         RunKind::Spsa(_) => Some(draw_spsa(tx, &spec, run, lease)?),
         _ => None,
     };
-    tracing::debug!(lease = %lease, run = %run, worker = %worker, pairs = tasks.len(), "lease granted");
+    tracing::debug!(lease = %lease, run = %run, worker = %worker, pairs = tasks.len(), %tc, %scale, "lease granted");
     Ok(Some(Lease {
         id: lease,
         run,
         tasks,
         deadline_unix_ms: deadline_ms,
-        tc: spec.tc,
+        tc,
         adjudication: spec.adjudication,
         sample_every: spec.sample_every,
         variants,
@@ -144,9 +159,11 @@ fn task(
     make_task(spec, pairings, index, pairing, opening_index, line)
 }
 
-/// The lease's run rules and every pair it was given, whatever the lease's state.
+/// The lease's run rules and every pair it was given, whatever the lease's state; its time
+/// control is the run's scaled by the scale stored with the lease, as [`lease_batch`] gave it.
 pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
-    let run = tx.lease(lease)?.run;
+    let row = tx.lease(lease)?;
+    let run = row.run;
     let spec = tx.run_spec(run)?;
     let pairings = scheduler::pairings(&spec);
     let tasks = tx
@@ -154,7 +171,14 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
         .into_iter()
         .map(|p| task(tx, &spec, &pairings, p.index, p.pair.pairing, p.pair.opening_index))
         .collect::<Result<Vec<_>>>()?;
-    Ok(LeaseTerms { lease, run, tc: spec.tc, adjudication: spec.adjudication, sample_every: spec.sample_every, tasks })
+    Ok(LeaseTerms {
+        lease,
+        run,
+        tc: row.tc_scale.apply(spec.tc),
+        adjudication: spec.adjudication,
+        sample_every: spec.sample_every,
+        tasks,
+    })
 }
 
 /// The lease, if the worker holds it.
@@ -384,8 +408,14 @@ impl<B: Backend> Storage for B {
         Ok(id)
     }
 
-    fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
-        self.write("leasing a batch", move |tx| lease_batch(tx, worker, free_slots, now_ms))
+    fn lease_batch_scaled(
+        &self,
+        worker: WorkerId,
+        free_slots: u32,
+        reference_nps: Option<NonZeroU64>,
+        now_ms: u64,
+    ) -> Result<Option<Lease>> {
+        self.write("leasing a batch", move |tx| lease_batch(tx, worker, free_slots, reference_nps, now_ms))
     }
 
     fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms> {

@@ -216,6 +216,7 @@ fn worker() -> WorkerInfo {
             EngineInfo { name: "fsf".into(), id_name: "Fairy-Stockfish 11.1 LB 64".into(), sha256: "0f".repeat(32) },
             EngineInfo { name: "pikafish".into(), id_name: String::new(), sha256: "a1".repeat(32) },
         ],
+        bench_nps: 1_234_567,
     }
 }
 
@@ -356,6 +357,10 @@ fn work_round_trips() {
 fn worker_requests_and_replies_round_trip() {
     round_trip::<WorkerInfo, pb::RegisterRequest>(worker());
     round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { worker_key: String::new(), ..worker() });
+    // The speed travels as it is; a worker that did not measure it (or an older one, which has no
+    // field 9) says 0.
+    assert_eq!(pb::WorkerInfo::from(worker()).bench_nps, 1_234_567);
+    round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { bench_nps: 0, ..worker() });
     assert_eq!(
         WorkerId::from(pb::RegisterResponse::from(WorkerId::new(9_007_199_254_740_993))).get(),
         9_007_199_254_740_993

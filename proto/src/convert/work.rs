@@ -306,6 +306,7 @@ impl From<WorkerInfo> for pb::WorkerInfo {
             worker_key: worker.worker_key,
             rules_version: worker.rules_version,
             engines: worker.engines.into_iter().map(Into::into).collect(),
+            bench_nps: worker.bench_nps,
         }
     }
 }
@@ -343,6 +344,7 @@ impl TryFrom<pb::WorkerInfo> for WorkerInfo {
             worker_key: worker.worker_key,
             rules_version: worker.rules_version,
             engines: worker_engines(worker.engines)?,
+            bench_nps: worker.bench_nps,
         };
         worker.validate()?;
         Ok(worker)

@@ -8,8 +8,9 @@ use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, RunLoad};
 use crate::storage::tx::{
-    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerSummary,
+    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerBench, WorkerSummary,
 };
+use crate::tc_scale::TcScale;
 
 /// Registers a worker; a worker whose key is known gets its id back, with its description
 /// brought up to date.
@@ -23,7 +24,7 @@ pub(super) fn insert_worker(
         let known: Option<i64> = conn
             .prepare_cached(
                 "UPDATE workers SET name = ?2, host = ?3, cores = ?4, engine_version = ?5, bench_signature = ?6,
-                     rules_version = ?7, last_seen_ms = ?8
+                     rules_version = ?7, last_seen_ms = ?8, bench_nps = ?9
                  WHERE key_digest = ?1 RETURNING id",
             )
             .and_then(|mut s| {
@@ -36,7 +37,8 @@ pub(super) fn insert_worker(
                         info.engine_version,
                         bits(info.bench_signature),
                         info.rules_version,
-                        int(now_ms)
+                        int(now_ms),
+                        int(info.bench_nps)
                     ],
                     |r| r.get(0),
                 )
@@ -49,8 +51,8 @@ pub(super) fn insert_worker(
     }
     conn.prepare_cached(
         "INSERT INTO workers (name, host, cores, engine_version, bench_signature, key_digest, rules_version,
-                              registered_ms, last_seen_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                              registered_ms, last_seen_ms, bench_nps)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -61,7 +63,8 @@ pub(super) fn insert_worker(
             bits(info.bench_signature),
             digest,
             info.rules_version,
-            int(now_ms)
+            int(now_ms),
+            int(info.bench_nps)
         ])
     })
     .ctx("registering a worker")?;
@@ -107,14 +110,14 @@ pub(super) fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad
         .collect()
 }
 
-/// Notes the worker's activity and reads its bench signature, in one statement.
-pub(super) fn touch_worker(conn: &Connection, worker: WorkerId, now_ms: u64) -> Result<u64> {
-    let signature: i64 = conn
-        .prepare_cached("UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature")
-        .and_then(|mut s| s.query_row(params![key(worker), int(now_ms)], |r| r.get(0)).optional())
+/// Notes the worker's activity and reads its bench signature and speed, in one statement.
+pub(super) fn touch_worker(conn: &Connection, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
+    let (signature, nps): (i64, i64) = conn
+        .prepare_cached("UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature, bench_nps")
+        .and_then(|mut s| s.query_row(params![key(worker), int(now_ms)], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .ctx("noting a worker's activity")?
         .ok_or(Error::WorkerNotFound(worker))?;
-    Ok(from_bits(signature))
+    Ok(WorkerBench { signature: from_bits(signature), nps: to_u64(nps, "bench nps")? })
 }
 
 fn pair_status(text: &str) -> Result<PairStatus> {
@@ -190,8 +193,8 @@ pub(super) fn pair_holder(conn: &Connection, run: RunId, index: u64) -> Result<O
 
 pub(super) fn insert_lease(conn: &Connection, lease: &NewLease) -> Result<LeaseId> {
     conn.prepare_cached(
-        "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms)
-         VALUES (?1, ?2, 'active', ?3, ?4, ?5)",
+        "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms, tc_scale_permille)
+         VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -199,7 +202,8 @@ pub(super) fn insert_lease(conn: &Connection, lease: &NewLease) -> Result<LeaseI
             key(lease.worker),
             int(lease.created_ms),
             int(lease.deadline_ms),
-            int(lease.duration_ms)
+            int(lease.duration_ms),
+            lease.tc_scale.permille()
         ])
     })
     .ctx("creating a lease")?;
@@ -207,19 +211,25 @@ pub(super) fn insert_lease(conn: &Connection, lease: &NewLease) -> Result<LeaseI
 }
 
 pub(super) fn lease(conn: &Connection, lease: LeaseId) -> Result<LeaseRow> {
-    let row: Option<(i64, i64, String, i64, i64)> = conn
-        .prepare_cached("SELECT run_id, worker_id, state, deadline_ms, duration_ms FROM leases WHERE id = ?1")
+    let row: Option<(i64, i64, String, i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT run_id, worker_id, state, deadline_ms, duration_ms, tc_scale_permille FROM leases WHERE id = ?1",
+        )
         .and_then(|mut s| {
-            s.query_row([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional()
+            s.query_row([key(lease)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+                .optional()
         })
         .ctx("reading a lease")?;
-    let (run, worker, state, deadline, duration) = row.ok_or(Error::LeaseNotFound(lease))?;
+    let (run, worker, state, deadline, duration, scale) = row.ok_or(Error::LeaseNotFound(lease))?;
+    let tc_scale = TcScale::from_permille(to_u32(scale, "lease time control scale")?)
+        .ok_or_else(|| corrupt(format!("lease {lease} time control scale is 0")))?;
     Ok(LeaseRow {
         run: RunId::new(to_u64(run, "lease run")?),
         worker: WorkerId::new(to_u64(worker, "lease worker")?),
         state: LeaseState::parse(&state).ok_or_else(|| corrupt(format!("lease {lease} state {state:?}")))?,
         deadline_ms: to_u64(deadline, "lease deadline")?,
         duration_ms: to_u64(duration, "lease duration")?,
+        tc_scale,
     })
 }
 
@@ -318,19 +328,22 @@ pub(super) fn set_lease_pair_status(
 }
 
 pub(super) fn workers(conn: &Connection) -> Result<Vec<WorkerSummary>> {
-    type Raw = (i64, String, String, i64, i64);
+    type Raw = (i64, String, String, i64, i64, i64);
     let rows: Vec<Raw> = conn
-        .prepare_cached("SELECT id, name, host, cores, last_seen_ms FROM workers ORDER BY id")
-        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect())
+        .prepare_cached("SELECT id, name, host, cores, last_seen_ms, bench_nps FROM workers ORDER BY id")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?.collect()
+        })
         .ctx("listing workers")?;
     rows.into_iter()
-        .map(|(id, name, host, cores, seen)| {
+        .map(|(id, name, host, cores, seen, nps)| {
             Ok(WorkerSummary {
                 id: WorkerId::new(to_u64(id, "worker id")?),
                 name,
                 host,
                 cores: to_u32(cores, "cores")?,
                 last_seen_ms: to_u64(seen, "last seen time")?,
+                bench_nps: to_u64(nps, "bench nps")?,
             })
         })
         .collect()

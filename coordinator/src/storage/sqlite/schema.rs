@@ -13,13 +13,13 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 5;
+pub(super) const SCHEMA_VERSION: i64 = 6;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -150,6 +150,31 @@ const KIND_CHECK_V1: &str = "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'g
 const KIND_CHECK_V5: &str =
     "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin' OR kind = 'spsa')";
 
+/// The `kind` check that schema 5 was first released with (an `IN` list, which SQLite evaluates
+/// through a temporary table on every write); version 6 replaces it by [`KIND_CHECK_V5`].
+const KIND_CHECK_V5_IN: &str = "CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin', 'spsa'))";
+
+/// Replaces the check `from` of the `runs` table's stored SQL by `to`, by SQLite's documented
+/// procedure for changing a CHECK constraint (rewrite the stored SQL with `writable_schema`, bump
+/// `schema_version`); rebuilding `runs` would break every foreign key to it. Only valid where no
+/// stored row can violate `to`. Returns whether the table had the check `from`.
+fn rewrite_runs_check(conn: &Connection, from: &str, to: &str, ctx: &str) -> Result<bool> {
+    let sql: String = conn
+        .query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))
+        .ctx(ctx)?;
+    if !sql.contains(from) {
+        return Ok(false);
+    }
+    let version: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0)).ctx(ctx)?;
+    conn.pragma_update(None, "writable_schema", "ON").ctx(ctx)?;
+    let rewritten = conn
+        .execute("UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'runs'", [sql.replace(from, to)])
+        .ctx(ctx);
+    conn.pragma_update(None, "schema_version", version + 1).ctx(ctx)?;
+    conn.pragma_update(None, "writable_schema", "OFF").ctx(ctx)?;
+    rewritten.map(|_| true)
+}
+
 /// Version 5: SPSA runs. `runs.kind` also admits `spsa`: the check is widened in place, by
 /// SQLite's documented procedure for changing a CHECK constraint (rewrite the table's stored
 /// SQL with `writable_schema`, bump `schema_version`), since no stored row can violate the
@@ -160,23 +185,9 @@ const KIND_CHECK_V5: &str =
 /// results are applied with).
 fn v4_to_v5(conn: &Connection) -> Result<()> {
     let ctx = "migrating the schema from version 4 to 5 (SPSA runs)";
-    let sql: String = conn
-        .query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))
-        .ctx(ctx)?;
-    if !sql.contains(KIND_CHECK_V1) {
+    if !rewrite_runs_check(conn, KIND_CHECK_V1, KIND_CHECK_V5, ctx)? {
         return Err(Error::Corrupt(format!("{ctx}: the runs table lacks the version 4 kind check")));
     }
-    let version: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0)).ctx(ctx)?;
-    conn.pragma_update(None, "writable_schema", "ON").ctx(ctx)?;
-    let rewritten = conn
-        .execute(
-            "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'runs'",
-            [sql.replace(KIND_CHECK_V1, KIND_CHECK_V5)],
-        )
-        .ctx(ctx);
-    conn.pragma_update(None, "schema_version", version + 1).ctx(ctx)?;
-    conn.pragma_update(None, "writable_schema", "OFF").ctx(ctx)?;
-    rewritten?;
     conn.execute_batch(
         "CREATE TABLE run_spsa_params (
              run_id  INTEGER NOT NULL REFERENCES runs(id),
@@ -206,6 +217,23 @@ fn v4_to_v5(conn: &Connection) -> Result<()> {
              iteration    INTEGER NOT NULL,
              perturbation TEXT NOT NULL
          );",
+    )
+    .ctx(ctx)
+}
+
+/// Version 6: time controls scaled to each worker's speed (`crate::tc_scale`). Each worker keeps
+/// the bench speed it registered with (`workers.bench_nps`, nodes per second; 0 = not measured,
+/// which every worker of an older database is until it registers again), and each lease the
+/// scale of the run's time control it was granted with (`leases.tc_scale_permille`, thousandths),
+/// which the referee replays its games against; leases of older databases were granted the
+/// run's own time control, 1000.
+fn v5_to_v6(conn: &Connection) -> Result<()> {
+    let ctx = "migrating the schema from version 5 to 6 (time controls scaled to each worker)";
+    // A database of the first schema-5 release has the same check as an IN list.
+    rewrite_runs_check(conn, KIND_CHECK_V5_IN, KIND_CHECK_V5, ctx)?;
+    conn.execute_batch(
+        "ALTER TABLE workers ADD COLUMN bench_nps INTEGER NOT NULL DEFAULT 0 CHECK (bench_nps >= 0);
+         ALTER TABLE leases ADD COLUMN tc_scale_permille INTEGER NOT NULL DEFAULT 1000 CHECK (tc_scale_permille > 0);",
     )
     .ctx(ctx)
 }
@@ -489,7 +517,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -500,7 +528,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6]);
     }
 
     #[test]
@@ -520,7 +548,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6]);
     }
 
     #[test]

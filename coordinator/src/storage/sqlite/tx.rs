@@ -16,7 +16,7 @@ use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
 use crate::storage::tx::{
     Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
-    PairStatus, PairTally, Tx, WorkerSummary,
+    PairStatus, PairTally, Tx, WorkerBench, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
 
@@ -257,7 +257,7 @@ impl Tx for SqliteTx<'_> {
         leasing::insert_worker(self.0, info, key_digest, now_ms)
     }
 
-    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<u64> {
+    fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench> {
         leasing::touch_worker(self.0, id, now_ms)
     }
 

@@ -97,6 +97,7 @@ fn worker_info(name: &str, worker_key: String, engines: Vec<EngineInfo>) -> Work
         worker_key,
         rules_version: engine::RULES_VERSION,
         engines,
+        bench_nps: 0,
     }
 }
 
@@ -311,10 +312,10 @@ fn a_failed_workflow_call_leaves_no_pin_or_engine_behind() {
     let run = f.run;
     let failed = f.s.write("test", move |tx| {
         tx.store_worker_engines(w, &[])?;
-        let lease = super::lease_batch(tx, w, 1, 0)?;
+        let lease = super::lease_batch(tx, w, 1, None, 0)?;
         assert!(lease.is_none(), "the worker advertises nothing now");
         tx.store_worker_engines(w, &fsf_worker("w", 'c').engines)?;
-        let lease = super::lease_batch(tx, w, 1, 0)?.expect("work");
+        let lease = super::lease_batch(tx, w, 1, None, 0)?.expect("work");
         assert_eq!(tx.run_engine_needs(run)?[0].pinned_sha256.as_deref(), Some(&*"c".repeat(64)));
         Err::<(), _>(Error::LeaseClosed(lease.id))
     });

@@ -194,6 +194,7 @@ fn worker() -> WorkerInfo {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
+        bench_nps: 0,
     }
 }
 
