@@ -113,7 +113,7 @@ async fn site(public: bool) -> Site {
         worker_key: String::new(),
         rules_version: engine::RULES_VERSION,
         engines: vec![],
-        bench_nps: 0,
+        bench_nps: 1_250_000,
     };
     let worker = farm.register(&info).expect("worker");
     let config = web::WebConfig {
@@ -412,6 +412,7 @@ async fn the_workers_page_lists_who_played() {
     assert_eq!(w["name"], "w1");
     assert_eq!(w["host"], "box");
     assert_eq!(w["cores"], 2);
+    assert_eq!(w["bench_nps"], 1_250_000, "the speed it registered with");
     assert_eq!(w["leases_held"], 0, "the lease was closed by its final batch");
     assert!(w["games_per_minute"].as_f64().expect("pace") > 0.0, "{w}");
 }

@@ -1,4 +1,4 @@
-//! `/api/workers`: the workers the farm has seen, with their engines, leases and pace.
+//! `/api/workers`: the workers the farm has seen, with their speed, engines, leases and pace.
 
 use axum::Json;
 use axum::extract::State;
@@ -23,7 +23,7 @@ async fn list(_: Reader, State(state): State<AppState>) -> ApiResult<Json<Value>
             .iter()
             .map(|w| {
                 json!({
-                    "id": w.id.get(), "name": w.name, "host": w.host, "cores": w.cores,
+                    "id": w.id.get(), "name": w.name, "host": w.host, "cores": w.cores, "bench_nps": w.bench_nps,
                     "engines": w.engines.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
                     "last_seen_ms": w.last_seen_ms, "leases_held": w.leases_held,
                     "games_per_minute": w.games_last_10_min as f64 / 10.0,
