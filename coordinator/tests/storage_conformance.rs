@@ -392,14 +392,7 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
 
     let lease = tx(b, move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
-        tx.insert_lease(&NewLease {
-            run,
-            worker: keyed,
-            created_ms: 0,
-            deadline_ms: 10,
-            duration_ms: 10,
-            tc_scale: TcScale::UNSCALED,
-        })
+        tx.insert_lease(&short_lease(run, keyed))
     });
     assert!(!tx(b, move |tx| tx.submission_seen(lease, u64::MAX)));
     tx(b, move |tx| tx.insert_submission(lease, u64::MAX, 1, 5));
@@ -487,19 +480,17 @@ fn engine_rows<B: Backend>(b: &B) {
     assert_eq!(unknown, (vec![], vec![]), "no rows, no engines");
 }
 
+/// A lease granted at 0 for 10 ms of the run's own time control.
+fn short_lease(run: RunId, worker: WorkerId) -> NewLease {
+    NewLease { run, worker, created_ms: 0, deadline_ms: 10, duration_ms: 10, tc_scale: TcScale::UNSCALED }
+}
+
 fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
     let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
     let failed = b.write("a failing case", move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
-        let lease = tx.insert_lease(&NewLease {
-            run,
-            worker,
-            created_ms: 0,
-            deadline_ms: 10,
-            duration_ms: 10,
-            tc_scale: TcScale::UNSCALED,
-        })?;
+        let lease = tx.insert_lease(&short_lease(run, worker))?;
         tx.insert_lease_pair(lease, run, 0)?;
         tx.add_stats(run, 0, &PairingStats { wins: 2, ..PairingStats::default() })?;
         tx.set_run_state(run, &RunState::Stopped)?;
@@ -534,16 +525,7 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!((after.2.state, after.2.stats), (RunState::Active, vec![PairingStats::default()]));
     assert!(after.3.is_empty() && after.4, "no lease was left behind");
     // The ids of rolled-back rows are given out again.
-    let lease = tx(b, move |tx| {
-        tx.insert_lease(&NewLease {
-            run,
-            worker,
-            created_ms: 0,
-            deadline_ms: 10,
-            duration_ms: 10,
-            tc_scale: TcScale::UNSCALED,
-        })
-    });
+    let lease = tx(b, move |tx| tx.insert_lease(&short_lease(run, worker)));
     assert_eq!(lease, LeaseId::new(1));
     assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
     // Nor were its games counted in the run's tallies.
