@@ -41,4 +41,7 @@ pub enum Error {
     Params { key: String, reason: String },
     #[error("search parameter `{key}`: {reason}")]
     SearchParam { key: String, reason: String },
+    /// A tablebase file, directory or set (`what` names it).
+    #[error("tablebase {what}: {reason}")]
+    Tablebase { what: String, reason: String },
 }

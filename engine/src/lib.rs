@@ -24,6 +24,7 @@ pub mod perft;
 pub mod position;
 pub mod rules;
 pub mod search;
+pub mod tablebase;
 pub mod types;
 pub mod ucci;
 pub mod uci;

@@ -82,6 +82,23 @@ impl Position {
         }
     }
 
+    /// Replaces the placement and side to move without any check, clearing the history and
+    /// the counters: the tablebase generator's fast path, which checks legality itself.
+    pub(crate) fn set_unchecked(&mut self, placement: &[(Piece, Square)], side_to_move: Color) {
+        self.board = [None; 90];
+        self.by_color = [Bitboard::EMPTY; 2];
+        self.by_kind = [Bitboard::EMPTY; 7];
+        self.occupied = Bitboard::EMPTY;
+        self.side_to_move = side_to_move;
+        self.history.clear();
+        self.rule60 = 0;
+        self.game_ply = 0;
+        for &(p, sq) in placement {
+            self.put(p, sq);
+        }
+        self.key = self.compute_key();
+    }
+
     // --- accessors -----------------------------------------------------------------------
 
     #[inline]

@@ -1,0 +1,170 @@
+//! The table file, `<SET>.xqtb` (documented in `engine/TABLEBASES.md`), little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | magic `XQTB` |
+//! | 4 | format version (1) |
+//! | 1 + n | the set's name, its length first (`KRNKAB`) |
+//! | 8 | indices per side to move |
+//! | 1 | bytes per DTC (1 or 2) |
+//! | per side (Red to move, then Black) | WDL, 2 bits per index, four to a byte from the low bits: 0 broken, 1 loss, 2 draw, 3 win |
+//! | per side | DTC in plies per index, 1 or 2 bytes each (0 for draws and broken indices) |
+//! | 8 | FNV-1a 64 of every byte before it |
+//!
+//! Files are written to `<SET>.xqtb.tmp`, synced and renamed, so a file that exists is
+//! complete.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::index::Indexer;
+use super::material::Material;
+use super::table::{DRAW, INVALID, Table, Wdl, decode_cell, loss, win};
+use crate::error::{Error, Result};
+
+const MAGIC: &[u8; 4] = b"XQTB";
+const VERSION: u32 = 1;
+
+/// The file name of a set's table.
+pub fn file_name(material: Material) -> String {
+    format!("{}.xqtb", material.canonical())
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The bytes of a table's file.
+pub fn encode(table: &Table) -> Vec<u8> {
+    let size = table.indexer.size();
+    let max_dtc = table.cells.iter().flatten().filter_map(|&c| decode_cell(c)).map(|v| v.dtc).max().unwrap_or(0);
+    let dtc_bytes: u8 = if max_dtc > 255 { 2 } else { 1 };
+    let name = table.material().to_string();
+    let mut out = Vec::with_capacity(32 + size / 2 + 2 * size * usize::from(dtc_bytes));
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.push(name.len() as u8);
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(&(size as u64).to_le_bytes());
+    out.push(dtc_bytes);
+    for cells in &table.cells {
+        let mut packed = vec![0u8; size.div_ceil(4)];
+        for (i, &c) in cells.iter().enumerate() {
+            let code = match decode_cell(c).map(|v| v.wdl) {
+                None => 0u8,
+                Some(Wdl::Loss) => 1,
+                Some(Wdl::Draw) => 2,
+                Some(Wdl::Win) => 3,
+            };
+            packed[i / 4] |= code << (2 * (i % 4));
+        }
+        out.extend_from_slice(&packed);
+    }
+    for cells in &table.cells {
+        for &c in cells {
+            let dtc = decode_cell(c).map_or(0, |v| v.dtc);
+            if dtc_bytes == 1 {
+                out.push(dtc as u8);
+            } else {
+                out.extend_from_slice(&dtc.to_le_bytes());
+            }
+        }
+    }
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Reads a table file's bytes; `what` names the file in errors.
+pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
+    let bad = |reason: String| Error::Tablebase { what: what.to_string(), reason };
+    let body_len = bytes.len().checked_sub(8).ok_or_else(|| bad("shorter than a header".into()))?;
+    let (body, sum) = bytes.split_at(body_len);
+    if !body.starts_with(MAGIC) {
+        return Err(bad("not a table file (no XQTB magic)".into()));
+    }
+    if fnv1a(body).to_le_bytes() != sum {
+        return Err(bad("checksum mismatch: the file is damaged".into()));
+    }
+    let mut at = 4;
+    let mut take = |n: usize| -> Result<&[u8]> {
+        let s = body.get(at..at + n).ok_or_else(|| bad("truncated".into()))?;
+        at += n;
+        Ok(s)
+    };
+    let version = u32::from_le_bytes(take(4)?.try_into().map_err(|_| bad("truncated".into()))?);
+    if version != VERSION {
+        return Err(bad(format!("format version {version}, this build reads {VERSION}")));
+    }
+    let name_len = usize::from(take(1)?[0]);
+    let name = std::str::from_utf8(take(name_len)?).map_err(|_| bad("the set name is not text".into()))?;
+    let material: Material = name.parse()?;
+    let indexer = Indexer::new(material);
+    if indexer.material() != material {
+        return Err(bad(format!("set {name} is not in its stored orientation")));
+    }
+    let size = u64::from_le_bytes(take(8)?.try_into().map_err(|_| bad("truncated".into()))?);
+    if size != indexer.size() as u64 {
+        return Err(bad(format!("{size} indices per side, set {name} has {}", indexer.size())));
+    }
+    let size = indexer.size();
+    let dtc_bytes = usize::from(take(1)?[0]);
+    if dtc_bytes != 1 && dtc_bytes != 2 {
+        return Err(bad(format!("{dtc_bytes} bytes per DTC")));
+    }
+    let packed = [take(size.div_ceil(4))?, take(size.div_ceil(4))?];
+    let dtcs = [take(size * dtc_bytes)?, take(size * dtc_bytes)?];
+    if at != body.len() {
+        return Err(bad(format!("{} bytes after the tables", body.len() - at)));
+    }
+    let mut cells = [Vec::with_capacity(size), Vec::with_capacity(size)];
+    for side in 0..2 {
+        for i in 0..size {
+            let code = (packed[side][i / 4] >> (2 * (i % 4))) & 3;
+            let dtc = if dtc_bytes == 1 {
+                u16::from(dtcs[side][i])
+            } else {
+                u16::from_le_bytes([dtcs[side][2 * i], dtcs[side][2 * i + 1]])
+            };
+            cells[side].push(match code {
+                0 => INVALID,
+                1 => loss(dtc),
+                2 => DRAW,
+                _ => win(dtc),
+            });
+        }
+    }
+    Ok(Table { indexer, cells })
+}
+
+/// Writes a table into `dir` atomically; returns the file's path and size in bytes.
+pub fn write(dir: &Path, table: &Table) -> Result<(PathBuf, u64)> {
+    let path = dir.join(file_name(table.material()));
+    let tmp = path.with_extension("xqtb.tmp");
+    let io = |e: std::io::Error, p: &Path| Error::Tablebase { what: p.display().to_string(), reason: e.to_string() };
+    let bytes = encode(table);
+    let mut f = fs::File::create(&tmp).map_err(|e| io(e, &tmp))?;
+    f.write_all(&bytes).map_err(|e| io(e, &tmp))?;
+    f.sync_all().map_err(|e| io(e, &tmp))?;
+    drop(f);
+    fs::rename(&tmp, &path).map_err(|e| io(e, &path))?;
+    Ok((path, bytes.len() as u64))
+}
+
+/// Reads the table of `material` from `dir`, `Ok(None)` when there is no file.
+pub fn read(dir: &Path, material: Material) -> Result<Option<Table>> {
+    let path = dir.join(file_name(material));
+    match fs::read(&path) {
+        Ok(bytes) => {
+            let table = decode(&bytes, &path.display().to_string())?;
+            if table.material() != material.canonical() {
+                let reason = format!("holds set {}", table.material());
+                return Err(Error::Tablebase { what: path.display().to_string(), reason });
+            }
+            Ok(Some(table))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::Tablebase { what: path.display().to_string(), reason: e.to_string() }),
+    }
+}

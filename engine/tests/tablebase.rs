@@ -1,0 +1,271 @@
+//! The endgame tables: generated here into a temporary directory, then checked against
+//! known theory (cited positions with their verdicts), against themselves (every verdict
+//! follows from its successors' verdicts, DTC included) and against a brute-force search.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use engine::tablebase::index::Placement;
+use engine::tablebase::{Material, Table, Tablebases, Value, Wdl, file};
+use engine::{Color, Position};
+
+/// The sets these tests generate (with every smaller set their captures lead to).
+const SETS: &[&str] = &["KRK", "KNK", "KCK", "KPK", "KNKA", "KNKAA", "KRKAA", "KRKBB", "KRKN", "KCKA", "KPKA"];
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    tbs: Tablebases,
+    generated: Vec<Material>,
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tbs = Tablebases::open(dir.path()).expect("a directory");
+        let mut generated = Vec::new();
+        for set in SETS {
+            let m: Material = set.parse().expect("valid set");
+            for g in tbs.generate(m, &|_| {}).expect("generates") {
+                generated.push(g.material);
+            }
+        }
+        Fixture { _dir: dir, tbs, generated }
+    })
+}
+
+fn probe(fen: &str) -> Value {
+    let pos = Position::from_fen(fen).expect("valid FEN");
+    fixture().tbs.probe(&pos).expect("readable").unwrap_or_else(|| panic!("{fen}: no table"))
+}
+
+fn position(placement: &Placement, stm: Color) -> Option<Position> {
+    let mut board = [None; 90];
+    for &(p, sq) in placement {
+        board[sq.index()] = Some(p);
+    }
+    Position::from_setup(&engine::position::Setup { board, side_to_move: stm, rule60: 0, fullmove: 1 }).ok()
+}
+
+/// Known theory, each position with its verdict for the side to move. The verdicts are the
+/// standard ones of the Xiangqi endgame literature: 《象棋残局大全》 (the basic endgames:
+/// 单车胜光将, 单马胜光将, 单炮不能胜光将, 高兵胜光将 and 底兵不能胜, 单马胜单士,
+/// 单马难胜双士, 单车胜双士, 单车胜双象, 单车难胜士象全), as summarised at
+/// <https://g230.com/569493922.html> for the rook against advisors and bishops.
+#[test]
+fn known_theory() {
+    let cases: &[(&str, &str, Wdl)] = &[
+        // K+R vs K wins, whoever moves.
+        ("rook wins", "3k5/9/9/9/9/9/9/9/9/4K3R w", Wdl::Win),
+        ("rook wins, defender to move", "3k5/9/9/9/9/9/9/9/9/4K3R b", Wdl::Loss),
+        // K+N vs K wins.
+        ("knight wins", "4k4/9/9/9/9/9/9/9/9/3K1N3 w", Wdl::Win),
+        // K+C vs K draws: a cannon has no screen to mate over.
+        ("cannon draws", "4k4/9/9/9/9/9/9/9/9/3K1C3 w", Wdl::Draw),
+        // K+P vs K: a pawn across the river, not on the last rank, wins; on the last rank it
+        // draws.
+        ("crossed pawn wins", "3k5/9/9/4P4/9/9/9/9/9/4K4 w", Wdl::Win),
+        ("last-rank pawn draws", "4P4/4k4/9/9/9/9/9/9/9/3K5 w", Wdl::Draw),
+        // K+N vs K+A wins; K+N vs K+A+A draws.
+        ("knight beats one advisor", "4k4/4a4/9/9/9/9/9/9/9/3K1N3 w", Wdl::Win),
+        ("knight draws against two advisors", "3aka3/9/9/9/9/9/9/9/9/3K1N3 w", Wdl::Draw),
+        // K+R vs K+A+A and K+R vs K+B+B win.
+        ("rook beats two advisors", "3aka3/9/9/9/9/9/9/9/9/3K4R w", Wdl::Win),
+        ("rook beats two bishops", "2b1k1b2/9/9/9/9/9/9/9/9/3K4R w", Wdl::Win),
+    ];
+    let mut wrong = Vec::new();
+    for (name, fen, wdl) in cases {
+        let v = probe(fen);
+        if v.wdl != *wdl {
+            wrong.push(format!("{name}: {fen}: the table says {} (DTC {}), theory {wdl}", v.wdl, v.dtc));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The value after a legal move, from the side to move there (a capture's DTC counts 0).
+fn successor(tbs: &Tablebases, pos: &mut Position, m: engine::Move) -> Value {
+    let capture = pos.is_capture(m);
+    pos.play_unchecked(m);
+    let v = tbs.probe(pos).expect("readable").expect("a table for every successor");
+    pos.undo();
+    if capture { Value { wdl: v.wdl, dtc: 0 } } else { v }
+}
+
+/// Every position of a table against its successors: a win has a move to a position the
+/// opponent loses and its DTC is 1 + the smallest such DTC; a loss has only moves to
+/// positions the opponent wins (or none at all) and its DTC is 1 + the largest; a draw has
+/// no winning move and has a move to a draw.
+fn check_consistent(tbs: &Tablebases, table: &Table) -> usize {
+    let ix = table.indexer();
+    let mut placement = Placement::new();
+    let mut checked = 0;
+    for side in Color::ALL {
+        for idx in 0..ix.size() {
+            let Some(v) = table.value(side, idx) else { continue };
+            assert!(ix.decode(idx, &mut placement));
+            let mut pos = position(&placement, side).expect("a valued index is a legal position");
+            let fen = pos.fen();
+            let succ: Vec<Value> = pos.legal_moves().iter().map(|&m| successor(tbs, &mut pos, m)).collect();
+            let lost: Vec<u16> = succ.iter().filter(|s| s.wdl == Wdl::Loss).map(|s| s.dtc).collect();
+            let won: Vec<u16> = succ.iter().filter(|s| s.wdl == Wdl::Win).map(|s| s.dtc).collect();
+            match v.wdl {
+                Wdl::Win => {
+                    assert_eq!(Some(v.dtc), lost.iter().min().map(|d| d + 1), "{fen}: win DTC {}", v.dtc);
+                }
+                Wdl::Loss => {
+                    assert_eq!(won.len(), succ.len(), "{fen}: a loss with a move that does not lose");
+                    assert_eq!(v.dtc, won.iter().max().map_or(0, |d| d + 1), "{fen}: loss DTC");
+                }
+                Wdl::Draw => {
+                    assert!(lost.is_empty(), "{fen}: a draw with a winning move");
+                    assert!(succ.iter().any(|s| s.wdl == Wdl::Draw), "{fen}: a draw with no drawing move");
+                }
+            }
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_generated_set_is_self_consistent() {
+    let f = fixture();
+    for &m in &f.generated {
+        let table = f.tbs.table(m).expect("readable").expect("generated");
+        let n = check_consistent(&f.tbs, &table);
+        let census = [table.census(Color::Red), table.census(Color::Black)];
+        assert_eq!(n as u64, census[0].positions() + census[1].positions(), "{m}");
+        assert!(n > 0, "{m}");
+    }
+    assert!(f.generated.len() >= SETS.len(), "{:?}", f.generated);
+}
+
+/// Whether the side to move forces a conversion it wins (mate, stalemate, or a capture into
+/// a position the smaller table gives it as won) within `depth` plies.
+fn wins_within(tbs: &Tablebases, pos: &mut Position, depth: u32) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    let moves = pos.legal_moves();
+    moves.iter().any(|&m| {
+        let capture = pos.is_capture(m);
+        pos.play_unchecked(m);
+        let w = if capture {
+            tbs.probe(pos).expect("readable").expect("table").wdl == Wdl::Loss
+        } else {
+            loses_within(tbs, pos, depth - 1)
+        };
+        pos.undo();
+        w
+    })
+}
+
+/// Whether the side to move cannot avoid the opponent's winning conversion within `depth`.
+fn loses_within(tbs: &Tablebases, pos: &mut Position, depth: u32) -> bool {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    moves.iter().all(|&m| {
+        let capture = pos.is_capture(m);
+        pos.play_unchecked(m);
+        let l = if capture {
+            tbs.probe(pos).expect("readable").expect("table").wdl == Wdl::Win
+        } else {
+            wins_within(tbs, pos, depth - 1)
+        };
+        pos.undo();
+        l
+    })
+}
+
+/// 10,000 random positions of the small sets with a DTC of at most 6 plies: a full-width
+/// search to that depth finds the win (or the loss) at exactly the table's DTC.
+#[test]
+fn brute_force_agrees_on_short_wins_and_losses() {
+    let f = fixture();
+    let sets = ["KRK", "KNK", "KPK", "KNKA", "KRKA", "KPKA", "KCKA", "KRKN"];
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut placement = Placement::new();
+    let mut checked = [0usize; 2];
+    let mut tries = 0u64;
+    while checked[0] + checked[1] < 10_000 {
+        tries += 1;
+        assert!(tries < 50_000_000, "too few short wins and losses: {checked:?}");
+        let m: Material = sets[(next() % sets.len() as u64) as usize].parse().expect("valid");
+        let table = f.tbs.table(m).expect("readable").expect("generated");
+        let ix = table.indexer();
+        let side = if next() & 1 == 0 { Color::Red } else { Color::Black };
+        let idx = (next() % ix.size() as u64) as usize;
+        let Some(v) = table.value(side, idx) else { continue };
+        if v.wdl == Wdl::Draw || v.dtc > 6 {
+            continue;
+        }
+        assert!(ix.decode(idx, &mut placement));
+        let mut pos = position(&placement, side).expect("legal");
+        let d = u32::from(v.dtc);
+        let fen = pos.fen();
+        if v.wdl == Wdl::Win {
+            assert!(wins_within(&f.tbs, &mut pos, d), "{fen}: no win within {d}");
+            assert!(!wins_within(&f.tbs, &mut pos, d - 1), "{fen}: a win within {}", d - 1);
+            checked[0] += 1;
+        } else {
+            assert!(loses_within(&f.tbs, &mut pos, d), "{fen}: no loss within {d}");
+            assert!(d == 0 || !loses_within(&f.tbs, &mut pos, d - 1), "{fen}: a loss within {}", d - 1);
+            checked[1] += 1;
+        }
+    }
+    assert!(checked[0] > 1000 && checked[1] > 1000, "wins and losses both: {checked:?}");
+}
+
+#[test]
+fn best_move_keeps_the_verdict_and_shortens_the_win() {
+    let f = fixture();
+    let mut pos = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").expect("valid");
+    let start = f.tbs.probe(&pos).expect("readable").expect("table");
+    assert_eq!(start.wdl, Wdl::Win);
+    // Following the tables' moves for both sides mates in exactly the DTC.
+    for ply in 0..start.dtc {
+        let best = f.tbs.best_move(&pos).expect("readable").expect("a move");
+        let expected = if ply % 2 == 0 { Wdl::Win } else { Wdl::Loss };
+        assert_eq!(best.value.wdl, expected);
+        assert_eq!(best.value.dtc, start.dtc - ply);
+        pos.try_play(best.mv).expect("legal");
+    }
+    assert!(!pos.has_legal_move(), "mated after {} plies: {}", start.dtc, pos.fen());
+}
+
+#[test]
+fn a_damaged_or_foreign_file_is_refused_by_name() {
+    let f = fixture();
+    let table = f.tbs.table("KRK".parse().expect("valid")).expect("readable").expect("generated");
+    let bytes = file::encode(&table);
+    assert!(file::decode(&bytes, "ok").expect("round trip") == *table, "the file holds the table");
+    let mut damaged = bytes.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x40;
+    let e = file::decode(&damaged, "KRK.xqtb").expect_err("damaged").to_string();
+    assert!(e.contains("KRK.xqtb") && e.contains("checksum"), "{e}");
+    let e = file::decode(&bytes[..10], "short.xqtb").expect_err("truncated").to_string();
+    assert!(e.contains("short.xqtb"), "{e}");
+    // A file under another set's name.
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("KNK.xqtb"), &bytes).expect("write");
+    let other = Tablebases::open(dir.path()).expect("dir");
+    let pos = Position::from_fen("4k4/9/9/9/9/9/9/9/9/3K1N3 w").expect("valid");
+    let e = other.probe(&pos).expect_err("foreign").to_string();
+    assert!(e.contains("KNK.xqtb") && e.contains("KRK"), "{e}");
+    // No file: no value, no error.
+    assert_eq!(other.probe(&Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").expect("valid")).expect("ok"), None);
+    assert!(Tablebases::open(Path::new("/nonexistent/tb")).is_err());
+}
