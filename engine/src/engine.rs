@@ -20,6 +20,7 @@ use crate::position::Position;
 use crate::search::{
     self, History, Info, Limits, LmrTable, SearchContext, SearchParams, SearchResult, TranspositionTable,
 };
+use crate::tablebase::Tablebases;
 use crate::types::Move;
 
 /// Default transposition table size in MiB (the `Hash` option).
@@ -39,6 +40,7 @@ pub struct Engine {
     hash_mib: usize,
     move_overhead: Duration,
     banmoves: Vec<Move>,
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Default for Engine {
@@ -71,6 +73,7 @@ impl Engine {
             hash_mib: DEFAULT_HASH_MIB,
             move_overhead: search::DEFAULT_MOVE_OVERHEAD,
             banmoves: Vec::new(),
+            tablebases: None,
         }
     }
 
@@ -146,6 +149,16 @@ impl Engine {
         self.move_overhead
     }
 
+    /// Endgame tables for the search (`None`: none, and the search is exactly as without).
+    pub fn set_tablebases(&mut self, tablebases: Option<Arc<Tablebases>>) {
+        self.tablebases = tablebases;
+        self.tt.clear();
+    }
+
+    pub fn tablebases(&self) -> Option<&Arc<Tablebases>> {
+        self.tablebases.as_ref()
+    }
+
     /// Moves the next search must not play (UCCI's `banmoves`); reset by `set_position`.
     pub fn set_banmoves(&mut self, moves: Vec<Move>) {
         self.banmoves = moves;
@@ -187,6 +200,7 @@ impl Engine {
             history: &mut self.history,
             stop: &self.stop,
             move_overhead: self.move_overhead,
+            tb: self.tablebases.as_deref(),
         };
         let result = search::think(&self.pos, limits, &root_moves, ctx, on_info);
         self.stop.store(false, Ordering::Relaxed);

@@ -18,6 +18,7 @@ pub(crate) fn handshake(session: &mut UciSession) {
     session.say("option usemillisec type check default false");
     session.say("option hashsize type spin min 1 max 65536 default 16");
     session.say("option paramsfile type string default <empty>");
+    session.say("option tablebasepath type string default <empty>");
     session.say("ucciok");
 }
 

@@ -209,6 +209,7 @@ impl UciSession {
         self.say("option name Threads type spin default 1 min 1 max 1");
         self.say(&format!("option name Move Overhead type spin default {overhead} min 0 max 5000"));
         self.say("option name ParamsFile type string default <empty>");
+        self.say("option name TablebasePath type string default <empty>");
         for (spec, value) in crate::search::SEARCH_PARAMS.iter().zip(search) {
             self.say(&format!(
                 "option name {} type spin default {value} min {} max {}",
@@ -288,6 +289,16 @@ impl UciSession {
                 let ms = int(value, 0, 5000)?;
                 self.engine().set_move_overhead(Duration::from_millis(ms as u64));
             }
+            "tablebasepath" => {
+                let path = value.unwrap_or("").trim();
+                let tables = if path.is_empty() || path == "<empty>" {
+                    None
+                } else {
+                    let tbs = crate::tablebase::Tablebases::open(path).map_err(|e| e.to_string())?;
+                    Some(Arc::new(tbs))
+                };
+                self.engine().set_tablebases(tables);
+            }
             "paramsfile" => {
                 let path = need(name, value)?;
                 let set = crate::ParamSet::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;
@@ -360,6 +371,9 @@ impl UciSession {
         self.search_infinite = limits.infinite;
         self.search = Some(std::thread::spawn(move || {
             let result = engine.go(&limits, |info| say(&out, &format_info(info, protocol)));
+            if let Some(v) = result.tablebase {
+                say(&out, &format!("info string tablebase {} dtc {}", v.wdl, v.dtc));
+            }
             say(&out, &format_bestmove(&result, protocol));
             engine
         }));

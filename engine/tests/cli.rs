@@ -172,3 +172,35 @@ fn params_dump_round_trips_and_bad_files_are_named() {
     assert!(err.contains("material.rook.mg"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tb_probe_prints_the_verdict_and_names_a_missing_table() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tbs = engine::tablebase::Tablebases::open(dir.path()).expect("a directory");
+    tbs.generate("KRK".parse().expect("a set"), &|_| {}).expect("generates");
+    let path = dir.path().to_str().expect("utf-8 path");
+    let o = xqengine(&["tb", "probe", "--path", path, "--fen", "3k5/9/9/9/9/9/9/9/9/4K3R b"], "");
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.starts_with("set KRK wdl loss dtc "), "{out}");
+    // The bare king on d9 is the only piece Black can move.
+    assert!(out.contains(" bestmove d9"), "{out}");
+    // The UCI option: the root's move comes from the table and says so.
+    let uci = xqengine(
+        &[],
+        &format!(
+            "uci\nsetoption name TablebasePath value /nonexistent/tb\nsetoption name TablebasePath value {path}\nposition fen 3k5/9/9/9/9/9/9/9/9/4K3R w\ngo depth 5\nquit\n"
+        ),
+    );
+    let out = stdout(&uci);
+    assert!(out.contains("option name TablebasePath type string"), "{out}");
+    assert!(out.contains("/nonexistent/tb") && out.contains("not a directory"), "{out}");
+    assert!(out.contains("info string tablebase win dtc "), "{out}");
+    assert!(out.contains("bestmove "), "{out}");
+    let miss = xqengine(&["tb", "probe", "--path", path, "--fen", "4k4/9/9/9/9/9/9/9/9/3K1N3 w"], "");
+    let err = String::from_utf8_lossy(&miss.stderr);
+    assert!(!miss.status.success() && err.contains("KNK"), "{err}");
+    let bad = xqengine(&["tb", "probe", "--path", "/nonexistent/tb", "--fen", "3k5/9/9/9/9/9/9/9/9/4K3R w"], "");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && err.contains("/nonexistent/tb"), "{err}");
+}

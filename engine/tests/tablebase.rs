@@ -269,3 +269,38 @@ fn a_damaged_or_foreign_file_is_refused_by_name() {
     assert_eq!(other.probe(&Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").expect("valid")).expect("ok"), None);
     assert!(Tablebases::open(Path::new("/nonexistent/tb")).is_err());
 }
+
+/// The engine with the tables: a root in a table plays the tables' move and says so; a
+/// search whose capture enters a table scores it as proven; without a path it is the plain
+/// search.
+#[test]
+fn the_engine_probes_in_search_and_plays_from_the_tables_at_the_root() {
+    use engine::{Engine, Limits};
+    use std::sync::Arc;
+    let f = fixture();
+    let tables = Arc::new(Tablebases::open(f.tbs.dir()).expect("dir"));
+
+    let mut eng = Engine::new();
+    eng.set_tablebases(Some(Arc::clone(&tables)));
+    let root = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").expect("valid");
+    eng.set_position(root.clone());
+    let r = eng.go(&Limits::depth(6), |_| {});
+    let best = tables.best_move(&root).expect("readable").expect("in the table");
+    assert_eq!(r.best_move, Some(best.mv));
+    assert_eq!(r.tablebase, Some(best.value));
+
+    // Rook takes knight on e5 enters K+R vs K+A, a win; the root (K+R vs K+N+A) has no table.
+    let fen = "4k4/4a4/9/9/4n4/9/9/4R4/9/3K5 w";
+    let proven = |tb: Option<Arc<Tablebases>>| {
+        let mut eng = Engine::new();
+        eng.set_tablebases(tb);
+        eng.set_position(Position::from_fen(fen).expect("valid"));
+        eng.go(&Limits::depth(3), |_| {})
+    };
+    let with = proven(Some(tables));
+    let without = proven(None);
+    assert_eq!(with.tablebase, None, "no table for the root");
+    assert_eq!(with.best_move.map(|m| m.to_string()).as_deref(), Some("e2e5"));
+    assert!(with.value > 19_000, "a proven win: {}", with.value);
+    assert!(without.value < 5_000, "an evaluation: {}", without.value);
+}

@@ -19,6 +19,7 @@ use crate::eval::{Params, evaluate};
 use crate::movegen::MoveList;
 use crate::position::Position;
 use crate::rules::{RepetitionVerdict, repetition_verdict};
+use crate::tablebase::{Tablebases, Wdl};
 use crate::types::{Move, PieceKind};
 
 /// Plies without a capture after which the game is drawn.
@@ -54,6 +55,10 @@ pub(crate) struct Searcher<'a> {
     pub pv: Vec<[Move; MAX_PLY + 1]>,
     pub pv_len: [usize; MAX_PLY + 1],
     eval_stack: [i32; MAX_PLY + 2],
+    /// Endgame tables probed (WDL) at nodes a capture just reached.
+    pub tb: Option<&'a Tablebases>,
+    /// Probes that found a value.
+    pub tb_hits: u64,
 }
 
 impl<'a> Searcher<'a> {
@@ -86,6 +91,8 @@ impl<'a> Searcher<'a> {
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             eval_stack: [0; MAX_PLY + 2],
+            tb: None,
+            tb_hits: 0,
         }
     }
 
@@ -212,6 +219,21 @@ impl<'a> Searcher<'a> {
             && let Some(v) = tt_cutoff(&h, ply, alpha, beta)
         {
             return v;
+        }
+
+        // Endgame tables, where a capture has just entered one (a position reached without a
+        // capture from one in a table was itself in it, and its root answered from it).
+        if let Some(tb) = self.tb
+            && ply > 0
+            && self.pos.rule60() == 0
+            && let Ok(Some(v)) = tb.probe(&self.pos)
+        {
+            self.tb_hits += 1;
+            return match v.wdl {
+                Wdl::Win => TB_WIN - ply as i32,
+                Wdl::Draw => DRAW,
+                Wdl::Loss => -TB_WIN + ply as i32,
+            };
         }
 
         let in_check = self.pos.in_check();

@@ -75,4 +75,6 @@ pub struct SearchResult {
     pub nodes: u64,
     pub time: Duration,
     pub pv: Vec<Move>,
+    /// The endgame tables' verdict when the move came from them (the root was in a table).
+    pub tablebase: Option<crate::tablebase::Value>,
 }

@@ -38,6 +38,8 @@ pub struct SearchContext<'a> {
     pub history: &'a mut History,
     pub stop: &'a AtomicBool,
     pub move_overhead: Duration,
+    /// Endgame tables: WDL in the search, the best move by DTC at the root.
+    pub tb: Option<&'a crate::tablebase::Tablebases>,
 }
 
 /// Searches `pos` within `limits`, calling `on_info` after every completed iteration.
@@ -69,14 +71,40 @@ pub fn think(
         nodes: 0,
         time: Duration::ZERO,
         pv: moves.first().copied().into_iter().collect(),
+        tablebase: None,
     };
     if moves.is_empty() {
+        wait_if_infinite(limits, ctx.stop);
+        return result;
+    }
+    // A root in the endgame tables plays their move: the shortest win to conversion, a
+    // drawing move, or the longest resistance.
+    if let Some(tb) = ctx.tb
+        && let Ok(Some(best)) = tb.best_move(pos)
+        && moves.contains(&best.mv)
+    {
+        let value = match best.value.wdl {
+            crate::tablebase::Wdl::Win => score::TB_WIN,
+            crate::tablebase::Wdl::Draw => score::DRAW,
+            crate::tablebase::Wdl::Loss => -score::TB_WIN,
+        };
+        result = SearchResult {
+            best_move: Some(best.mv),
+            score: to_uci(value),
+            value,
+            depth: 1,
+            pv: vec![best.mv],
+            time: start.elapsed(),
+            tablebase: Some(best.value),
+            ..result
+        };
         wait_if_infinite(limits, ctx.stop);
         return result;
     }
 
     let mut s =
         Searcher::new(pos.clone(), ctx.params, (ctx.search, ctx.lmr), ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
+    s.tb = ctx.tb;
     let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
     let mut prev: i32 = 0;
     for depth in 1..=max_depth {
@@ -125,6 +153,7 @@ pub fn think(
             nodes: s.nodes,
             time: elapsed,
             pv: pv.clone(),
+            tablebase: None,
         };
         on_info(&Info {
             depth: depth as u32,

@@ -13,6 +13,9 @@ pub const INFINITE: i32 = 32_000;
 pub const MAX_PLY: usize = 128;
 /// Scores at or beyond this magnitude carry a distance to the end of the game.
 pub const DECISIVE: i32 = MATE - 2 * MAX_PLY as i32;
+/// A win the endgame tables prove (less the ply it is found at): above every evaluation,
+/// below the mate band, since the tables give a distance to conversion, not to mate.
+pub const TB_WIN: i32 = 20_000;
 
 #[inline]
 pub const fn mated_in(ply: usize) -> i32 {
