@@ -304,3 +304,31 @@ fn the_engine_probes_in_search_and_plays_from_the_tables_at_the_root() {
     assert!(with.value > 19_000, "a proven win: {}", with.value);
     assert!(without.value < 5_000, "an evaluation: {}", without.value);
 }
+
+#[test]
+fn adjudication_takes_wins_always_and_draws_only_where_one_side_attacks() {
+    let tbs = &fixture().tbs;
+    let adj = |fen: &str| tbs.adjudicate(&Position::from_fen(fen).expect("valid")).expect("readable");
+    assert_eq!(adj("3k5/9/9/9/9/9/9/9/9/4K3R b"), Some(Wdl::Loss));
+    // K+N vs K+A+A: only Red attacks, so the draw is exact.
+    assert_eq!(adj("3aka3/9/9/9/9/9/9/9/9/3K1N3 w"), Some(Wdl::Draw));
+    // K+R vs K+N: both sides attack; a draw there is left to the game, a win is not.
+    let table = tbs.table("KRKN".parse().expect("valid")).expect("readable").expect("generated");
+    let mut placement = Placement::new();
+    let mut found = [false; 2];
+    for idx in 0..table.indexer().size() {
+        let Some(v) = table.value(Color::Red, idx) else { continue };
+        let slot = usize::from(v.wdl == Wdl::Draw);
+        if found[slot] {
+            continue;
+        }
+        assert!(table.indexer().decode(idx, &mut placement));
+        let pos = position(&placement, Color::Red).expect("legal");
+        let expected = if v.wdl == Wdl::Draw { None } else { Some(v.wdl) };
+        assert_eq!(tbs.adjudicate(&pos).expect("readable"), expected, "{}", pos.fen());
+        found[slot] = true;
+    }
+    assert_eq!(found, [true, true], "K+R vs K+N has both draws and decided positions");
+    // Not in a table.
+    assert_eq!(adj("4k4/4a4/9/9/4n4/9/9/4R4/9/3K5 w"), None);
+}

@@ -89,6 +89,19 @@ impl Tablebases {
         Ok(table.probe(pos))
     }
 
+    /// The verdict a game may be ended with here: a win or a loss whenever the position is
+    /// in a table (a won line shortens DTC at every move, so it never repeats and no
+    /// repetition rule can touch it), a draw only in a set where at most one side has a
+    /// piece that can attack (elsewhere an Asian-rules perpetual check or chase could decide
+    /// what these tables call a draw). The worker's arbiter ends games with it and the
+    /// referee of record checks them with it.
+    pub fn adjudicate(&self, pos: &Position) -> Result<Option<Wdl>> {
+        let Some(v) = self.probe(pos)? else { return Ok(None) };
+        let m = Material::of(pos);
+        let draw_exact = !(m.has_attackers(Color::Red) && m.has_attackers(Color::Black));
+        Ok((v.wdl != Wdl::Draw || draw_exact).then_some(v.wdl))
+    }
+
     /// The value of the position after `m` (a legal move), from the side to move there: a
     /// capture converts, so its DTC counts as 0.
     fn successor(&self, pos: &mut Position, m: Move) -> Result<Option<Value>> {
