@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::book::Book;
 use crate::eval::Params;
 use crate::param_set::ParamSet;
 use crate::position::Position;
@@ -41,6 +42,11 @@ pub struct Engine {
     move_overhead: Duration,
     banmoves: Vec<Move>,
     tablebases: Option<Arc<Tablebases>>,
+    /// The opening book (`BookFile`) and whether to play from it (`OwnBook`).
+    book: Option<Arc<Book>>,
+    own_book: bool,
+    /// xorshift64 state for the book's weighted pick.
+    random: u64,
 }
 
 impl Default for Engine {
@@ -74,6 +80,12 @@ impl Engine {
             move_overhead: search::DEFAULT_MOVE_OVERHEAD,
             banmoves: Vec::new(),
             tablebases: None,
+            book: None,
+            own_book: false,
+            random: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0x9e37_79b9_7f4a_7c15, |d| d.as_nanos() as u64)
+                | 1,
         }
     }
 
@@ -159,6 +171,29 @@ impl Engine {
         self.tablebases.as_ref()
     }
 
+    /// The opening book (`None`: none) and whether `go` plays from it.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>, own_book: bool) {
+        self.book = book;
+        self.own_book = own_book;
+    }
+
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref()
+    }
+
+    pub fn own_book(&self) -> bool {
+        self.own_book
+    }
+
+    fn next_random(&mut self) -> f64 {
+        let mut x = self.random;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.random = x;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Moves the next search must not play (UCCI's `banmoves`); reset by `set_position`.
     pub fn set_banmoves(&mut self, moves: Vec<Move>) {
         self.banmoves = moves;
@@ -184,6 +219,27 @@ impl Engine {
     /// Searches the current position. A stop requested before or during the search ends
     /// it; the stop flag is cleared when `go` returns.
     pub fn go(&mut self, limits: &Limits, on_info: impl FnMut(&Info)) -> SearchResult {
+        let random = if self.own_book { self.next_random() } else { 0.0 };
+        if self.own_book
+            && let Some(book) = self.book.clone()
+            && let Some(pick) = book.pick(&self.pos, random)
+            && !self.banmoves.contains(&pick.mv)
+        {
+            self.stop.store(false, Ordering::Relaxed);
+            return SearchResult {
+                best_move: Some(pick.mv),
+                ponder: None,
+                score: search::Score::Cp(0),
+                value: 0,
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                time: Duration::ZERO,
+                pv: vec![pick.mv],
+                tablebase: None,
+                book: Some(pick),
+            };
+        }
         let legal = self.pos.legal_moves();
         let root_moves: Vec<Move> = if self.banmoves.is_empty() {
             Vec::new()

@@ -41,6 +41,9 @@ pub enum Error {
     Params { key: String, reason: String },
     #[error("search parameter `{key}`: {reason}")]
     SearchParam { key: String, reason: String },
+    /// An opening book file or game (`what` names it).
+    #[error("opening book {what}: {reason}")]
+    Book { what: String, reason: String },
     /// A tablebase file, directory or set (`what` names it).
     #[error("tablebase {what}: {reason}")]
     Tablebase { what: String, reason: String },

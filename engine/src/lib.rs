@@ -14,6 +14,7 @@
 //! ```
 
 pub mod bench;
+pub mod book;
 pub mod engine;
 pub mod error;
 pub mod eval;

@@ -19,6 +19,8 @@ pub(crate) fn handshake(session: &mut UciSession) {
     session.say("option hashsize type spin min 1 max 65536 default 16");
     session.say("option paramsfile type string default <empty>");
     session.say("option tablebasepath type string default <empty>");
+    session.say("option ownbook type check default false");
+    session.say("option bookfile type string default <empty>");
     session.say("ucciok");
 }
 

@@ -210,6 +210,8 @@ impl UciSession {
         self.say(&format!("option name Move Overhead type spin default {overhead} min 0 max 5000"));
         self.say("option name ParamsFile type string default <empty>");
         self.say("option name TablebasePath type string default <empty>");
+        self.say("option name OwnBook type check default false");
+        self.say("option name BookFile type string default <empty>");
         for (spec, value) in crate::search::SEARCH_PARAMS.iter().zip(search) {
             self.say(&format!(
                 "option name {} type spin default {value} min {} max {}",
@@ -288,6 +290,25 @@ impl UciSession {
             "move overhead" | "moveoverhead" => {
                 let ms = int(value, 0, 5000)?;
                 self.engine().set_move_overhead(Duration::from_millis(ms as u64));
+            }
+            "ownbook" => {
+                let on = match need(name, value)?.to_ascii_lowercase().as_str() {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    other => return Err(format!("option `{name}`: `{other}` is not true or false")),
+                };
+                let book = self.engine().book().cloned();
+                self.engine().set_book(book, on);
+            }
+            "bookfile" => {
+                let path = value.unwrap_or("").trim();
+                let book = if path.is_empty() || path == "<empty>" {
+                    None
+                } else {
+                    Some(Arc::new(crate::book::Book::open(std::path::Path::new(path)).map_err(|e| e.to_string())?))
+                };
+                let on = self.engine().own_book();
+                self.engine().set_book(book, on);
             }
             "tablebasepath" => {
                 let path = value.unwrap_or("").trim();
@@ -371,6 +392,10 @@ impl UciSession {
         self.search_infinite = limits.infinite;
         self.search = Some(std::thread::spawn(move || {
             let result = engine.go(&limits, |info| say(&out, &format_info(info, protocol)));
+            if let Some(b) = result.book {
+                let line = format!("info string book move {} games {} score {:.1}%", b.mv, b.games, 100.0 * b.score());
+                say(&out, &line);
+            }
             if let Some(v) = result.tablebase {
                 say(&out, &format!("info string tablebase {} dtc {}", v.wdl, v.dtc));
             }

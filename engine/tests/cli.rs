@@ -204,3 +204,34 @@ fn tb_probe_prints_the_verdict_and_names_a_missing_table() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success() && err.contains("/nonexistent/tb"), "{err}");
 }
+
+#[test]
+fn own_book_plays_the_books_move_and_says_so() {
+    use engine::book::BookBuilder;
+    use engine::notation::parse_uci;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("b.xqb");
+    let mut b = BookBuilder::new(4);
+    let line: Vec<_> = ["h2e2", "h9g7"].iter().map(|m| parse_uci(m).expect("uci")).collect();
+    for _ in 0..3 {
+        b.add_game(&engine::Position::startpos(), &line, engine::rules::GameResult::RedWins).expect("legal");
+    }
+    b.finish(1).save(&path).expect("saved");
+    let p = path.to_str().expect("utf-8");
+    let o = xqengine(
+        &[],
+        &format!(
+            "uci\nsetoption name BookFile value {p}\nsetoption name OwnBook value true\nposition startpos\ngo depth 3\nsetoption name OwnBook value false\nposition startpos\ngo depth 1\nsetoption name BookFile value {p}.missing\nquit\n"
+        ),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("option name OwnBook type check default false"), "{out}");
+    // h2e2 and its mirror image b2e2 are one entry at the symmetric start.
+    assert!(
+        out.contains("info string book move b2e2 games 3 score 100.0%")
+            || out.contains("info string book move h2e2 games 3 score 100.0%"),
+        "{out}"
+    );
+    assert_eq!(out.matches("info string book move").count(), 1, "OwnBook false searches: {out}");
+    assert!(out.contains("b.xqb.missing"), "a missing book is named: {out}");
+}

@@ -77,4 +77,6 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
     /// The endgame tables' verdict when the move came from them (the root was in a table).
     pub tablebase: Option<crate::tablebase::Value>,
+    /// The opening book's entry when the move came from the book (`OwnBook`).
+    pub book: Option<crate::book::BookMove>,
 }

@@ -72,6 +72,7 @@ pub fn think(
         time: Duration::ZERO,
         pv: moves.first().copied().into_iter().collect(),
         tablebase: None,
+        book: None,
     };
     if moves.is_empty() {
         wait_if_infinite(limits, ctx.stop);
@@ -154,6 +155,7 @@ pub fn think(
             time: elapsed,
             pv: pv.clone(),
             tablebase: None,
+            book: None,
         };
         on_info(&Info {
             depth: depth as u32,
