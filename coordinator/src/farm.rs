@@ -59,6 +59,9 @@ pub struct Farm {
     /// measured at another speed gets its move times and clocks scaled ([`crate::tc_scale`]).
     /// `None`: every worker plays the runs' time controls as they are.
     reference_nps: Option<NonZeroU64>,
+    /// Endgame tables the referee checks `tablebase` endings against (`None`: such an ending
+    /// is refused).
+    tables: Option<Arc<engine::tablebase::Tablebases>>,
 }
 
 /// How often an active SPSA run's history file is rewritten at most.
@@ -88,6 +91,7 @@ impl Farm {
             exported,
             created: Mutex::new(VecDeque::new()),
             reference_nps: None,
+            tables: None,
         };
         // Results recorded just before a crash may have settled an SPRT whose verdict was
         // not stored yet.
@@ -118,6 +122,16 @@ impl Farm {
     /// The farm with a reference speed: from now on, leases scale move times and clocks to each
     /// worker's bench speed (`None`: no scaling, the default). Leases granted before keep the
     /// scale they were granted with.
+    pub fn with_tablebases(mut self, tables: Option<Arc<engine::tablebase::Tablebases>>) -> Farm {
+        self.tables = tables;
+        self
+    }
+
+    /// The endgame tables of `serve --tablebases`, if any.
+    pub fn tablebases(&self) -> Option<&Arc<engine::tablebase::Tablebases>> {
+        self.tables.as_ref()
+    }
+
     pub fn with_reference_nps(mut self, reference_nps: Option<NonZeroU64>) -> Farm {
         self.reference_nps = reference_nps;
         self
@@ -241,7 +255,7 @@ impl Farm {
     /// terms first, and a lie refuses the whole batch before anything is stored.
     fn record(&self, worker: WorkerId, batch: &BatchResult) -> Result<BatchAck> {
         let terms = self.storage.lease_terms(batch.lease)?;
-        if let Err(e) = referee::check_batch(&terms, &batch.pairs) {
+        if let Err(e) = referee::check_batch(&terms, &batch.pairs, self.tables.as_deref()) {
             tracing::warn!(worker = %worker, lease = %batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
             return Err(e);
         }

@@ -11,7 +11,10 @@
 //!   [`proto::domain::Adjudicator`] triggers over the reported scores; `time_forfeit` only
 //!   when the shared [`proto::domain::GameClock`], replayed from the reported times, runs out
 //!   on the attempt; `illegal_move` only with the offending move, which must be illegal there;
-//! - every sampled position is the game's position at its ply, at exactly the run's plies.
+//! - every sampled position is the game's position at its ply, at exactly the run's plies;
+//! - `tablebase` only where this coordinator's endgame tables (`serve --tablebases`) decide
+//!   the final position, with their outcome (`engine::tablebase::Tablebases::adjudicate`). A
+//!   game may go on through positions the tables decide: a worker without tables plays on.
 //!
 //! Not checkable, and taken on trust: the scores themselves (what the engines said), the
 //! times themselves, a crash (`engine_error`, `no_move`), nodes, durations, and the sampled
@@ -27,6 +30,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use engine::OpeningLine;
+use engine::tablebase::Tablebases;
 use proto::domain::{PairReport, PairTask};
 
 use crate::error::{Error, Result};
@@ -37,7 +41,8 @@ pub use replay::Lie;
 
 /// Referees every pair of a submission; the first lie found is the error (INVALID_ARGUMENT
 /// naming the lease, pair, game and ply), and then nothing of the submission may be stored.
-pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport]) -> Result<()> {
+/// `tables` are the endgame tables `tablebase` endings are checked against.
+pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport], tables: Option<&Tablebases>) -> Result<()> {
     let tasks: HashMap<u64, &PairTask> = terms.tasks.iter().map(|t| (t.pair_index, t)).collect();
     let mut openings: HashMap<u32, OpeningLine> = HashMap::new();
     for pair in pairs {
@@ -53,16 +58,22 @@ pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport]) -> Result<()> {
                     .map_err(|e| Error::Corrupt(format!("opening {} of the run: {e}", task.opening_index)))?,
             ),
         };
-        check_pair(terms, task, opening, pair)?;
+        check_pair(terms, task, opening, pair, tables)?;
     }
     Ok(())
 }
 
 /// Referees one pair against its task: players and bounds first, then each game's replay.
-pub fn check_pair(terms: &LeaseTerms, task: &PairTask, opening: &OpeningLine, pair: &PairReport) -> Result<()> {
+pub fn check_pair(
+    terms: &LeaseTerms,
+    task: &PairTask,
+    opening: &OpeningLine,
+    pair: &PairReport,
+    tables: Option<&Tablebases>,
+) -> Result<()> {
     report::check_pair(terms.lease, pair, &task.variants)?;
     for (which, game) in (0u8..).zip(&pair.games) {
-        replay::check_game(terms, opening, &task.opening, game).map_err(|lie| Error::InvalidReport {
+        replay::check_game(terms, opening, &task.opening, game, tables).map_err(|lie| Error::InvalidReport {
             lease: terms.lease,
             pair: pair.pair_index,
             game: Some(which),

@@ -281,7 +281,7 @@ fn a_slow_workers_longer_thinking_is_within_its_scaled_clock() {
         // Red's first move took 1.5 s: more than the run's whole clock, within the lease's.
         pairs[0].games[0].move_stats[0].time_ms = 1_500;
         let unscaled = LeaseTerms { tc, ..f.farm.storage().lease_terms(lease.id).expect("terms") };
-        let refused = coordinator::referee::check_batch(&unscaled, &pairs).expect_err("over the unscaled clock");
+        let refused = coordinator::referee::check_batch(&unscaled, &pairs, None).expect_err("over the unscaled clock");
         assert!(refused.to_string().contains("took 1500 ms with 1000 ms left"), "{backend}: {refused}");
         // A time forfeit on the unscaled clock is none on the scaled one.
         let mut forfeit = pairs.clone();

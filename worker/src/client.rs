@@ -36,7 +36,7 @@ use tokio::sync::{Notify, oneshot, watch};
 use crate::delivery::Delivery;
 use crate::engines::EngineSet;
 use crate::error::{Error, Result};
-use crate::runner::{StopFlag, play_lease_until};
+use crate::runner::{StopFlag, play_lease_with};
 use crate::spool::Spool;
 
 /// Every call's deadline.
@@ -78,6 +78,9 @@ pub struct WorkerConfig {
     pub idle_exit: Option<Duration>,
     /// The external engines the worker may start (checked at start), advertised at Register.
     pub engines: EngineSet,
+    /// Endgame tables its arbiter ends games with (`worker --tablebases`); the coordinator
+    /// must have the same tables to accept such endings.
+    pub tablebases: Option<Arc<engine::tablebase::Tablebases>>,
 }
 
 /// The worker's connection: the farm client, retrying only where the worker has no loop of
@@ -361,12 +364,13 @@ impl LeaseLoop<'_> {
         let (spool, wake, stop, worker, name) =
             (Arc::clone(self.spool), Arc::clone(self.wake), self.stop.clone(), self.worker, self.cfg.name.clone());
         let engines = self.cfg.engines.clone();
+        let tables = self.cfg.tablebases.clone();
         std::thread::Builder::new()
             .name(format!("lease-{lease_id}"))
             .spawn(move || {
                 let mut spool_error = None;
                 let player = |v: &proto::domain::Variant| engines.player(v);
-                let played = play_lease_until(&lease, threads, &player, &name, &stop, |mut pair| {
+                let played = play_lease_with(&lease, threads, &player, &name, &stop, tables, |mut pair| {
                     if let Some(r) = &realized {
                         r.restore(&mut pair);
                     }

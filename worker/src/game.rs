@@ -5,8 +5,10 @@
 use std::time::{Duration, Instant};
 
 use engine::rules::{GameResult, Reason, judge};
+use engine::tablebase::{Tablebases, Wdl};
 use engine::{Color, Limits, Move, Position};
 use proto::domain::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, GameClock};
+use std::sync::Arc;
 
 use crate::player::Player;
 
@@ -41,18 +43,37 @@ pub struct GameRecord {
 }
 
 /// Settings of a game.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GameSettings {
     pub tc: TimeControl,
     pub adjudication: Adjudication,
     /// A hard cap for runaway games (an adjudicated draw); the farm always plays
     /// [`GAME_PLY_CAP`], which its referee checks.
     pub max_plies: usize,
+    /// Endgame tables: a game that enters one ends with its verdict (`tablebase`), where
+    /// [`Tablebases::adjudicate`] gives one.
+    pub tablebases: Option<Arc<Tablebases>>,
 }
 
 impl GameSettings {
     pub fn new(tc: TimeControl) -> GameSettings {
-        GameSettings { tc, adjudication: Adjudication::default(), max_plies: GAME_PLY_CAP }
+        GameSettings { tc, adjudication: Adjudication::default(), max_plies: GAME_PLY_CAP, tablebases: None }
+    }
+}
+
+/// The tables' verdict on `pos` as a game result, if they end the game here. A table that
+/// cannot be read ends nothing (and is logged): the game goes on.
+fn tablebase_result(tables: Option<&Tablebases>, pos: &Position) -> Option<GameResult> {
+    let side = pos.side_to_move();
+    match tables?.adjudicate(pos) {
+        Ok(Some(Wdl::Win)) => Some(GameResult::loss_for(!side)),
+        Ok(Some(Wdl::Loss)) => Some(GameResult::loss_for(side)),
+        Ok(Some(Wdl::Draw)) => Some(GameResult::Draw),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!("endgame tables: {e}");
+            None
+        }
     }
 }
 
@@ -138,6 +159,9 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         if outcome.is_over() {
             record.result = outcome.result;
             record.termination = Termination::Rules(outcome.reason);
+        } else if let Some(result) = tablebase_result(settings.tablebases.as_deref(), &pos) {
+            record.result = result;
+            record.termination = Termination::Tablebase;
         } else if let Some(verdict) = verdict {
             match verdict {
                 Adjudicated::Resign { loser } => {
@@ -193,6 +217,28 @@ mod tests {
         assert_eq!(g.result, GameResult::RedWins);
         assert_eq!(g.termination, Termination::Rules(Reason::Checkmate));
         assert_eq!(g.moves.len(), 1);
+    }
+
+    #[test]
+    fn a_game_that_enters_a_table_ends_with_its_verdict() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tables = Tablebases::open(dir.path()).expect("a directory");
+        tables.generate("KRKA".parse().expect("a set"), &|_| {}).expect("generates");
+        let tables = Arc::new(tables);
+        // The rook takes the knight: K+R vs K+A, lost for Black.
+        let start = Position::from_fen("4k4/4a4/9/9/4n4/9/9/4R4/9/3K5 w - - 0 1").expect("valid");
+        let play = |tablebases: Option<Arc<Tablebases>>| {
+            let mut a = InProcess::new("a", Params::default());
+            let mut b = InProcess::new("b", Params::default());
+            let settings = GameSettings { tablebases, max_plies: 40, ..GameSettings::new(TimeControl::Depth(3)) };
+            play_game([&mut a, &mut b], &start, &settings)
+        };
+        let g = play(Some(tables));
+        assert_eq!(g.moves.first().map(|m| m.to_string()).as_deref(), Some("e2e5"));
+        assert_eq!((g.termination, g.result, g.moves.len()), (Termination::Tablebase, GameResult::RedWins, 1));
+        let g = play(None);
+        assert_ne!(g.termination, Termination::Tablebase);
+        assert!(g.moves.len() > 1);
     }
 
     #[test]

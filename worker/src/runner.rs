@@ -10,6 +10,7 @@ use engine::Position;
 use engine::eval::{Params, evaluate};
 use engine::rules::GameResult;
 use engine::search::quiescence;
+use engine::tablebase::Tablebases;
 use proto::domain::{
     ForfeitAttempt, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PositionSample, Variant, VariantId,
     VariantKind,
@@ -118,6 +119,19 @@ pub fn play_lease_until(
     make_player: &PlayerFactory<'_>,
     worker_name: &str,
     stop: &StopFlag,
+    on_pair: impl FnMut(PairReport),
+) -> Result<()> {
+    play_lease_with(lease, threads, make_player, worker_name, stop, None, on_pair)
+}
+
+/// [`play_lease_until`] with endgame tables: a game that enters one ends with its verdict.
+pub fn play_lease_with(
+    lease: &Lease,
+    threads: usize,
+    make_player: &PlayerFactory<'_>,
+    worker_name: &str,
+    stop: &StopFlag,
+    tablebases: Option<Arc<Tablebases>>,
     mut on_pair: impl FnMut(PairReport),
 ) -> Result<()> {
     let variants: HashMap<&VariantId, &Variant> = lease.variants.iter().map(|v| (&v.id, v)).collect();
@@ -131,7 +145,7 @@ pub fn play_lease_until(
             }
         }
     }
-    let settings = GameSettings { adjudication: lease.adjudication, ..GameSettings::new(lease.tc) };
+    let settings = GameSettings { adjudication: lease.adjudication, tablebases, ..GameSettings::new(lease.tc) };
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<PairReport>>();
     let mut first_error = None;

@@ -146,7 +146,7 @@ async fn rpc(a: RpcArgs) -> Result<()> {
     let rounds = 2_000usize.div_ceil(batch.len());
     let timed = Instant::now();
     for _ in 0..rounds {
-        referee::check_batch(&terms, &batch).context("the bench's own games must pass the referee")?;
+        referee::check_batch(&terms, &batch, None).context("the bench's own games must pass the referee")?;
     }
     let per_game = timed.elapsed().as_secs_f64() / (rounds * batch.len() * 2) as f64;
     // Off: the same wall time per game, less the referee's share of it.

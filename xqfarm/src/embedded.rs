@@ -158,6 +158,7 @@ pub fn spawn_worker_with(
         max_leases: None,
         idle_exit: None,
         engines,
+        tablebases: None,
     };
     let mut info = local_worker_info(&cfg.name, concurrency, bench);
     info.engines = cfg.engines.infos();

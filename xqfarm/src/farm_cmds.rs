@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// did not measure. Without it, every worker plays the runs' time controls as they are.
     #[arg(long, value_name = "NPS", value_parser = positive_nps)]
     reference_nps: Option<NonZeroU64>,
+    /// Endgame tables (`xqfarm tb generate`) the referee checks `tablebase` endings against;
+    /// give workers the same tables. Without it such an ending is refused.
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
 }
 
 /// A speed in nodes per second given on the command line: a positive whole number (0 is what a
@@ -97,7 +101,8 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
     let farm = Arc::new(
         Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?
-            .with_reference_nps(args.reference_nps),
+            .with_reference_nps(args.reference_nps)
+            .with_tablebases(tablebases(args.tablebases.as_deref())?),
     );
     let listener =
         tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("binding {}", args.listen))?;
@@ -176,6 +181,17 @@ pub struct WorkerArgs {
     /// runs one bench per game slot at once and reports the mean speed.
     #[arg(long, value_name = "NPS", value_parser = positive_nps)]
     bench_nps: Option<NonZeroU64>,
+    /// Endgame tables (`xqfarm tb generate`): a game that enters one ends with its verdict
+    /// (termination `tablebase`). The coordinator needs the same tables (`serve --tablebases`).
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
+}
+
+/// The tables of `--tablebases`, the directory checked at start.
+fn tablebases(dir: Option<&std::path::Path>) -> Result<Option<Arc<engine::tablebase::Tablebases>>> {
+    let Some(dir) = dir else { return Ok(None) };
+    let tables = engine::tablebase::Tablebases::open(dir).context("--tablebases")?;
+    Ok(Some(Arc::new(tables)))
 }
 
 /// The worker's engines from `--engine` and `--engine-file`, each checked (refused at start,
@@ -229,6 +245,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         max_leases: args.max_leases,
         idle_exit: args.idle_exit,
         engines,
+        tablebases: tablebases(args.tablebases.as_deref())?,
     };
     eprintln!(
         "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",

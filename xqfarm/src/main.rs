@@ -3,6 +3,7 @@
 
 mod bench_cmds;
 mod bench_web;
+mod book_cmd;
 mod embedded;
 mod export;
 mod farm_cmds;
@@ -16,6 +17,7 @@ mod report_cmd;
 mod sprt;
 mod spsa_cmd;
 mod stats_cmd;
+mod tb_cmd;
 mod tune_cmd;
 
 use std::path::PathBuf;
@@ -77,6 +79,12 @@ enum Command {
     /// The farm's speed figures (RPC throughput, worker overhead).
     #[command(subcommand)]
     Bench(bench_cmds::BenchCommand),
+    /// The opening book: build it from the farm's games, show its moves.
+    #[command(subcommand)]
+    Book(book_cmd::BookCommand),
+    /// Endgame tablebases: generate them by retrograde analysis.
+    #[command(subcommand)]
+    Tb(tb_cmd::TbCommand),
     /// Perft of the engine's move generator, with leaves per second.
     Perft {
         /// Position (`startpos` or a FEN).
@@ -189,6 +197,8 @@ fn run() -> Result<ExitCode> {
             }
         }
         Command::Stats(args) => stats_cmd::run(&args)?,
+        Command::Tb(cmd) => tb_cmd::run(&cmd)?,
+        Command::Book(cmd) => book_cmd::run(&cmd)?,
         Command::Export(ExportCommand::Pgn(args)) => export::pgn(&args)?,
         Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,

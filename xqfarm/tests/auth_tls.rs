@@ -237,6 +237,7 @@ async fn a_worker_plays_a_run_over_tls() {
         max_leases: None,
         idle_exit: None,
         engines: worker::engines::EngineSet::empty(),
+        tablebases: None,
     };
     let worker = tokio::spawn(run_worker(cfg, worker_info("tls-worker")));
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -293,6 +294,7 @@ async fn tls_mismatches_fail_at_once_saying_what_to_fix() {
             max_leases: None,
             idle_exit: None,
             engines: worker::engines::EngineSet::empty(),
+            tablebases: None,
         };
         let stopped = tokio::time::timeout(PROMPT, run_worker(cfg, worker_info("w"))).await.expect("the worker hangs");
         let error = stopped.expect_err("the worker must refuse").to_string();

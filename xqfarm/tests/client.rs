@@ -113,6 +113,7 @@ async fn typed_calls_and_the_exported_signal() {
         max_leases: None,
         idle_exit: None,
         engines: worker::engines::EngineSet::empty(),
+        tablebases: None,
     };
     let info = WorkerInfo {
         name: "w".into(),

@@ -80,6 +80,7 @@ async fn two_workers_play_a_fixed_games_run() {
             max_leases: None,
             idle_exit: None,
             engines: worker::engines::EngineSet::empty(),
+            tablebases: None,
         };
         let info = WorkerInfo {
             name: cfg.name.clone(),

@@ -3,6 +3,7 @@
 
 use engine::notation::parse_uci;
 use engine::rules::{GameResult, judge};
+use engine::tablebase::{Tablebases, Wdl};
 use engine::{Color, Position};
 use proto::domain::{Adjudicated, GameClock, GameOutcome, GameReport, Termination};
 
@@ -16,6 +17,8 @@ pub(super) struct Final<'a> {
     pub verdict: Option<Adjudicated>,
     /// The clock after the last move, in a clock game.
     pub clock: Option<&'a GameClock>,
+    /// The coordinator's endgame tables, for `tablebase` endings.
+    pub tables: Option<&'a Tablebases>,
 }
 
 fn result_of(outcome: GameOutcome) -> GameResult {
@@ -61,6 +64,25 @@ pub(super) fn check(end: &Final<'_>, game: &GameReport) -> Result<(), Lie> {
             }
             if claimed != expected {
                 return lie(format!("{reason} gives {expected} here, the report {claimed}"));
+            }
+            Ok(())
+        }
+        // The tables come before the score adjudication, as in the worker's arbiter.
+        Termination::Tablebase => {
+            let Some(tables) = end.tables else {
+                return lie("tablebase claimed, but this coordinator has no endgame tables (serve --tablebases)".into());
+            };
+            let expected = match tables.adjudicate(end.pos) {
+                Ok(Some(Wdl::Win)) => GameResult::loss_for(!side),
+                Ok(Some(Wdl::Loss)) => side_loses,
+                Ok(Some(Wdl::Draw)) => GameResult::Draw,
+                Ok(None) => {
+                    return lie(format!("tablebase claimed, but the tables decide nothing at {}", end.pos.fen()));
+                }
+                Err(e) => return lie(format!("tablebase claimed, and the tables cannot be read: {e}")),
+            };
+            if claimed != expected {
+                return lie(format!("the tables give {expected} at {}, the report {claimed}", end.pos.fen()));
             }
             Ok(())
         }

@@ -33,6 +33,7 @@ pub(super) fn check_game(
     opening: &OpeningLine,
     opening_text: &str,
     game: &GameReport,
+    tables: Option<&engine::tablebase::Tablebases>,
 ) -> Result<(), Lie> {
     let mut pos = opening.position.clone();
     let start = pos.fen();
@@ -89,7 +90,7 @@ pub(super) fn check_game(
         }
     }
     samples.finish(n)?;
-    ending::check(&Final { pos: &pos, plies: n, verdict, clock: clock.as_ref() }, game)
+    ending::check(&Final { pos: &pos, plies: n, verdict, clock: clock.as_ref(), tables }, game)
 }
 
 /// The rules' cheap checks at a position inside the game (a mate or stalemate shows as the

@@ -105,7 +105,7 @@ fn resign(terms: &LeaseTerms) -> GameReport {
 
 /// The lie in the first game of the pair: the error's place and reason.
 fn refused(terms: &LeaseTerms, lie: GameReport) -> (Option<u8>, Option<usize>, String) {
-    match check_batch(terms, &[pair(lie)]) {
+    match check_batch(terms, &[pair(lie)], None) {
         Err(Error::InvalidReport { lease, pair: 3, game, ply, reason }) if lease == terms.lease => (game, ply, reason),
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -114,15 +114,15 @@ fn refused(terms: &LeaseTerms, lie: GameReport) -> (Option<u8>, Option<usize>, S
 #[test]
 fn honest_games_pass() {
     let t = terms("startpos", TimeControl::Nodes(100), 0);
-    check_batch(&t, &[pair(repetition(&t))]).expect("a repetition draw");
-    check_batch(&t, &[pair(resign(&t))]).expect("an adjudicated resignation");
+    check_batch(&t, &[pair(repetition(&t))], None).expect("a repetition draw");
+    check_batch(&t, &[pair(resign(&t))], None).expect("an adjudicated resignation");
     let sampled = terms("startpos", TimeControl::Nodes(100), 2);
     let g = resign(&sampled);
     assert_eq!(g.positions.iter().map(|p| p.ply).collect::<Vec<_>>(), [2, 4]);
-    check_batch(&sampled, &[pair(g)]).expect("sampled positions");
+    check_batch(&sampled, &[pair(g)], None).expect("sampled positions");
     let mate = terms(MATE_FEN, TimeControl::Depth(3), 0);
     let g = game(&mate, &["b0b9"], no_score, Termination::Rules(Reason::Checkmate), GameOutcome::RedWins);
-    check_batch(&mate, &[pair(g)]).expect("a mate");
+    check_batch(&mate, &[pair(g)], None).expect("a mate");
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn time_forfeits_need_the_clock_to_run_out() {
         forfeit: Some(ForfeitAttempt { mv: Some("h0g2".into()), time_ms }),
         ..game(&t, &SIX[..2], no_score, Termination::TimeForfeit, GameOutcome::BlackWins)
     };
-    check_batch(&t, &[pair(honest(91))]).expect("91 ms with 90 left");
+    check_batch(&t, &[pair(honest(91))], None).expect("91 ms with 90 left");
     let (_, ply, reason) = refused(&t, honest(90));
     assert_eq!(ply, Some(2));
     assert!(reason.contains("time_forfeit, but the attempt took 90 ms with 90 ms left"), "{reason}");
@@ -248,7 +248,7 @@ fn illegal_move_forfeits_need_the_illegal_move() {
         forfeit: Some(ForfeitAttempt { mv: mv.map(str::to_owned), time_ms: 5 }),
         ..game(&t, &SIX[..1], no_score, Termination::IllegalMove, GameOutcome::RedWins)
     };
-    check_batch(&t, &[pair(with(Some("a9a0")))]).expect("an illegal rook move");
+    check_batch(&t, &[pair(with(Some("a9a0")))], None).expect("an illegal rook move");
     assert!(refused(&t, with(Some("h9g7"))).2.contains("illegal_move, but `h9g7` is legal here"));
     assert!(refused(&t, with(None)).2.contains("without the offending move"));
     // The side that moved illegally loses, not the other.
@@ -284,7 +284,7 @@ fn every_move_needs_its_stat_and_the_lie_may_be_in_either_game() {
     // An honest first game does not cover a lying second one.
     let mut p = pair(resign(&t));
     p.games[1].reason = Termination::Rules(Reason::MoveLimit);
-    match check_batch(&t, &[p]) {
+    match check_batch(&t, &[p], None) {
         Err(e @ Error::InvalidReport { game: Some(1), ply: Some(6), .. }) => {
             assert!(e.to_string().starts_with("invalid report for lease 7, pair 3, game 1, ply 6: move_limit"), "{e}");
         }
@@ -293,5 +293,34 @@ fn every_move_needs_its_stat_and_the_lie_may_be_in_either_game() {
     // A pair the lease was never given.
     let mut p = pair(resign(&t));
     p.pair_index = 4;
-    assert!(matches!(check_batch(&t, &[p]), Err(Error::InvalidReport { pair: 4, .. })));
+    assert!(matches!(check_batch(&t, &[p], None), Err(Error::InvalidReport { pair: 4, .. })));
+}
+
+#[test]
+fn a_tablebase_ending_is_checked_against_the_coordinators_tables() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tables = engine::tablebase::Tablebases::open(dir.path()).expect("a directory");
+    tables.generate("KRK".parse().expect("a set"), &|_| {}).expect("generates");
+    let t = terms("3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1", TimeControl::Depth(3), 0);
+    // After the rook's quiet move Black, to move, is lost by the tables.
+    let honest = game(&t, &["i0i1"], no_score, Termination::Tablebase, GameOutcome::RedWins);
+    check_batch(&t, &[pair(honest.clone())], Some(&tables)).expect("the tables' verdict");
+
+    let wrong = GameReport { outcome: GameOutcome::Draw, ..honest.clone() };
+    match check_batch(&t, &[pair(wrong)], Some(&tables)) {
+        Err(Error::InvalidReport { ply: Some(1), reason, .. }) => {
+            assert!(reason.contains("the tables give 1-0") && reason.contains("the report 1/2-1/2"), "{reason}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let (_, _, why) = refused(&t, honest);
+    assert!(why.contains("this coordinator has no endgame tables"), "{why}");
+
+    // Outside the tables the claim is a lie.
+    let s = terms("startpos", TimeControl::Depth(3), 0);
+    let lie = game(&s, &["h2e2"], no_score, Termination::Tablebase, GameOutcome::RedWins);
+    match check_batch(&s, &[pair(lie)], Some(&tables)) {
+        Err(Error::InvalidReport { reason, .. }) => assert!(reason.contains("the tables decide nothing"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
 }

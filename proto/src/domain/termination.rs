@@ -14,6 +14,9 @@ pub enum Termination {
     AdjudicatedResign,
     /// Both engines' scores stayed near zero long enough, or the game hit the ply cap.
     AdjudicatedDraw,
+    /// The position entered an endgame table, whose verdict ends the game
+    /// (`engine::tablebase::Tablebases::adjudicate`).
+    Tablebase,
     /// The side to move played an illegal move: it loses.
     IllegalMove,
     /// The side to move returned no move: it loses.
@@ -39,6 +42,7 @@ closed_set! {
         NoMove = "no_move",
         TimeForfeit = "time_forfeit",
         EngineError = "engine_error",
+        Tablebase = "tablebase",
     }
     // `Rules(Reason::Ongoing)`, a game not over yet, is no termination: it is never stored
     // and never read back.
@@ -80,7 +84,8 @@ mod tests {
                 "illegal_move",
                 "no_move",
                 "time_forfeit",
-                "engine_error"
+                "engine_error",
+                "tablebase"
             ]
         );
         for bad in ["ongoing", "resign", "", "Checkmate"] {
@@ -115,7 +120,7 @@ mod tests {
             err.to_string(),
             "unknown termination reason `resigned` (expected checkmate or stalemate or perpetual_check or \
              perpetual_chase or repetition or move_limit or adjudication_resign or adjudication_draw or \
-             illegal_move or no_move or time_forfeit or engine_error)"
+             illegal_move or no_move or time_forfeit or engine_error or tablebase)"
         );
         assert!(matches!(err, crate::Error::UnknownName { what: "termination reason", .. }));
     }

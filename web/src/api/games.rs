@@ -48,6 +48,37 @@ pub fn move_rows(start_fen: &str, moves: &[String]) -> Result<Vec<MoveRow>, Stri
     Ok(rows)
 }
 
+/// The endgame tables' verdict on a position, for the viewer: `None` when there are no
+/// tables or the position is in none. `side` is the side to move, `wdl` its result.
+pub fn tablebase_verdict(tables: &engine::tablebase::Tablebases, fen: &str) -> Option<Value> {
+    let pos = Position::from_fen(fen).ok()?;
+    let value = tables.probe(&pos).ok()??;
+    let best = tables.best_move(&pos).ok().flatten();
+    let side = pos.side_to_move();
+    let (winner, text) = match value.wdl {
+        engine::tablebase::Wdl::Win => (Some(side), String::new()),
+        engine::tablebase::Wdl::Loss => (Some(!side), String::new()),
+        engine::tablebase::Wdl::Draw => (None, "Draw by the endgame tables".to_owned()),
+    };
+    let text = match winner {
+        Some(w) => format!(
+            "{} wins by the endgame tables: {} plies to conversion",
+            if w == engine::Color::Red { "Red" } else { "Black" },
+            value.dtc
+        ),
+        None => text,
+    };
+    let set = engine::tablebase::Material::of(&pos).canonical().to_string();
+    Some(json!({
+        "set": set,
+        "wdl": value.wdl.name(),
+        "dtc": value.dtc,
+        "best": best.map(|b| b.mv.to_string()),
+        "best_wxf": best.map(|b| write_move(&pos, b.mv, Notation::Wxf)),
+        "text": text,
+    }))
+}
+
 /// A sampled position's search score from Red's side (samples hold the mover's view).
 pub fn red_score(p: &PositionSample) -> i32 {
     if p.red_to_move { p.search_score } else { -p.search_score }
@@ -69,6 +100,7 @@ pub fn verdict_text(result: &str, reason: Termination) -> String {
         Termination::NoMove => "giving no move",
         Termination::TimeForfeit => "time forfeit",
         Termination::EngineError => "engine failure",
+        Termination::Tablebase => "the endgame tables",
     };
     match result {
         "1-0" => format!("Black loses by {why}"),
@@ -90,6 +122,14 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
         let r = &g.report;
         let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let scores: Vec<Value> = r.positions.iter().map(|p| json!({ "ply": p.ply, "score": red_score(p) })).collect();
+        // Per ply (0 = the start), the tables' verdict where the position is in one.
+        let tablebase: Vec<Value> = match state.farm.tablebases() {
+            Some(tables) => std::iter::once(r.start_fen.as_str())
+                .chain(moves.iter().map(|m| m.fen.as_str()))
+                .map(|fen| tablebase_verdict(tables, fen).unwrap_or(Value::Null))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Json(json!({
             "id": g.game_id,
             "run": g.run.get(),
@@ -102,6 +142,7 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             "worker": g.worker,
             "moves": moves,
             "scores": scores,
+            "tablebase": tablebase,
         })))
     })
     .await
@@ -154,6 +195,21 @@ async fn pgn(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tables_verdict_for_the_viewer() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tables = engine::tablebase::Tablebases::open(dir.path()).expect("a directory");
+        tables.generate("KRK".parse().expect("a set"), &|_| {}).expect("generates");
+        let v = tablebase_verdict(&tables, "3k5/9/9/9/9/9/9/9/9/4K3R b - - 0 1").expect("in the table");
+        assert_eq!(v["set"], "KRK");
+        assert_eq!(v["wdl"], "loss");
+        let text = v["text"].as_str().expect("text");
+        assert!(text.starts_with("Red wins by the endgame tables: "), "{text}");
+        assert!(v["best"].as_str().is_some_and(|m| m.starts_with("d9")), "{v}");
+        assert_eq!(tablebase_verdict(&tables, engine::START_FEN), None);
+        assert_eq!(tablebase_verdict(&tables, "not a fen"), None);
+    }
 
     #[test]
     fn moves_replay_with_their_texts_and_positions() {

@@ -20,6 +20,7 @@ export async function render(app, { params }) {
     b.addEventListener('click', fn);
     return b;
   };
+  const tbText = h('div', { id: 'tb-verdict', 'data-testid': 'tb-verdict', class: 'tb-verdict' });
   const fenOut = h('input', { class: 'fen', id: 'fen-out', 'data-testid': 'fen-out', readonly: true });
   const pgnNotation = h('select', { id: 'pgn-notation', 'data-testid': 'pgn-notation' }, ['chinese', 'wxf', 'iccs'].map((n) => h('option', { value: n }, n)));
 
@@ -45,6 +46,9 @@ export async function render(app, { params }) {
     board.setPosition(fen);
     board.setLastMove(ply === 0 ? null : moves[ply - 1].uci);
     fenOut.value = fen;
+    const tb = (game.tablebase || [])[ply];
+    setText(tbText, tb ? `${tb.set}: ${tb.text}${tb.best_wxf ? ` · best ${tb.best_wxf}` : ''}` : '');
+    tbText.hidden = !tb;
     setText(plyText, `${ply} / ${moves.length}`);
     plyText.dataset.ply = ply;
     for (const tr of [startRow, ...rows]) tr.classList.toggle('current', Number(tr.dataset.ply) === ply);
@@ -73,6 +77,7 @@ export async function render(app, { params }) {
     h('div', {}, h('b', {}, 'Red: '), game.red?.name ?? '', ' · ', h('b', {}, 'Black: '), game.black?.name ?? ''),
     h('div', { id: 'game-result', 'data-testid': 'game-result' }, `${game.result} (${game.reason})`),
     game.verdict_text ? h('div', { id: 'verdict-text', 'data-testid': 'verdict-text' }, game.verdict_text) : null,
+    tbText,
     h('div', {}, 'Run ', h('a', { href: `/runs/${game.run}` }, game.run), game.worker ? ` · worker ${game.worker}` : ''));
 
   app.append(h('h1', {}, `Game ${game.id}`),

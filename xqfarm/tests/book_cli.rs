@@ -1,0 +1,69 @@
+//! `xqfarm book build` over the games a local SPRT wrote, then `book show`; bad input named.
+
+use std::process::{Command, Output};
+
+fn xqfarm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xqfarm")).args(args).output().expect("xqfarm runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn a_book_from_the_farms_games() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("utf-8");
+    let farm = format!("{d}/farm");
+    let o = xqfarm(&[
+        "sprt",
+        "--base",
+        "material-only",
+        "--candidate",
+        "default",
+        "--tc",
+        "depth=2",
+        "--concurrency",
+        "2",
+        "--local",
+        "--dir",
+        &farm,
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", text(&o));
+    let data = format!("{farm}/data");
+    let build = |min: &str, out: &str| {
+        let o = xqfarm(&["book", "build", "--data", &data, "--min-games", min, "--max-ply", "8", "--out", out]);
+        let t = text(&o);
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains(" positions, ") && t.contains(out), "{t}");
+        t
+    };
+    let count = |t: &str, what: &str| -> u64 {
+        t.split(what).next().and_then(|s| s.rsplit(' ').next()).and_then(|n| n.parse().ok()).expect("a count")
+    };
+    let all = format!("{d}/all.xqb");
+    let book = format!("{d}/book.xqb");
+    let out_all = build("1", &all);
+    let out = build("2", &book);
+    assert!(count(&out, " moves (") < count(&out_all, " moves ("), "{out}\n{out_all}");
+    // Every game from the most common start adds one to exactly one of its first moves.
+    let line = out_all.lines().find(|l| l.starts_with("most common start position")).expect("a start");
+    let (head, fen) = line.split_once("games): ").expect("games and FEN");
+    let games: u32 = head.rsplit('(').next().and_then(|n| n.trim().parse().ok()).expect("games");
+    let o = xqfarm(&["book", "show", "--book", &all, "--fen", fen.trim()]);
+    let shown = text(&o);
+    assert!(o.status.success(), "{shown}");
+    let firsts: u32 = shown
+        .lines()
+        .skip(1)
+        .map(|row| row.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()).expect("a games column"))
+        .sum();
+    assert_eq!(firsts, games, "{shown}");
+
+    let bad = xqfarm(&["book", "build", "--data", &data, "--run", "999", "--out", &book]);
+    assert!(!bad.status.success() && text(&bad).contains("run 999"), "{}", text(&bad));
+    let bad = xqfarm(&["book", "build", "--data", &data, "--max-ply", "0", "--out", &book]);
+    assert!(!bad.status.success() && text(&bad).contains("--max-ply 0"), "{}", text(&bad));
+    let bad = xqfarm(&["book", "show", "--book", &format!("{d}/nope.xqb")]);
+    assert!(!bad.status.success() && text(&bad).contains("nope.xqb"), "{}", text(&bad));
+}
