@@ -58,7 +58,7 @@
 //!     reports.push(PairReport { pair_index: t.pair_index, games: [game(a, b, &start), game(b, a, &start)] });
 //! }
 //! // The farm has the referee replay every game against the lease before storing anything.
-//! coordinator::referee::check_batch(&storage.lease_terms(lease.id)?, &reports)?;
+//! coordinator::referee::check_batch(&storage.lease_terms(lease.id)?, &reports, None)?;
 //! let outcome = storage.record_results(worker, lease.id, 1, &reports, true, clock.now_ms())?;
 //! assert_eq!(outcome.accepted, 2);
 //! // A resent submission is acknowledged and changes nothing.

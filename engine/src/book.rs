@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::position::Position;
 use crate::position::zobrist;
 use crate::rules::GameResult;
+use crate::tablebase::file::fnv1a;
 use crate::types::{Color, Move};
 
 const MAGIC: &[u8; 4] = b"XQBK";
@@ -151,10 +152,6 @@ impl BookBuilder {
 #[derive(Clone, Debug, Default)]
 pub struct Book {
     entries: Vec<(u64, u16, Counts)>,
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl Book {

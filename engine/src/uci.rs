@@ -301,22 +301,19 @@ impl UciSession {
                 self.engine().set_book(book, on);
             }
             "bookfile" => {
-                let path = value.unwrap_or("").trim();
-                let book = if path.is_empty() || path == "<empty>" {
-                    None
-                } else {
-                    Some(Arc::new(crate::book::Book::open(std::path::Path::new(path)).map_err(|e| e.to_string())?))
+                let book = match path_option(value) {
+                    None => None,
+                    Some(path) => {
+                        Some(Arc::new(crate::book::Book::open(std::path::Path::new(path)).map_err(|e| e.to_string())?))
+                    }
                 };
                 let on = self.engine().own_book();
                 self.engine().set_book(book, on);
             }
             "tablebasepath" => {
-                let path = value.unwrap_or("").trim();
-                let tables = if path.is_empty() || path == "<empty>" {
-                    None
-                } else {
-                    let tbs = crate::tablebase::Tablebases::open(path).map_err(|e| e.to_string())?;
-                    Some(Arc::new(tbs))
+                let tables = match path_option(value) {
+                    None => None,
+                    Some(path) => Some(Arc::new(crate::tablebase::Tablebases::open(path).map_err(|e| e.to_string())?)),
                 };
                 self.engine().set_tablebases(tables);
             }
@@ -467,6 +464,12 @@ fn parse_go_uci(args: &[&str], pos: &Position) -> Result<(Limits, Vec<Move>), St
         i += 1;
     }
     Ok((limits, searchmoves))
+}
+
+/// A string option naming a file or directory: `None` when empty or `<empty>` (unset).
+fn path_option(value: Option<&str>) -> Option<&str> {
+    let path = value.unwrap_or("").trim();
+    (!path.is_empty() && path != "<empty>").then_some(path)
 }
 
 /// Formats an iteration's progress line.

@@ -31,7 +31,8 @@ pub fn file_name(material: Material) -> String {
     format!("{}.xqtb", material.canonical())
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// The files' checksum (also the opening book's).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
