@@ -39,6 +39,7 @@ fn bad_sets_are_refused_by_name() {
         (vec!["--set", "KRRRK"], "KRRRK"),
         (vec!["--max-pieces", "4"], "--max-pieces 4"),
         (vec!["--set", "KRRCCKNN"], "KRRCCKNN"),
+        (vec!["--set", "KPPPPK"], "KPPPPK"),
     ] {
         let mut a = vec!["tb", "generate", "--dir", d];
         a.extend(args);

@@ -101,6 +101,9 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
     let name_len = usize::from(take(1)?[0]);
     let name = std::str::from_utf8(take(name_len)?).map_err(|_| bad("the set name is not text".into()))?;
     let material: Material = name.parse()?;
+    if !material.has_index() {
+        return Err(bad(format!("set {name} is beyond the index (more than 5 pieces or 3 identical)")));
+    }
     let indexer = Indexer::new(material);
     if indexer.material() != material {
         return Err(bad(format!("set {name} is not in its stored orientation")));

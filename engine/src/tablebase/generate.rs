@@ -171,6 +171,9 @@ fn predecessors(pos: &Position, indexer: &Indexer, out: &mut Vec<u32>) {
 /// Generates the table of `material` (any orientation). `subs` holds the tables of every
 /// set one capture leads to (`Material::captures`, in canonical form).
 pub fn generate(material: Material, subs: &[&Table], progress: &(dyn Fn(Progress) + Sync)) -> Result<Table> {
+    if !material.has_index() {
+        return Err(tb_error(material, "more than 5 pieces or 3 identical ones: beyond the index".into()));
+    }
     let indexer = Indexer::new(material);
     let material = indexer.material();
     for sub in material.captures() {

@@ -62,6 +62,15 @@ impl Material {
         self.counts.iter().flatten().map(|&c| u32::from(c)).sum()
     }
 
+    /// The most pieces besides the kings a table can hold.
+    pub const MAX_PIECES: u32 = 5;
+
+    /// Whether a table of this set can exist: at most [`Material::MAX_PIECES`] pieces and at
+    /// most 3 identical ones (the index's limit).
+    pub fn has_index(&self) -> bool {
+        self.pieces() <= Self::MAX_PIECES && self.counts.iter().flatten().all(|&n| n <= 3)
+    }
+
     /// The same material with the colours exchanged.
     pub fn flipped(&self) -> Material {
         Material { counts: [self.counts[1], self.counts[0]] }
@@ -208,6 +217,10 @@ mod tests {
             let e = bad.parse::<Material>().expect_err(bad).to_string();
             assert!(e.contains(bad), "{e}");
         }
+        // Readable, but beyond the index: four identical pawns, or six pieces.
+        assert!(!"KPPPPK".parse::<Material>().expect("valid").has_index());
+        assert!(!"KRRNNKCC".parse::<Material>().expect("valid").has_index());
+        assert!("KPPPKAB".parse::<Material>().expect("valid").has_index());
     }
 
     #[test]

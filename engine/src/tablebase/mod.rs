@@ -85,7 +85,11 @@ impl Tablebases {
 
     /// The value of `pos`, or `None` when its set has no table here.
     pub fn probe(&self, pos: &Position) -> Result<Option<Value>> {
-        let Some(table) = self.table(Material::of(pos))? else { return Ok(None) };
+        let material = Material::of(pos);
+        if !material.has_index() {
+            return Ok(None);
+        }
+        let Some(table) = self.table(material)? else { return Ok(None) };
         Ok(table.probe(pos))
     }
 
@@ -139,6 +143,10 @@ impl Tablebases {
     /// interrupted generation resumes set by set). Returns what was generated, smallest
     /// first.
     pub fn generate(&self, material: Material, progress: &(dyn Fn(Progress) + Sync)) -> Result<Vec<Generated>> {
+        if !material.has_index() {
+            let reason = "more than 5 pieces or 3 identical ones: beyond the index".into();
+            return Err(Error::Tablebase { what: format!("set {material}"), reason });
+        }
         let mut done = Vec::new();
         self.generate_into(material.canonical(), progress, &mut done)?;
         Ok(done)
