@@ -310,6 +310,12 @@ fn adjudication_takes_wins_always_and_draws_only_where_one_side_attacks() {
     let tbs = &fixture().tbs;
     let adj = |fen: &str| tbs.adjudicate(&Position::from_fen(fen).expect("valid")).expect("readable");
     assert_eq!(adj("3k5/9/9/9/9/9/9/9/9/4K3R b"), Some(Wdl::Loss));
+    // A win is adjudicated only when its DTC fits in the plies the move limit leaves.
+    let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
+    let dtc = u32::from(tbs.probe(&Position::from_fen(fen).expect("valid")).expect("readable").expect("in KRK").dtc);
+    assert!(dtc > 1, "a win that takes a few moves: {dtc}");
+    assert_eq!(adj(&format!("{fen} - - {} 1", 120 - dtc)), Some(Wdl::Win));
+    assert_eq!(adj(&format!("{fen} - - {} 1", 121 - dtc)), None, "the rules would draw first");
     // K+N vs K+A+A: only Red attacks, so the draw is exact.
     assert_eq!(adj("3aka3/9/9/9/9/9/9/9/9/3K1N3 w"), Some(Wdl::Draw));
     // K+R vs K+N: both sides attack; a draw there is left to the game, a win is not.

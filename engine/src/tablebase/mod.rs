@@ -28,6 +28,7 @@ pub use table::{Census, Table, Value, Wdl};
 
 use crate::error::{Error, Result};
 use crate::position::Position;
+use crate::rules::MOVE_LIMIT_PLIES;
 use crate::types::{Color, Move};
 
 /// What generating one set did.
@@ -93,17 +94,25 @@ impl Tablebases {
         Ok(table.probe(pos))
     }
 
-    /// The verdict a game may be ended with here: a win or a loss whenever the position is
-    /// in a table (a won line shortens DTC at every move, so it never repeats and no
-    /// repetition rule can touch it), a draw only in a set where at most one side has a
-    /// piece that can attack (elsewhere an Asian-rules perpetual check or chase could decide
-    /// what these tables call a draw). The worker's arbiter ends games with it and the
-    /// referee of record checks them with it.
+    /// The verdict a game may be ended with here:
+    /// - a win or a loss when the position is in a table and its DTC plus the plies since
+    ///   the last capture fits within [`MOVE_LIMIT_PLIES`], so the capture or mate comes
+    ///   before the rules would call the game a draw (a won line shortens DTC at every move,
+    ///   so it never repeats and no repetition rule can touch it). The check covers the
+    ///   phase the game is in; the phases after the next capture start a fresh count.
+    /// - a draw only in a set where at most one side has a piece that can attack (elsewhere
+    ///   an Asian-rules perpetual check or chase could decide what these tables call a draw).
+    ///
+    /// The worker's arbiter ends games with it and the referee of record checks them with it.
     pub fn adjudicate(&self, pos: &Position) -> Result<Option<Wdl>> {
         let Some(v) = self.probe(pos)? else { return Ok(None) };
+        if v.wdl != Wdl::Draw {
+            let fits = pos.rule60() + u32::from(v.dtc) <= MOVE_LIMIT_PLIES;
+            return Ok(fits.then_some(v.wdl));
+        }
         let m = Material::of(pos);
         let draw_exact = !(m.has_attackers(Color::Red) && m.has_attackers(Color::Black));
-        Ok((v.wdl != Wdl::Draw || draw_exact).then_some(v.wdl))
+        Ok(draw_exact.then_some(v.wdl))
     }
 
     /// The value of the position after `m` (a legal move), from the side to move there: a
