@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use engine::rules::MOVE_LIMIT_PLIES;
 use engine::tablebase::index::Placement;
 use engine::tablebase::{Material, Table, Tablebases, Value, Wdl, file};
 use engine::{Color, Position};
@@ -306,7 +307,7 @@ fn the_engine_probes_in_search_and_plays_from_the_tables_at_the_root() {
 }
 
 #[test]
-fn adjudication_takes_wins_always_and_draws_only_where_one_side_attacks() {
+fn adjudication_takes_wins_within_the_move_limit_and_draws_only_where_one_side_attacks() {
     let tbs = &fixture().tbs;
     let adj = |fen: &str| tbs.adjudicate(&Position::from_fen(fen).expect("valid")).expect("readable");
     assert_eq!(adj("3k5/9/9/9/9/9/9/9/9/4K3R b"), Some(Wdl::Loss));
@@ -314,8 +315,8 @@ fn adjudication_takes_wins_always_and_draws_only_where_one_side_attacks() {
     let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
     let dtc = u32::from(tbs.probe(&Position::from_fen(fen).expect("valid")).expect("readable").expect("in KRK").dtc);
     assert!(dtc > 1, "a win that takes a few moves: {dtc}");
-    assert_eq!(adj(&format!("{fen} - - {} 1", 120 - dtc)), Some(Wdl::Win));
-    assert_eq!(adj(&format!("{fen} - - {} 1", 121 - dtc)), None, "the rules would draw first");
+    assert_eq!(adj(&format!("{fen} - - {} 1", MOVE_LIMIT_PLIES - dtc)), Some(Wdl::Win));
+    assert_eq!(adj(&format!("{fen} - - {} 1", MOVE_LIMIT_PLIES + 1 - dtc)), None, "the rules would draw first");
     // K+N vs K+A+A: only Red attacks, so the draw is exact.
     assert_eq!(adj("3aka3/9/9/9/9/9/9/9/9/3K1N3 w"), Some(Wdl::Draw));
     // K+R vs K+N: both sides attack; a draw there is left to the game, a win is not.
