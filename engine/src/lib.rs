@@ -15,6 +15,7 @@
 
 pub mod bench;
 pub mod book;
+pub mod ecco;
 pub mod engine;
 pub mod error;
 pub mod eval;
