@@ -339,3 +339,35 @@ fn adjudication_takes_wins_within_the_move_limit_and_draws_only_where_one_side_a
     // Not in a table.
     assert_eq!(adj("4k4/4a4/9/9/4n4/9/9/4R4/9/3K5 w"), None);
 }
+
+#[test]
+fn a_run_pins_sets_by_checksum_and_adjudication_keeps_to_them() {
+    let f = fixture();
+    let manifest = f.tbs.manifest().expect("the directory lists");
+    // Every generated set, once, with the checksum its loaded file verified.
+    let mut generated = f.generated.clone();
+    generated.sort_unstable();
+    generated.dedup();
+    assert_eq!(manifest.iter().map(|(m, _)| *m).collect::<Vec<_>>(), generated);
+    for (m, sum) in &manifest {
+        assert_eq!(f.tbs.checksum(*m).expect("readable"), Some(*sum), "{m}");
+    }
+    let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R b").expect("valid");
+    let krk: Material = "KRK".parse().expect("valid");
+    let all: engine::tablebase::Pins = manifest.iter().copied().collect();
+    assert_eq!(f.tbs.adjudicate_pinned(&pos, &all).expect("readable"), Some(Wdl::Loss));
+    // A set the run did not pin, or pinned with another file's checksum, adjudicates nothing.
+    let mut without = all.clone();
+    without.remove(&krk);
+    assert_eq!(f.tbs.adjudicate_pinned(&pos, &without).expect("readable"), None);
+    let mut other = all.clone();
+    other.insert(krk, all[&krk] ^ 1);
+    assert_eq!(f.tbs.adjudicate_pinned(&pos, &other).expect("readable"), None);
+    // A copy of the same file has the same checksum: another directory pins the same way.
+    let copy = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(f.tbs.dir().join(file::file_name(krk)), copy.path().join(file::file_name(krk))).expect("copy");
+    std::fs::write(copy.path().join("notes.txt"), "not a table").expect("write");
+    let other_dir = Tablebases::open(copy.path()).expect("a directory");
+    assert_eq!(other_dir.manifest().expect("lists"), [(krk, all[&krk])]);
+    assert_eq!(other_dir.adjudicate_pinned(&pos, &all).expect("readable"), Some(Wdl::Loss));
+}

@@ -36,6 +36,45 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The checksum a file ends with (what [`decode`] verifies).
+fn trailer(bytes: &[u8]) -> u64 {
+    let mut sum = [0u8; 8];
+    if let Some(tail) = bytes.len().checked_sub(8).and_then(|at| bytes.get(at..)) {
+        sum.copy_from_slice(tail);
+    }
+    u64::from_le_bytes(sum)
+}
+
+/// Every table file in `dir` with the checksum it ends with, by set: read from the files'
+/// last 8 bytes, not verified (loading a table verifies it). Files whose name is no set are
+/// left out.
+pub fn manifest(dir: &Path) -> Result<Vec<(Material, u64)>> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let io =
+        |path: &Path, e: std::io::Error| Error::Tablebase { what: path.display().to_string(), reason: e.to_string() };
+    let mut sets = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let path = entry.map_err(|e| io(dir, e))?.path();
+        let Some(material) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".xqtb"))
+            .and_then(|n| n.parse::<Material>().ok())
+        else {
+            continue;
+        };
+        if file_name(material) != path.file_name().and_then(|n| n.to_str()).unwrap_or_default() {
+            continue;
+        }
+        let mut file = fs::File::open(&path).map_err(|e| io(&path, e))?;
+        let mut sum = [0u8; 8];
+        file.seek(SeekFrom::End(-8)).and_then(|_| file.read_exact(&mut sum)).map_err(|e| io(&path, e))?;
+        sets.push((material, u64::from_le_bytes(sum)));
+    }
+    sets.sort_unstable();
+    Ok(sets)
+}
+
 /// The bytes of a table's file.
 pub fn encode(table: &Table) -> Vec<u8> {
     let size = table.indexer.size();
@@ -144,6 +183,11 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
 
 /// Writes a table into `dir` atomically; returns the file's path and size in bytes.
 pub fn write(dir: &Path, table: &Table) -> Result<(PathBuf, u64)> {
+    write_with_checksum(dir, table).map(|(path, len, _)| (path, len))
+}
+
+/// [`write`], also returning the checksum the file ends with.
+pub fn write_with_checksum(dir: &Path, table: &Table) -> Result<(PathBuf, u64, u64)> {
     let path = dir.join(file_name(table.material()));
     let tmp = path.with_extension("xqtb.tmp");
     let io = |e: std::io::Error, p: &Path| Error::Tablebase { what: p.display().to_string(), reason: e.to_string() };
@@ -153,11 +197,11 @@ pub fn write(dir: &Path, table: &Table) -> Result<(PathBuf, u64)> {
     f.sync_all().map_err(|e| io(e, &tmp))?;
     drop(f);
     fs::rename(&tmp, &path).map_err(|e| io(e, &path))?;
-    Ok((path, bytes.len() as u64))
+    Ok((path, bytes.len() as u64, trailer(&bytes)))
 }
 
 /// Reads the table of `material` from `dir`, `Ok(None)` when there is no file.
-pub fn read(dir: &Path, material: Material) -> Result<Option<Table>> {
+pub fn read(dir: &Path, material: Material) -> Result<Option<(Table, u64)>> {
     let path = dir.join(file_name(material));
     match fs::read(&path) {
         Ok(bytes) => {
@@ -166,7 +210,7 @@ pub fn read(dir: &Path, material: Material) -> Result<Option<Table>> {
                 let reason = format!("holds set {}", table.material());
                 return Err(Error::Tablebase { what: path.display().to_string(), reason });
             }
-            Ok(Some(table))
+            Ok(Some((table, trailer(&bytes))))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::Tablebase { what: path.display().to_string(), reason: e.to_string() }),

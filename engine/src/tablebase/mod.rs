@@ -31,6 +31,9 @@ use crate::position::Position;
 use crate::rules::MOVE_LIMIT_PLIES;
 use crate::types::{Color, Move};
 
+/// The sets a run is adjudicated by, each with its file's checksum.
+pub type Pins = std::collections::BTreeMap<Material, u64>;
+
 /// What generating one set did.
 #[derive(Clone, Debug)]
 pub struct Generated {
@@ -43,12 +46,16 @@ pub struct Generated {
     pub passes: u16,
 }
 
+/// A set's table with its file's checksum, or `None` for a set with no file.
+type Loaded = Option<(Arc<Table>, u64)>;
+
 /// A directory of `.xqtb` files.
 #[derive(Debug)]
 pub struct Tablebases {
     dir: PathBuf,
-    /// `None` records a set with no file, so a miss is not read again.
-    loaded: RwLock<HashMap<Material, Option<Arc<Table>>>>,
+    /// `None` records a set with no file, so a miss is not read again; each table with its
+    /// file's checksum.
+    loaded: RwLock<HashMap<Material, Loaded>>,
 }
 
 /// A move the tables choose, with the value it keeps for the mover.
@@ -75,13 +82,41 @@ impl Tablebases {
 
     /// The table of a set, read from its file on first use; `Ok(None)` when there is none.
     pub fn table(&self, material: Material) -> Result<Option<Arc<Table>>> {
+        Ok(self.loaded_table(material)?.map(|(t, _)| t))
+    }
+
+    /// The table of a set with its file's checksum.
+    fn loaded_table(&self, material: Material) -> Result<Loaded> {
         let material = material.canonical();
         if let Some(t) = self.loaded.read().map_err(|_| poisoned())?.get(&material) {
             return Ok(t.clone());
         }
-        let table = file::read(&self.dir, material)?.map(Arc::new);
+        let table = file::read(&self.dir, material)?.map(|(t, sum)| (Arc::new(t), sum));
         self.loaded.write().map_err(|_| poisoned())?.insert(material, table.clone());
         Ok(table)
+    }
+
+    /// The checksum of a set's file as it was loaded (verified), `None` without a file.
+    pub fn checksum(&self, material: Material) -> Result<Option<u64>> {
+        Ok(self.loaded_table(material)?.map(|(_, sum)| sum))
+    }
+
+    /// Every set this directory has a file of, with the checksum the file ends with (from
+    /// the files' last bytes: a damaged file is found when it is loaded). What a run pins.
+    pub fn manifest(&self) -> Result<Vec<(Material, u64)>> {
+        file::manifest(&self.dir)
+    }
+
+    /// [`Tablebases::adjudicate`] by the sets `pins` names only, each only while its file here
+    /// has the pinned checksum: a worker and the referee with different files for a set
+    /// never both adjudicate by it.
+    pub fn adjudicate_pinned(&self, pos: &Position, pins: &Pins) -> Result<Option<Wdl>> {
+        let material = Material::of(pos).canonical();
+        let Some(&pinned) = pins.get(&material) else { return Ok(None) };
+        if self.checksum(material)? != Some(pinned) {
+            return Ok(None);
+        }
+        self.adjudicate(pos)
     }
 
     /// The value of `pos`, or `None` when its set has no table here.
@@ -180,13 +215,13 @@ impl Tablebases {
         let start = Instant::now();
         let refs: Vec<&Table> = subs.iter().map(Arc::as_ref).collect();
         let table = generate::generate(material, &refs, progress)?;
-        let (path, bytes) = file::write(&self.dir, &table)?;
+        let (path, bytes, checksum) = file::write_with_checksum(&self.dir, &table)?;
         let census = [table.census(Color::Red), table.census(Color::Black)];
         // The last pass is the first that resolves nothing.
         let passes = census[0].max_dtc.max(census[1].max_dtc) + 1;
         done.push(Generated { material, path, bytes, elapsed: start.elapsed(), census, passes });
         let table = Arc::new(table);
-        self.loaded.write().map_err(|_| poisoned())?.insert(material, Some(table.clone()));
+        self.loaded.write().map_err(|_| poisoned())?.insert(material, Some((table.clone(), checksum)));
         Ok(table)
     }
 }
