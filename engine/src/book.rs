@@ -108,9 +108,22 @@ impl BookBuilder {
     /// legal (they are the farm's refereed games); the first that is not ends the game here,
     /// and the error names it.
     pub fn add_game(&mut self, start: &Position, moves: &[Move], result: GameResult) -> Result<()> {
+        self.add_game_from_ply(start, 0, moves, result)
+    }
+
+    /// Adds the players' part of a game that began `first_ply` plies before `start`, on moves
+    /// the players did not choose (an opening suite's line): only `moves` count, and only
+    /// while the game's ply stays below `max_ply`.
+    pub fn add_game_from_ply(
+        &mut self,
+        start: &Position,
+        first_ply: usize,
+        moves: &[Move],
+        result: GameResult,
+    ) -> Result<()> {
         let mut pos = start.clone();
         self.games += 1;
-        for (ply, &m) in moves.iter().enumerate().take(self.max_ply) {
+        for (ply, &m) in moves.iter().enumerate().take(self.max_ply.saturating_sub(first_ply)) {
             if !pos.is_legal_move(m) {
                 return Err(Error::Book {
                     what: format!("game {} from {}", self.games, start.fen()),
@@ -360,5 +373,23 @@ mod tests {
             pos.try_play(m).expect("legal");
         }
         assert!(book.moves(&pos).is_empty(), "{:?}", book.moves(&pos));
+    }
+
+    #[test]
+    fn an_opening_lines_plies_are_not_counted_and_use_up_the_ply_limit() {
+        let start = Position::startpos();
+        // The suite played h2e2 h9g7; the players went on with h0g2 i9h9 i0h0.
+        let mut after_suite = start.clone();
+        for m in line("h2e2 h9g7") {
+            after_suite.try_play(m).expect("legal");
+        }
+        let mut b = BookBuilder::new(4);
+        b.add_game_from_ply(&after_suite, 2, &line("h0g2 i9h9 i0h0"), GameResult::RedWins).expect("legal");
+        let book = b.finish(1);
+        // Nothing of the suite's line: the start position has no book move.
+        assert!(book.moves(&start).is_empty());
+        // Plies 3 and 4 are counted, ply 5 is past --max-ply 4.
+        assert_eq!(book.moves(&after_suite).iter().map(|m| m.mv.to_string()).collect::<Vec<_>>(), ["h0g2"]);
+        assert_eq!(book.positions(), 2);
     }
 }
