@@ -7,6 +7,7 @@
 //! small `runs.parquet` naming each run's variants, kind and SPRT bounds.
 
 mod games;
+mod openings;
 mod positions;
 mod runs;
 
@@ -20,6 +21,9 @@ use crate::error::{Error, Result};
 pub use games::{
     GameTotals, LengthStats, PairRow, PairingCounts, ReasonCount, WorkerCounts, game_totals, lengths, pairing_counts,
     pairs, reasons, worker_counts,
+};
+pub use openings::{
+    CLASSIFIED_PLIES, CodeCounts, EccoFamily, OpeningGames, RunOpenings, openings, red_score, tally_openings,
 };
 pub use positions::{PositionCounts, PositionFilter, TuningPosition, game_key, tuning_positions};
 pub use runs::{RunInfo, read_runs};

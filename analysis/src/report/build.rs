@@ -1,12 +1,13 @@
 //! Assembling a report: the data queries of [`crate::data`] turned into per-run statistics,
-//! a rating list, termination reasons, game lengths and worker checks.
+//! a rating list, termination reasons, game lengths, openings by ECCO family and code, and
+//! worker checks.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use proto::domain::{RunKindName, RunState};
 
-use crate::data::{self, LengthStats, PairingCounts, ReasonCount, RunInfo};
+use crate::data::{self, LengthStats, PairingCounts, ReasonCount, RunInfo, RunOpenings};
 use crate::error::{Error, Result};
 use crate::stats::{
     self, EloEstimate, HeadToHead, Hypothesis, NeloEstimate, Pentanomial, SprtResult, SprtSettings, Wdl,
@@ -15,6 +16,9 @@ use crate::stats::{
 /// A worker is flagged when its results are this unlikely under the pooled distribution of
 /// the other workers (Fishtest flags on a similar residual; this is a chi-square p-value).
 pub const WORKER_FLAG_P: f64 = 0.001;
+
+/// ECCO codes listed per run in the report (the most played ones).
+pub const TOP_OPENING_CODES: usize = 10;
 
 /// LLR points per SPRT chart: the pair sequence is sampled down to about this many.
 const LLR_POINTS: usize = 400;
@@ -81,6 +85,8 @@ pub struct Report {
     pub anchor: Option<String>,
     pub reasons: Vec<ReasonCount>,
     pub lengths: Vec<LengthStats>,
+    /// Per run: games by ECCO family and the [`TOP_OPENING_CODES`] most played codes.
+    pub openings: Vec<RunOpenings>,
     pub workers: Vec<WorkerRow>,
 }
 
@@ -162,6 +168,10 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
 
     let (ratings, anchor) = rating_list(&counts, &shown, options.base.as_deref(), &runs)?;
     let workers = workers(data, options.run)?;
+    let mut openings = data::openings(data, options.run)?;
+    for o in &mut openings {
+        o.codes.truncate(TOP_OPENING_CODES);
+    }
     Ok(Report {
         games: totals.games,
         pairings,
@@ -169,6 +179,7 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
         anchor,
         reasons: data::reasons(data, options.run)?,
         lengths: data::lengths(data, options.run)?,
+        openings,
         workers,
     })
 }

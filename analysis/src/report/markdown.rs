@@ -4,10 +4,70 @@ use std::fmt::Write as _;
 
 use proto::domain::RunState;
 
-use super::build::{Report, verdict_text};
+use super::build::{Report, TOP_OPENING_CODES, verdict_text};
+use crate::data::{EccoFamily, RunOpenings};
+use crate::stats::Wdl;
 
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 { "-".into() } else { format!("{:.1}%", 100.0 * part as f64 / whole as f64) }
+}
+
+/// A table row's counts: games, Red's wins, draws and losses, and Red's score.
+fn red_cells(red: &Wdl) -> String {
+    format!(
+        "{} | {} | {} | {} | {}",
+        red.games(),
+        red.wins,
+        red.draws,
+        red.losses,
+        pct(2 * red.wins + red.draws, 2 * red.games())
+    )
+}
+
+/// The `## Openings (ECCO)` section: per run, games by family, then the most played codes.
+fn openings(md: &mut String, runs: &[RunOpenings]) {
+    let _ = writeln!(md, "\n## Openings (ECCO)\n");
+    if runs.is_empty() {
+        let _ = writeln!(md, "No games.");
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "Each game from the initial position by the ECCO code of its first ten rounds (the suite's opening line, then the players' moves); results and score from Red's side.\n"
+    );
+    let _ = writeln!(md, "| run | family | games | Red wins | draws | Red losses | Red score |");
+    let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|");
+    for r in runs {
+        for family in EccoFamily::ALL {
+            let _ = writeln!(
+                md,
+                "| {} | {} {} ({}) | {} |",
+                r.run,
+                family.letter(),
+                family.name(),
+                family.description(),
+                red_cells(r.family(family))
+            );
+        }
+        if r.unclassified.games() > 0 {
+            let _ = writeln!(
+                md,
+                "| {} | unclassified (not from the initial position) | {} |",
+                r.run,
+                red_cells(&r.unclassified)
+            );
+        }
+    }
+    let _ = writeln!(md, "\nThe {TOP_OPENING_CODES} most played codes of each run:\n");
+    let _ = writeln!(md, "| run | code | opening | games | Red wins | draws | Red losses | Red score |");
+    let _ = writeln!(md, "|---:|---|---|---:|---:|---:|---:|---:|");
+    for r in runs {
+        for c in r.codes.iter().take(TOP_OPENING_CODES) {
+            let o = &c.opening;
+            let name = if o.variation.is_empty() { o.name.to_owned() } else { format!("{} ({})", o.name, o.variation) };
+            let _ = writeln!(md, "| {} | {} | {} | {} |", r.run, o.code, name, red_cells(&c.red));
+        }
+    }
 }
 
 /// Renders the report; `charts` are the chart file names to link (relative to the report).
@@ -114,6 +174,8 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         );
     }
 
+    openings(&mut md, &report.openings);
+
     let _ = writeln!(md, "\n## Workers\n");
     let _ = writeln!(
         md,
@@ -143,4 +205,55 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         }
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_the_openings_by_family_and_the_top_codes() {
+        let opening = |code| engine::ecco::opening(code).expect("a code of the table");
+        let wdl = |wins, draws, losses| Wdl { wins, draws, losses };
+        let run = RunOpenings {
+            run: 4,
+            families: [wdl(2, 1, 0), wdl(0, 0, 0), wdl(3, 1, 2), wdl(0, 1, 0), wdl(0, 1, 2)],
+            unclassified: wdl(1, 0, 0),
+            codes: vec![
+                crate::data::CodeCounts { opening: opening("C00"), red: wdl(3, 1, 2) },
+                crate::data::CodeCounts { opening: opening("C02"), red: wdl(1, 0, 0) },
+            ],
+        };
+        let report = Report {
+            games: 14,
+            pairings: Vec::new(),
+            ratings: Vec::new(),
+            anchor: None,
+            reasons: Vec::new(),
+            lengths: Vec::new(),
+            openings: vec![run],
+            workers: Vec::new(),
+        };
+        let md = render(&report, &[]);
+        let section = md.split("## Openings (ECCO)\n").nth(1).expect("the section");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        for row in [
+            "| run | family | games | Red wins | draws | Red losses | Red score |",
+            "| 4 | A 其他开局 (openings other than the central cannon and the pawn) | 3 | 2 | 1 | 0 | 83.3% |",
+            "| 4 | B 中炮对非屏风马 (central cannon against defences other than the screen horses) | 0 | 0 | 0 | 0 | - |",
+            "| 4 | C 中炮对屏风马 (central cannon against the screen horses) | 6 | 3 | 1 | 2 | 58.3% |",
+            "| 4 | D 顺炮与列炮 (same- and opposite-direction cannons) | 1 | 0 | 1 | 0 | 50.0% |",
+            "| 4 | E 仙人指路 (the pawn opening) | 3 | 0 | 1 | 2 | 16.7% |",
+            "| 4 | unclassified (not from the initial position) | 1 | 1 | 0 | 0 | 100.0% |",
+            "| run | code | opening | games | Red wins | draws | Red losses | Red score |",
+            "| 4 | C00 | 中炮对屏风马 | 6 | 3 | 1 | 2 | 58.3% |",
+            "| 4 | C02 | 中炮七路马对屏风马 (红左马盘河) | 1 | 1 | 0 | 0 | 100.0% |",
+        ] {
+            assert!(section.lines().any(|l| l == row), "missing `{row}` in\n{section}");
+        }
+        assert!(md.find("## Openings (ECCO)") < md.find("## Workers"), "{md}");
+
+        let empty = render(&Report { openings: Vec::new(), ..report }, &[]);
+        assert!(empty.contains("## Openings (ECCO)\n\nNo games."), "{empty}");
+    }
 }

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use crate::charts::{self, EloBar, LlrSeries};
 use crate::error::{Error, Result};
 
-pub use build::{PairingReport, RatingRow, Report, ReportOptions, WORKER_FLAG_P, WorkerRow, build, verdict_text};
+pub use build::{
+    PairingReport, RatingRow, Report, ReportOptions, TOP_OPENING_CODES, WORKER_FLAG_P, WorkerRow, build, verdict_text,
+};
 pub use markdown::render;
 
 /// Writes `report.md` and its charts into `out`; returns the files written.
