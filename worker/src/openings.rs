@@ -146,6 +146,70 @@ pub fn generate(settings: &GenerateSettings) -> Vec<String> {
     out
 }
 
+/// Settings of [`from_book`].
+#[derive(Clone, Copy, Debug)]
+pub struct BookSuiteSettings {
+    pub count: usize,
+    /// Each line follows the book for at most this many plies (fewer where the book ends).
+    pub plies: usize,
+    /// Keep only lines whose shallow search score is within this margin.
+    pub margin_cp: i32,
+    pub depth: u32,
+}
+
+/// A line being followed through the book: how often the book's games went this way (the
+/// product of each move's share of its position's games), and where it is.
+struct BookLine {
+    share: f64,
+    moves: Vec<String>,
+    pos: Position,
+}
+
+/// A balanced suite from a book's main lines: lines are followed from the start position
+/// most played first (best-first by the share of the book's games that went each way), each
+/// ending after `plies` plies or where the book has no move. A line is kept when its last
+/// position is new (by key) and a shallow search scores it within the margin, as
+/// [`generate`] keeps its lines. Returns `startpos moves ...` lines, most played first.
+pub fn from_book(book: &engine::book::Book, settings: &BookSuiteSettings) -> Vec<String> {
+    let mut engine = Engine::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut frontier = vec![BookLine { share: 1.0, moves: Vec::new(), pos: Position::startpos() }];
+    // Expanding a position costs one book lookup; a balance check one search. Bounded so a
+    // book of mostly unbalanced lines cannot run for ever.
+    let mut checks = 0;
+    while out.len() < settings.count && checks < settings.count.saturating_mul(50) {
+        // The most played line so far (the frontier stays small: a few moves per position).
+        let Some(best) = (0..frontier.len()).max_by(|&a, &b| frontier[a].share.total_cmp(&frontier[b].share)) else {
+            break;
+        };
+        let line = frontier.swap_remove(best);
+        let moves = if line.moves.len() < settings.plies { book.moves(&line.pos) } else { Vec::new() };
+        let total: u64 = moves.iter().map(|m| u64::from(m.games)).sum();
+        if moves.is_empty() || total == 0 {
+            if line.moves.is_empty() || !seen.insert(line.pos.key()) || !line.pos.has_legal_move() {
+                continue;
+            }
+            checks += 1;
+            engine.new_game();
+            engine.set_position(line.pos.clone());
+            let r = engine.go(&Limits::depth(settings.depth), |_| {});
+            if matches!(r.score, engine::search::Score::Cp(cp) if cp.abs() <= settings.margin_cp) {
+                out.push(format!("startpos moves {}", line.moves.join(" ")));
+            }
+            continue;
+        }
+        for m in moves {
+            let mut pos = line.pos.clone();
+            pos.play_unchecked(m.mv);
+            let mut next = line.moves.clone();
+            next.push(m.mv.to_string());
+            frontier.push(BookLine { share: line.share * f64::from(m.games) / total as f64, moves: next, pos });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +241,44 @@ mod tests {
         let suite = parse_suite(&lines.join("\n")).expect("generated lines parse");
         let keys: std::collections::HashSet<u64> = suite.iter().map(|o| o.position.key()).collect();
         assert_eq!(keys.len(), 12);
+    }
+
+    #[test]
+    fn a_suite_from_a_book_follows_its_most_played_lines() {
+        use engine::book::BookBuilder;
+        use engine::rules::GameResult;
+        let line = |text: &str| text.split_whitespace().map(|m| parse_uci(m).expect("uci")).collect::<Vec<_>>();
+        let mut b = BookBuilder::new(4);
+        let start = Position::startpos();
+        // 中炮对屏风马 five times, 仙人指路 twice, 飞相 once (dropped: fewer than 2 games).
+        for _ in 0..5 {
+            b.add_game(&start, &line("h2e2 h9g7 h0g2 i9h9"), GameResult::Draw).expect("legal");
+        }
+        for _ in 0..2 {
+            b.add_game(&start, &line("g3g4 c6c5 b2c2 b9c7"), GameResult::RedWins).expect("legal");
+        }
+        b.add_game(&start, &line("c0e2 h7e7"), GameResult::Draw).expect("legal");
+        let book = b.finish(2);
+        let settings = BookSuiteSettings { count: 10, plies: 4, margin_cp: 10_000, depth: 1 };
+        // The book merges mirror images, so a line may come out on the other wing, whole.
+        let mirrored = |line: &str| -> String {
+            line.chars().map(|c| if ('a'..='i').contains(&c) { (b'a' + b'i' - c as u8) as char } else { c }).collect()
+        };
+        let matches = |got: &[String], expected: &[&str]| {
+            got.len() == expected.len()
+                && got.iter().zip(expected).all(|(g, e)| {
+                    let e = format!("startpos moves {e}");
+                    *g == e || *g == format!("startpos moves {}", mirrored(&e["startpos moves ".len()..]))
+                })
+        };
+        let suite = from_book(&book, &settings);
+        assert!(matches(&suite, &["h2e2 h9g7 h0g2 i9h9", "g3g4 c6c5 b2c2 b9c7"]), "{suite:?}");
+        // Shorter lines stop where asked; every line parses as a suite line.
+        let short = from_book(&book, &BookSuiteSettings { plies: 2, ..settings });
+        assert!(matches(&short, &["h2e2 h9g7", "g3g4 c6c5"]), "{short:?}");
+        assert_eq!(parse_suite(&short.join("\n")).expect("lines parse").len(), 2);
+        // A margin no line meets keeps none; an empty book gives none.
+        assert!(from_book(&book, &BookSuiteSettings { margin_cp: -1, ..settings }).is_empty());
+        assert!(from_book(&BookBuilder::new(4).finish(1), &settings).is_empty());
     }
 }

@@ -127,6 +127,13 @@ enum OpeningsCommand {
         /// Keep openings scored within this many centipawns.
         #[arg(long, default_value_t = 80)]
         margin: i32,
+        /// Follow this opening book's (`book build`) most played lines instead of the common
+        /// systems plus random plies (`--extra-plies` and `--seed` are then unused).
+        #[arg(long, value_name = "BOOK")]
+        from_book: Option<PathBuf>,
+        /// With `--from-book`: each line follows the book for at most this many plies.
+        #[arg(long, default_value_t = 8)]
+        book_plies: usize,
         /// Output file (stdout when absent).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -180,11 +187,41 @@ fn run() -> Result<ExitCode> {
         Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
         Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
         Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,
-        Command::Openings(OpeningsCommand::Generate { count, depth, extra_plies, seed, margin, out }) => {
-            let settings = worker::openings::GenerateSettings { count, depth, margin_cp: margin, extra_plies, seed };
-            let lines = worker::openings::generate(&settings);
+        Command::Openings(OpeningsCommand::Generate {
+            count,
+            depth,
+            extra_plies,
+            seed,
+            margin,
+            from_book,
+            book_plies,
+            out,
+        }) => {
+            let (lines, source) = match &from_book {
+                Some(path) => {
+                    if book_plies == 0 {
+                        anyhow::bail!("--book-plies 0 leaves no book move to follow");
+                    }
+                    let book = engine::book::Book::open(path)?;
+                    let settings =
+                        worker::openings::BookSuiteSettings { count, plies: book_plies, margin_cp: margin, depth };
+                    let lines = worker::openings::from_book(&book, &settings);
+                    if lines.is_empty() {
+                        anyhow::bail!(
+                            "{}: no book line of up to {book_plies} plies is within {margin} cp at depth {depth}",
+                            path.display()
+                        );
+                    }
+                    (lines, format!("the most played lines of {} (up to {book_plies} plies)", path.display()))
+                }
+                None => {
+                    let settings =
+                        worker::openings::GenerateSettings { count, depth, margin_cp: margin, extra_plies, seed };
+                    (worker::openings::generate(&settings), "common systems plus random plies".to_owned())
+                }
+            };
             let mut text = format!(
-                "# xqfarm opening suite: {} openings, common systems plus random plies, each within {margin} cp at depth {depth}\n",
+                "# xqfarm opening suite: {} openings, {source}, each within {margin} cp at depth {depth}\n",
                 lines.len()
             );
             for l in &lines {

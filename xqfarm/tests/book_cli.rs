@@ -60,6 +60,41 @@ fn a_book_from_the_farms_games() {
         .sum();
     assert_eq!(firsts, games, "{shown}");
 
+    // A suite from the book's most played lines: each a legal line of 1 to 4 plies, distinct.
+    let suite = format!("{d}/suite.txt");
+    let o = xqfarm(&[
+        "openings",
+        "generate",
+        "--from-book",
+        &all,
+        "--count",
+        "3",
+        "--book-plies",
+        "4",
+        "--depth",
+        "2",
+        "--margin",
+        "10000",
+        "--out",
+        &suite,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let lines: Vec<String> = std::fs::read_to_string(&suite)
+        .expect("the suite")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    assert!(!lines.is_empty() && lines.len() <= 3, "{lines:?}");
+    let mut ends = std::collections::HashSet::new();
+    for l in &lines {
+        let parsed = engine::OpeningLine::parse(l).expect("a legal suite line");
+        assert!((1..=4).contains(&parsed.moves.len()), "{l}");
+        assert!(ends.insert(parsed.position.key()), "{l} repeats a position");
+    }
+    let bad = xqfarm(&["openings", "generate", "--from-book", &format!("{d}/nope.xqb")]);
+    assert!(!bad.status.success() && text(&bad).contains("nope.xqb"), "{}", text(&bad));
+
     let bad = xqfarm(&["book", "build", "--data", &data, "--run", "999", "--out", &book]);
     assert!(!bad.status.success() && text(&bad).contains("run 999"), "{}", text(&bad));
     let bad = xqfarm(&["book", "build", "--data", &data, "--max-ply", "0", "--out", &book]);
