@@ -55,6 +55,9 @@ pub enum Error {
     Export(String),
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+    /// The coordinator's endgame tables (`serve --tablebases`) cannot be read.
+    #[error("endgame tables: {0}")]
+    Tablebase(String),
 }
 
 impl Error {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
 use proto::domain::{
     BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec, OpeningSuiteSummary,
-    PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SubmitRequest, Variant,
-    VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SubmitRequest, TablePin,
+    Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
 
@@ -19,6 +19,7 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::parquet::{self as pq, CompactionPolicy};
 use crate::referee;
+use crate::run_openings::RunOpenings;
 use crate::storage::Storage;
 use crate::tc_scale;
 
@@ -101,6 +102,10 @@ impl Farm {
         if let Some(dir) = &farm.data_dir {
             std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
             for run in farm.storage.list_runs()? {
+                // Files an older version wrote, upgraded before `recover` judges them.
+                let mut lines = RunOpenings::of_run(farm.storage.as_ref(), &run)?;
+                pq::migrate_games(dir, run.id, |index| lines.get(index).cloned())
+                    .map_err(|e| Error::Export(e.to_string()))?;
                 let done = farm.storage.exported_up_to(run.id)?;
                 let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
                 if adopted > done {
@@ -383,16 +388,31 @@ impl Farm {
             return Ok(());
         };
         let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
+        let mut lines: Option<RunOpenings> = None;
         loop {
             let done = self.storage.exported_up_to(run)?;
             let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
             let Some(last) = games.last().map(|g| g.game_id) else {
                 break;
             };
-            let rows: Vec<_> = games
-                .iter()
-                .map(|g| pq::rows_from_report(run, g.game_id, g.pair_index, g.opening_index, &g.worker, &g.report))
-                .collect();
+            let lines = match &mut lines {
+                Some(lines) => lines,
+                None => lines.insert(RunOpenings::of_run(self.storage.as_ref(), &self.storage.get_run(run)?)?),
+            };
+            let mut rows = Vec::with_capacity(games.len());
+            for g in &games {
+                let opening = lines.get(g.opening_index).map_err(|e| {
+                    Error::Corrupt(format!("run {run} game {}: opening {}: {e}", g.game_id, g.opening_index))
+                })?;
+                rows.push(pq::rows_from_report(
+                    run,
+                    g.game_id,
+                    g.pair_index,
+                    (g.opening_index, opening),
+                    &g.worker,
+                    &g.report,
+                ));
+            }
             pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
             self.storage.mark_exported(run, last)?;
             let added = games.len() as u64;
@@ -436,9 +456,15 @@ impl Farm {
         Ok(OpeningSuiteSummary { id: suite.id, name: suite.name, openings: suite.openings.len() as u32 })
     }
 
+    /// Creates a run pinned to this coordinator's endgame tables, every set by its file's
+    /// checksum (none without tables): its games are adjudicated by those files only.
     pub fn create_run(&self, spec: &RunSpec) -> Result<Run> {
-        let run = self.storage.create_run(spec, self.clock.now_ms())?;
-        tracing::info!(run = %run.id, name = %run.spec.name, "run created");
+        let pins = match &self.tables {
+            Some(tables) => TablePin::of_manifest(&tables.manifest().map_err(|e| Error::Tablebase(e.to_string()))?),
+            None => Vec::new(),
+        };
+        let run = self.storage.create_run_pinned(spec, &pins, self.clock.now_ms())?;
+        tracing::info!(run = %run.id, name = %run.spec.name, tablebases = pins.len(), "run created");
         self.notify();
         Ok(run)
     }

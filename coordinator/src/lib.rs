@@ -75,6 +75,7 @@ pub mod farm;
 pub mod grpc;
 pub mod referee;
 pub mod report;
+pub mod run_openings;
 pub mod scheduler;
 pub mod server;
 pub mod spec;

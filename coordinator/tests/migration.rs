@@ -35,6 +35,10 @@ const FIXTURE_V4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// expired, then a completed SPSA run `spsa-run` (run 6) of 4 pairs played by a fourth worker
 /// `w-spsa` in one lease (lease 4).
 const FIXTURE_V5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v5.db");
+/// Written by `tests/data/make-farm-v6.sh` with xqfarm at commit a9126ec (schema version 6): a
+/// suite of four lines and one completed run `done-run` (run 1) of 4 pairs; with it the
+/// Parquet files of `tests/data/data-v6/` (see `tests/parquet_migration.rs`).
+const FIXTURE_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v6.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -77,7 +81,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -269,7 +273,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -555,4 +559,35 @@ fn a_version_5_database_has_unmeasured_workers_and_unscaled_leases() {
     let reopened = SqliteStorage::open(&path).expect("reopen");
     assert_eq!(reopened.lease_terms(lease.id).expect("terms").tc, TimeControl::MoveTimeMs(250));
     assert_eq!(reopened.list_workers(now).expect("workers")[4].bench_nps, 400_000);
+}
+
+#[test]
+fn a_version_6_database_pins_no_tables_for_its_runs_and_new_runs_pin_theirs() {
+    use proto::domain::{RunSpec, TablePin};
+    let (_dir, path) = copy_of(FIXTURE_V6);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5, 6]);
+    assert_eq!(before.counts(), [1, 2, 1, 1, 1, 8], "the fixture is what its script made");
+    let (storage, raw) = before.migrate(&path);
+    let fresh_dir = tempfile::tempdir().expect("temp dir");
+    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
+    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
+    assert_eq!(schema_sql(&raw), schema_sql(&fresh), "a migrated database is a new one");
+    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
+    assert_eq!(integrity, "ok");
+    // The old run pins nothing, and its lease's terms say so.
+    let old = storage.get_run(RunId::new(1)).expect("run 1");
+    assert!(old.tablebases.is_empty());
+    assert!(storage.lease_terms(LeaseId::new(1)).expect("terms").tablebases.is_empty());
+    // A new run pins its tables, kept across a reopening and handed out with its leases.
+    let pins = vec![TablePin { set: "KNK".into(), checksum: u64::MAX }, TablePin { set: "KRK".into(), checksum: 42 }];
+    let spec = RunSpec { name: "pinned".into(), ..old.spec.clone() };
+    let run = storage.create_run_pinned(&spec, &pins, 4_000_000_000_000).expect("a run");
+    assert_eq!(run.tablebases, pins);
+    let worker = storage.register_worker(&engine_worker("w-new", Vec::new()), 4_000_000_000_000).expect("register");
+    let lease = storage.lease_batch(worker, 1, 4_000_000_000_000).expect("lease").expect("work");
+    assert_eq!((lease.run, &lease.tablebases), (run.id, &pins));
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(reopened.get_run(run.id).expect("run").tablebases, pins);
+    assert_eq!(reopened.lease_terms(lease.id).expect("terms").tablebases, pins);
 }

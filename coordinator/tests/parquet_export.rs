@@ -25,6 +25,9 @@ fn game(run: u64, game_id: u64) -> Game {
         game_id,
         pair_id: game_id / 2,
         opening_id: (game_id / 2 % 200) as u32,
+        opening_fen: engine::START_FEN.to_owned(),
+        // Opening lines of 0 to 3 moves.
+        opening_moves: ["b2e2", "b9c7", "b0c2"].iter().take((game_id % 4) as usize).map(|m| m.to_string()).collect(),
         start_fen: format!("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 {game_id}"),
         red_variant: if game_id.is_multiple_of(2) { "base" } else { "candidate" }.to_owned(),
         black_variant: if game_id.is_multiple_of(2) { "candidate" } else { "base" }.to_owned(),

@@ -305,3 +305,68 @@ fn a_slow_workers_longer_thinking_is_within_its_scaled_clock() {
     let terms = restarted.storage().lease_terms(proto::domain::LeaseId::new(1)).expect("terms");
     assert_eq!(terms.tc, TimeControl::Clock { base_ms: 2_000, inc_ms: 0 });
 }
+
+#[test]
+fn a_run_pins_the_coordinators_tables_and_table_endings_in_them_are_recorded() {
+    use engine::tablebase::Tablebases;
+    let coordinator_dir = tempfile::tempdir().expect("temp dir");
+    let tables = Tablebases::open(coordinator_dir.path()).expect("a directory");
+    tables.generate("KRK".parse().expect("a set"), &|_| {}).expect("generates");
+    let manifest = tables.manifest().expect("lists");
+    // The worker's tables: a copy of the same files, in a directory of its own.
+    let worker_dir = tempfile::tempdir().expect("temp dir");
+    for (set, _) in &manifest {
+        let name = engine::tablebase::file::file_name(*set);
+        std::fs::copy(coordinator_dir.path().join(&name), worker_dir.path().join(&name)).expect("copy");
+    }
+    let worker_tables = Arc::new(Tablebases::open(worker_dir.path()).expect("a directory"));
+
+    let data = tempfile::tempdir().expect("temp dir");
+    let farm = Farm::new(Arc::new(MemoryStorage::new()), Arc::new(ManualClock::new(1_000)), Some(data.path().into()))
+        .expect("farm")
+        .with_tablebases(Some(Arc::new(tables)));
+    let variant = |name: &str| VariantSpec { name: name.into(), kind: VariantKind::Params { toml: String::new() } };
+    let (a, b) = (farm.add_variant(&variant("a")).expect("a"), farm.add_variant(&variant("b")).expect("b"));
+    // K+R vs K, Black to move after Red's first move in every game.
+    let openings = vec!["3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1".to_owned()];
+    let suite = farm.add_openings(&OpeningSuiteSpec { name: "krk".into(), openings }).expect("suite");
+    let spec = RunSpec {
+        name: "tables".into(),
+        kind: RunKind::Games { pairs: 2 },
+        variants: vec![a.id, b.id],
+        tc: TimeControl::Depth(1),
+        openings: suite.id,
+        adjudication: Adjudication::default(),
+        bench_signature: None,
+        sample_every: 0,
+    };
+    let run = farm.create_run(&spec).expect("run");
+    assert_eq!(run.tablebases, proto::domain::TablePin::of_manifest(&manifest), "every set, by its checksum");
+    let info = WorkerInfo {
+        name: "w".into(),
+        host: "h".into(),
+        cores: 1,
+        engine_version: "t".into(),
+        bench_signature: 0,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+        bench_nps: 0,
+    };
+    let worker = farm.register(&info).expect("worker");
+    let req = LeaseRequest { worker, free_slots: 2, held: vec![], finished: vec![] };
+    let LeaseGrant::Lease(lease) = farm.lease(&req).expect("lease").grant else { panic!("expected work") };
+    assert_eq!(lease.tablebases, run.tablebases);
+    let mut pairs = Vec::new();
+    let stop = worker::runner::StopFlag::new();
+    worker::runner::play_lease_with(&lease, 1, &random_player, "w", &stop, Some(worker_tables), |p| pairs.push(p))
+        .expect("played");
+    let ended_by_tables = pairs.iter().flat_map(|p| &p.games).filter(|g| g.reason == Termination::Tablebase).count();
+    assert!(ended_by_tables > 0, "random play from K+R vs K enters the table at once");
+    let batch = BatchResult { lease: lease.id, seq: 0, pairs, is_final: true };
+    let ack = farm.submit(&SubmitRequest { worker, batch }).expect("the referee accepts the tables' verdicts");
+    assert_eq!(ack.recorded_pairs, 2);
+    farm.export_all().expect("export");
+    let rows = parquet_games(data.path(), run.id);
+    assert_eq!(rows.iter().filter(|g| g.reason == "tablebase").count(), ended_by_tables);
+}

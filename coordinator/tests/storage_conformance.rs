@@ -54,6 +54,7 @@ macro_rules! conformance {
 }
 
 conformance!(
+    runs_pin_their_tables_and_leases_carry_them,
     variants_are_stored_by_content_hash,
     suites_round_trip,
     run_creation_checks_spec_and_references,
@@ -667,6 +668,35 @@ fn run_creation_checks_spec_and_references(s: &dyn Storage) {
     assert_eq!(s.list_runs().expect("list"), vec![run, sprt_run]);
     assert!(matches!(s.get_run(RunId::new(999)), Err(Error::RunNotFound(r)) if r == RunId::new(999)));
     assert!(matches!(s.get_run(RunId::new(u64::MAX)), Err(Error::RunNotFound(r)) if r == RunId::new(u64::MAX)));
+}
+
+fn runs_pin_their_tables_and_leases_carry_them(s: &dyn Storage) {
+    use proto::domain::TablePin;
+    let pins = vec![TablePin { set: "KCK".into(), checksum: 1 }, TablePin { set: "KRKA".into(), checksum: u64::MAX }];
+    let v = variants(s, 2);
+    let suite = suite(s, 4);
+    let spec = run_spec(RunKind::Games { pairs: 4 }, v, suite, SLOW);
+    let pinned = s.create_run_pinned(&spec, &pins, 10).expect("run");
+    assert_eq!(pinned.tablebases, pins);
+    assert_eq!(s.get_run(pinned.id).expect("run").tablebases, pins);
+    let plain = s.create_run(&spec, 10).expect("run");
+    assert!(s.get_run(plain.id).expect("run").tablebases.is_empty());
+    // Two pins of one set are refused, and nothing of that run is stored.
+    let twice = [pins[0].clone(), TablePin { checksum: 2, ..pins[0].clone() }];
+    assert!(s.create_run_pinned(&spec, &twice, 10).is_err());
+    assert_eq!(s.list_runs().expect("runs").len(), 2);
+    let w = worker(s, "w", 0, 20);
+    let mut seen = 0;
+    while let Some(lease) = s.lease_batch(w, 1, 20).expect("lease") {
+        let expected: &[TablePin] = if lease.run == pinned.id { &pins } else { &[] };
+        assert_eq!(lease.tablebases, expected, "lease {} of run {}", lease.id, lease.run);
+        assert_eq!(s.lease_terms(lease.id).expect("terms").tablebases, expected);
+        seen |= if lease.run == pinned.id { 1 } else { 2 };
+        if seen == 3 {
+            break;
+        }
+    }
+    assert_eq!(seen, 3, "both runs were leased");
 }
 
 fn leasing_respects_bench_signatures(s: &dyn Storage) {

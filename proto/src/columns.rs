@@ -28,6 +28,12 @@ pub mod games {
     pub const GAME_ID: &str = "game_id";
     pub const PAIR_ID: &str = "pair_id";
     pub const OPENING_ID: &str = "opening_id";
+    /// The FEN the suite's opening line starts from (the initial position for `startpos`).
+    pub const OPENING_FEN: &str = "opening_fen";
+    /// The opening line's moves (UCI coordinates), played from `opening_fen` before the game:
+    /// the suite chose them, not the players. Empty for a line without moves.
+    pub const OPENING_MOVES: &str = "opening_moves";
+    /// The position the players started from: `opening_fen` after `opening_moves`.
     pub const START_FEN: &str = "start_fen";
     pub const RED_VARIANT: &str = "red_variant";
     pub const BLACK_VARIANT: &str = "black_variant";
@@ -42,10 +48,12 @@ pub mod games {
     pub const WORKER: &str = "worker";
 
     /// The files' columns, in order.
-    pub const ALL: [&str; 13] = [
+    pub const ALL: [&str; 15] = [
         GAME_ID,
         PAIR_ID,
         OPENING_ID,
+        OPENING_FEN,
+        OPENING_MOVES,
         START_FEN,
         RED_VARIANT,
         BLACK_VARIANT,

@@ -12,6 +12,7 @@ mod live;
 mod names;
 mod run_request;
 mod spsa;
+mod table_pin;
 mod termination;
 mod validate;
 mod work;
@@ -27,6 +28,7 @@ pub use spsa::{
     MAX_SPSA_PARAMS, SPSA_A_RATIO, SPSA_ALPHA, SPSA_GAMMA, SpsaBatch, SpsaLineError, SpsaParam, SpsaPoint,
     SpsaSettings, SpsaValue, parse_spsa_lines,
 };
+pub use table_pin::TablePin;
 pub use termination::Termination;
 pub use validate::{
     MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,
@@ -322,6 +324,8 @@ pub struct Run {
     /// Per pairing (index into `pairings()` of the spec), from the pairing's `a` side.
     pub stats: Vec<PairingStats>,
     pub created_unix_ms: u64,
+    /// The endgame tables its games are adjudicated by (none: no table adjudication).
+    pub tablebases: Vec<TablePin>,
 }
 
 /// An opening suite: one opening a line (a FEN, or `startpos`/FEN with `moves ...`).
@@ -376,6 +380,8 @@ pub struct Lease {
     pub variants: Vec<Variant>,
     /// SPSA runs only: the values each side of every task plays.
     pub spsa: Option<SpsaBatch>,
+    /// The run's endgame tables ([`TablePin`]).
+    pub tablebases: Vec<TablePin>,
 }
 
 impl GameOutcome {

@@ -19,8 +19,12 @@ pub struct PgnGame<'a> {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: &'a str,
     pub termination: &'a str,
+    /// Where the game began: the opening line's start.
     pub start_fen: &'a str,
-    /// UCI coordinates, as the farm stores them.
+    /// The opening suite's moves (UCI), which the players did not choose: written with a
+    /// `{book}` comment each, as cutechess and fastchess mark theirs.
+    pub book_moves: &'a [String],
+    /// The players' moves after the book's, in UCI coordinates as the farm stores them.
     pub moves: &'a [String],
 }
 
@@ -44,6 +48,7 @@ pub fn format_name(notation: Notation) -> &'static str {
 /// naming it (the farm's games were refereed, so this means a damaged store).
 pub fn write_game(out: &mut String, g: &PgnGame<'_>, notation: Notation) -> Result<(), String> {
     let mut pos = Position::from_fen(g.start_fen).map_err(|e| format!("start FEN `{}`: {e}", g.start_fen))?;
+    let opening = ecco_of(&pos, g.book_moves.iter().chain(g.moves));
     let mut tags = String::new();
     let mut put = |name: &str, value: &str| {
         if !value.is_empty() {
@@ -61,10 +66,16 @@ pub fn write_game(out: &mut String, g: &PgnGame<'_>, notation: Notation) -> Resu
     put("FEN", g.start_fen);
     put("Format", format_name(notation));
     put("Termination", g.termination);
+    if let Some(o) = opening {
+        put("ECCO", o.code);
+        put("Opening", o.name);
+        put("Variation", o.variation);
+    }
     out.push_str(&tags);
     out.push('\n');
     let mut line = String::new();
-    for (i, m) in g.moves.iter().enumerate() {
+    let book = g.book_moves.len();
+    for (i, m) in g.book_moves.iter().chain(g.moves).enumerate() {
         let mv = parse_uci(m).map_err(|e| format!("move {} `{m}`: {e}", i + 1))?;
         if !pos.is_legal_move(mv) {
             return Err(format!("move {} `{m}` is illegal in {}", i + 1, pos.fen()));
@@ -75,6 +86,9 @@ pub fn write_game(out: &mut String, g: &PgnGame<'_>, notation: Notation) -> Resu
             let _ = write!(line, "{}. ... ", pos.fullmove());
         }
         line.push_str(&write_move(&pos, mv, notation));
+        if i < book {
+            line.push_str(" {book}");
+        }
         pos.play_unchecked(mv);
         if pos.side_to_move() == engine::Color::Red {
             out.push_str(&line);
@@ -86,6 +100,13 @@ pub fn write_game(out: &mut String, g: &PgnGame<'_>, notation: Notation) -> Resu
     }
     let _ = writeln!(out, "{line}{}\n", g.result);
     Ok(())
+}
+
+/// The ECCO opening of a game from `start` (`None` unless it is the initial position), by its
+/// first moves as far as they read and replay.
+pub fn ecco_of<'a>(start: &Position, moves: impl Iterator<Item = &'a String>) -> Option<engine::ecco::Opening> {
+    let moves: Vec<engine::Move> = moves.take(engine::ecco::PLIES).map_while(|m| parse_uci(m).ok()).collect();
+    engine::ecco::classify(start, &moves)
 }
 
 #[cfg(test)]
@@ -105,6 +126,7 @@ mod tests {
             result: "1-0",
             termination: "checkmate",
             start_fen: engine::START_FEN,
+            book_moves: &[],
             moves: &moves,
         };
         let mut out = String::new();
@@ -115,6 +137,36 @@ mod tests {
         let mut wxf = String::new();
         write_game(&mut wxf, &g, Notation::Wxf).expect("writes");
         assert!(wxf.contains("1. C2.5 H8+7\n2. H2+3 1-0"), "{wxf}");
+    }
+
+    #[test]
+    fn the_opening_suites_moves_come_first_marked_as_book() {
+        let book = vec!["h2e2".to_string(), "h9g7".to_string()];
+        let moves = vec!["h0g2".to_string()];
+        let g = PgnGame {
+            event: String::new(),
+            round: String::new(),
+            red_name: "",
+            red_id: "",
+            black_name: "",
+            black_id: "",
+            result: "1-0",
+            termination: "",
+            start_fen: engine::START_FEN,
+            book_moves: &book,
+            moves: &moves,
+        };
+        let mut out = String::new();
+        write_game(&mut out, &g, Notation::Wxf).expect("writes");
+        assert!(out.contains("\n1. C2.5 {book} H8+7 {book}\n2. H2+3 1-0\n"), "{out}");
+        // The opening, classified over the book's moves and the players' alike.
+        let expected = engine::ecco::classify_wxf(&["C2.5", "H8+7", "H2+3"]);
+        assert!(out.contains(&format!("[ECCO \"{}\"]\n[Opening \"{}\"]", expected.code, expected.name)), "{out}");
+        // A book move that does not replay is named by its ply in the whole game.
+        let bad = vec!["h2e2".to_string(), "h2e2".to_string()];
+        let err =
+            write_game(&mut String::new(), &PgnGame { book_moves: &bad, ..g }, Notation::Wxf).expect_err("illegal");
+        assert!(err.contains("move 2 `h2e2`"), "{err}");
     }
 
     #[test]
@@ -130,6 +182,7 @@ mod tests {
             result: "*",
             termination: "",
             start_fen: engine::START_FEN,
+            book_moves: &[],
             moves: &moves,
         };
         let err = write_game(&mut String::new(), &g, Notation::Wxf).expect_err("illegal");

@@ -264,6 +264,12 @@ async fn a_runs_games_page_and_the_viewers_game() {
         assert_eq!(m["fen"], pos.fen());
     }
     assert_eq!(g["scores"][0]["score"], -30, "Black's +30 is Red's -30");
+    // The suite's line (`startpos`, no moves) and the game's ECCO code over its moves.
+    assert_eq!(g["opening"]["fen"], engine::START_FEN);
+    assert_eq!(g["opening"]["moves"].as_array().map(Vec::len), Some(0));
+    let wxf: Vec<&str> = moves.iter().map(|m| m["wxf"].as_str().expect("wxf")).collect();
+    let ecco = engine::ecco::classify_wxf(&wxf);
+    assert_eq!((&g["opening"]["ecco"]["code"], &g["opening"]["ecco"]["name"]), (&ecco.code.into(), &ecco.name.into()));
     json(&s, get("/api/games/424242", Some(READER)), StatusCode::NOT_FOUND).await;
     json(&s, get("/api/games/x", Some(READER)), StatusCode::BAD_REQUEST).await;
 }

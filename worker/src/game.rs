@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use engine::rules::{GameResult, Reason, judge};
-use engine::tablebase::{Tablebases, Wdl};
+use engine::tablebase::{Pins, Tablebases, Wdl};
 use engine::{Color, Limits, Move, Position};
 use proto::domain::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, GameClock};
 use std::sync::Arc;
@@ -50,9 +50,17 @@ pub struct GameSettings {
     /// A hard cap for runaway games (an adjudicated draw); the farm always plays
     /// [`GAME_PLY_CAP`], which its referee checks.
     pub max_plies: usize,
-    /// Endgame tables: a game that enters one ends with its verdict (`tablebase`), where
-    /// [`Tablebases::adjudicate`] gives one.
-    pub tablebases: Option<Arc<Tablebases>>,
+    /// Endgame tables: a game that enters one of the pinned sets ends with its verdict
+    /// (`tablebase`), where [`Tablebases::adjudicate_pinned`] gives one.
+    pub tablebases: Option<PinnedTables>,
+}
+
+/// The worker's endgame tables with the sets its run pinned (`Lease::tablebases`): a game is
+/// ended only by a pinned set whose file here has the pinned checksum.
+#[derive(Clone, Debug)]
+pub struct PinnedTables {
+    pub tables: Arc<Tablebases>,
+    pub pins: Arc<Pins>,
 }
 
 impl GameSettings {
@@ -63,9 +71,10 @@ impl GameSettings {
 
 /// The tables' verdict on `pos` as a game result, if they end the game here. A table that
 /// cannot be read ends nothing (and is logged): the game goes on.
-fn tablebase_result(tables: Option<&Tablebases>, pos: &Position) -> Option<GameResult> {
+fn tablebase_result(tables: Option<&PinnedTables>, pos: &Position) -> Option<GameResult> {
     let side = pos.side_to_move();
-    match tables?.adjudicate(pos) {
+    let tables = tables?;
+    match tables.tables.adjudicate_pinned(pos, &tables.pins) {
         Ok(Some(Wdl::Win)) => Some(GameResult::loss_for(!side)),
         Ok(Some(Wdl::Loss)) => Some(GameResult::loss_for(side)),
         Ok(Some(Wdl::Draw)) => Some(GameResult::Draw),
@@ -159,7 +168,7 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         if outcome.is_over() {
             record.result = outcome.result;
             record.termination = Termination::Rules(outcome.reason);
-        } else if let Some(result) = tablebase_result(settings.tablebases.as_deref(), &pos) {
+        } else if let Some(result) = tablebase_result(settings.tablebases.as_ref(), &pos) {
             record.result = result;
             record.termination = Termination::Tablebase;
         } else if let Some(verdict) = verdict {
@@ -227,18 +236,28 @@ mod tests {
         let tables = Arc::new(tables);
         // The rook takes the knight: K+R vs K+A, lost for Black.
         let start = Position::from_fen("4k4/4a4/9/9/4n4/9/9/4R4/9/3K5 w - - 0 1").expect("valid");
-        let play = |tablebases: Option<Arc<Tablebases>>| {
+        let all = Arc::new(tables.manifest().expect("lists").into_iter().collect::<Pins>());
+        let play = |tables: Option<Arc<Tablebases>>, pins: &Arc<Pins>| {
+            let tablebases = tables.map(|tables| PinnedTables { tables, pins: pins.clone() });
             let mut a = InProcess::new("a", Params::default());
             let mut b = InProcess::new("b", Params::default());
             let settings = GameSettings { tablebases, max_plies: 40, ..GameSettings::new(TimeControl::Depth(3)) };
             play_game([&mut a, &mut b], &start, &settings)
         };
-        let g = play(Some(tables));
+        let g = play(Some(tables.clone()), &all);
         assert_eq!(g.moves.first().map(|m| m.to_string()).as_deref(), Some("e2e5"));
         assert_eq!((g.termination, g.result, g.moves.len()), (Termination::Tablebase, GameResult::RedWins, 1));
-        let g = play(None);
+        let g = play(None, &all);
         assert_ne!(g.termination, Termination::Tablebase);
         assert!(g.moves.len() > 1);
+        // A run that did not pin K+R vs K+A (or pinned another file of it) is not ended by it.
+        let mut without = (*all).clone();
+        without.remove(&"KRKA".parse().expect("a set"));
+        let g = play(Some(tables.clone()), &Arc::new(without));
+        assert_ne!(g.termination, Termination::Tablebase);
+        let stale = Arc::new(all.iter().map(|(m, sum)| (*m, sum ^ 1)).collect::<Pins>());
+        let g = play(Some(tables), &stale);
+        assert_ne!(g.termination, Termination::Tablebase);
     }
 
     #[test]

@@ -145,6 +145,10 @@ pub fn play_lease_with(
             }
         }
     }
+    let tablebases = tablebases.map(|tables| crate::game::PinnedTables {
+        tables,
+        pins: Arc::new(proto::domain::TablePin::to_engine(&lease.tablebases)),
+    });
     let settings = GameSettings { adjudication: lease.adjudication, tablebases, ..GameSettings::new(lease.tc) };
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<PairReport>>();

@@ -163,6 +163,7 @@ mod tests {
             sample_every: 0,
             variants: vec![base],
             spsa: Some(SpsaBatch { iteration: 1, points }),
+            tablebases: Vec::new(),
         }
     }
 

@@ -35,6 +35,7 @@ fn lease(pairs: u64) -> Lease {
         sample_every: 0,
         variants: vec![variant("a", &Params::default()), variant("b", &Params::material_only())],
         spsa: None,
+        tablebases: Vec::new(),
     }
 }
 

@@ -32,7 +32,8 @@ pub struct BuildArgs {
     /// Drop moves played fewer times than this.
     #[arg(long, default_value_t = 5)]
     pub min_games: u32,
-    /// Count the first this many plies of each game.
+    /// Count each game's moves up to this ply, counted from the start of its opening line
+    /// (the suite's moves are not counted, but use up plies).
     #[arg(long, default_value_t = 20)]
     pub max_ply: usize,
     /// The book file to write.
@@ -99,7 +100,9 @@ fn build(args: &BuildArgs) -> Result<()> {
                 .iter()
                 .map(|m| parse_uci(m).map_err(|e| anyhow::anyhow!("{}: move `{m}`: {e}", what())))
                 .collect::<Result<Vec<_>>>()?;
-            builder.add_game(&start, &moves, result).with_context(what)?;
+            // The suite's line was not the players' choice: its plies are skipped, and count
+            // toward --max-ply.
+            builder.add_game_from_ply(&start, g.opening_moves.len(), &moves, result).with_context(what)?;
             *starts.entry(g.start_fen).or_default() += 1;
         }
     }

@@ -73,7 +73,8 @@ fn write_game(
         black_id: &g.black_variant,
         result: &g.result,
         termination: &g.reason,
-        start_fen: &g.start_fen,
+        start_fen: &g.opening_fen,
+        book_moves: &g.opening_moves,
         moves: &g.moves,
     };
     web::pgn::write_game(out, &game, notation).map_err(anyhow::Error::msg)

@@ -223,7 +223,14 @@ impl pb::farm_server::Farm for Scripted {
             return Err(Status::new(self.code, "scripted failure"));
         }
         let spec = req.into_inner().spec;
-        let run = pb::Run { run_id: 5, spec, state: pb::RunState::Active.into(), stats: vec![], created_unix_ms: 1 };
+        let run = pb::Run {
+            run_id: 5,
+            spec,
+            state: pb::RunState::Active.into(),
+            stats: vec![],
+            created_unix_ms: 1,
+            tablebases: vec![],
+        };
         Ok(Response::new(pb::CreateRunResponse { run: Some(run) }))
     }
     async fn list_runs(&self, _: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {

@@ -20,6 +20,10 @@ pub enum Error {
     #[error("{}: {problem}", path.display())]
     Schema { path: PathBuf, problem: String },
 
+    /// A file of an older version that cannot be upgraded; it was left as it was.
+    #[error("{}: cannot upgrade: {problem}", path.display())]
+    Migration { path: PathBuf, problem: String },
+
     /// The rows handed to `export_segment` cannot form one segment.
     #[error("run {run}: bad segment: {problem}")]
     BadSegment { run: RunId, problem: String },

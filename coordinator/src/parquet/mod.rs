@@ -7,6 +7,7 @@
 //! let data = tempfile::tempdir()?;
 //! let game = |game_id| GameRow {
 //!     run: RunId::new(7), game_id, pair_id: game_id / 2, opening_id: 0,
+//!     opening_fen: engine::START_FEN.into(), opening_moves: vec![],
 //!     start_fen: "startpos".into(), red_variant: "base".into(), black_variant: "cand".into(),
 //!     result: "1/2-1/2".into(), reason: "move_limit".into(), plies: 2,
 //!     moves: vec!["h2e2".into(), "h9g7".into()], duration_ms: 10, nodes: 5000, worker: "w1".into(),
@@ -32,6 +33,7 @@
 mod compact;
 mod error;
 mod layout;
+mod migrate;
 mod reader;
 mod recover;
 mod rows;
@@ -44,9 +46,10 @@ mod writer;
 pub use compact::{CompactionPolicy, compact};
 pub use error::{Error, Result};
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
+pub use migrate::migrate_games;
 pub use reader::{read_games, read_positions};
 pub use recover::recover;
-pub use rows::{GameRow, PositionRow, rows_from_report};
+pub use rows::{GameOpening, GameRow, PositionRow, rows_from_report};
 pub use runs::{RunRow, runs_path, write_runs};
 pub use schema::{SCHEMA_VERSION, Table};
 pub use spsa::{spsa_path, write_spsa};

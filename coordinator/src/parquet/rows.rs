@@ -1,6 +1,22 @@
 //! The rows of the two tables, flat and free of protobuf or Arrow types.
 
+use engine::OpeningLine;
 use proto::domain::{GameReport, RunId};
+
+/// The opening line a game was played from: the suite's line, which the players did not choose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameOpening {
+    /// The FEN the line starts from.
+    pub fen: String,
+    /// The line's moves in UCI coordinates, played before the game's own.
+    pub moves: Vec<String>,
+}
+
+impl GameOpening {
+    pub fn of_line(line: &OpeningLine) -> GameOpening {
+        GameOpening { fen: line.setup.fen(), moves: line.moves.iter().map(ToString::to_string).collect() }
+    }
+}
 
 /// One row of the `games` table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -10,6 +26,12 @@ pub struct GameRow {
     pub game_id: u64,
     pub pair_id: u64,
     pub opening_id: u32,
+    /// The opening line's start position; the whole game is `opening_fen`, then
+    /// `opening_moves`, then `moves`.
+    pub opening_fen: String,
+    /// The opening line's moves (UCI), which led from `opening_fen` to `start_fen`.
+    pub opening_moves: Vec<String>,
+    /// Where the players started: the position after the opening line.
     pub start_fen: String,
     pub red_variant: String,
     pub black_variant: String,
@@ -17,7 +39,7 @@ pub struct GameRow {
     pub result: String,
     pub reason: String,
     pub plies: u32,
-    /// Moves in UCI coordinates (`h2e2`).
+    /// The players' moves from `start_fen`, in UCI coordinates (`h2e2`).
     pub moves: Vec<String>,
     pub duration_ms: u64,
     pub nodes: u64,
@@ -43,12 +65,13 @@ pub struct PositionRow {
     pub result: f32,
 }
 
-/// Flattens one finished game into its `games` row and its sampled `positions` rows.
+/// Flattens one finished game, played from line `opening_id` of its suite (`opening`), into
+/// its `games` row and its sampled `positions` rows.
 pub fn rows_from_report(
     run: RunId,
     game_id: u64,
     pair_id: u64,
-    opening_id: u32,
+    (opening_id, opening): (u32, &GameOpening),
     worker: &str,
     report: &GameReport,
 ) -> (GameRow, Vec<PositionRow>) {
@@ -57,6 +80,8 @@ pub fn rows_from_report(
         game_id,
         pair_id,
         opening_id,
+        opening_fen: opening.fen.clone(),
+        opening_moves: opening.moves.clone(),
         start_fen: report.start_fen.clone(),
         red_variant: report.red.to_string(),
         black_variant: report.black.to_string(),
@@ -118,7 +143,11 @@ mod tests {
                 quiet: true,
             }],
         };
-        let (game, positions) = rows_from_report(RunId::new(7), 42, 21, 3, "w1", &report);
+        let line = OpeningLine::parse("startpos moves h2e2 h9g7").expect("a legal line");
+        let opening = GameOpening::of_line(&line);
+        let (game, positions) = rows_from_report(RunId::new(7), 42, 21, (3, &opening), "w1", &report);
+        assert_eq!(game.opening_fen, engine::Position::startpos().fen());
+        assert_eq!(game.opening_moves, ["h2e2", "h9g7"]);
         assert_eq!(game.result, "0-1");
         assert_eq!(game.plies, 3);
         assert_eq!((game.run.get(), game.game_id, game.pair_id, game.opening_id), (7, 42, 21, 3));

@@ -22,7 +22,26 @@ use super::error::{AtPath, Error, Result};
 use super::rows::{GameRow, PositionRow};
 
 /// Bumped when a column changes meaning or type; stored in every file's metadata.
-pub const SCHEMA_VERSION: &str = "1";
+/// Version 2 added `games.opening_fen` and `games.opening_moves` (the suite's line), which
+/// [`migrate_games`](super::migrate_games) fills in for files version 1 wrote.
+pub const SCHEMA_VERSION: &str = "2";
+
+/// The columns of a version-1 `games` file: today's without the opening line.
+pub(crate) const GAMES_V1: [&str; 13] = [
+    games::GAME_ID,
+    games::PAIR_ID,
+    games::OPENING_ID,
+    games::START_FEN,
+    games::RED_VARIANT,
+    games::BLACK_VARIANT,
+    games::RESULT,
+    games::REASON,
+    games::PLIES,
+    games::MOVES,
+    games::DURATION_MS,
+    games::NODES,
+    games::WORKER,
+];
 
 /// The two tables, each a directory under the data directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +72,18 @@ fn moves_item() -> Field {
     Field::new_list_field(DataType::Utf8, false)
 }
 
+/// A List<Utf8> column of move lists, as `games.moves` and `games.opening_moves` are typed.
+pub(crate) fn move_lists<'a>(lists: impl ExactSizeIterator<Item = &'a [String]>) -> ArrayRef {
+    let mut builder = ListBuilder::with_capacity(StringBuilder::new(), lists.len()).with_field(moves_item());
+    for list in lists {
+        for m in list {
+            builder.values().append_value(m);
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
+}
+
 fn with_metadata(table: Table, fields: Vec<Field>) -> SchemaRef {
     let metadata = [("xqfarm.table", table.dir_name()), ("xqfarm.schema_version", SCHEMA_VERSION)];
     Arc::new(Schema::new(fields).with_metadata(metadata))
@@ -65,6 +96,8 @@ static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
             Field::new(games::GAME_ID, DataType::UInt64, false),
             Field::new(games::PAIR_ID, DataType::UInt64, false),
             Field::new(games::OPENING_ID, DataType::UInt32, false),
+            Field::new(games::OPENING_FEN, DataType::Utf8, false),
+            Field::new(games::OPENING_MOVES, DataType::List(Arc::new(moves_item())), false),
             Field::new(games::START_FEN, DataType::Utf8, false),
             Field::new(games::RED_VARIANT, DataType::Utf8, false),
             Field::new(games::BLACK_VARIANT, DataType::Utf8, false),
@@ -123,18 +156,23 @@ pub(crate) fn check_schema(table: Table, found: &Schema, path: &Path) -> Result<
     Ok(())
 }
 
-pub(crate) fn games_batch<'a>(rows: impl ExactSizeIterator<Item = &'a GameRow>, path: &Path) -> Result<RecordBatch> {
+pub(crate) fn games_batch<'a>(
+    rows: impl ExactSizeIterator<Item = &'a GameRow> + Clone,
+    path: &Path,
+) -> Result<RecordBatch> {
     let n = rows.len();
+    let opening_moves = move_lists(rows.clone().map(|r| r.opening_moves.as_slice()));
+    let moves = move_lists(rows.clone().map(|r| r.moves.as_slice()));
     let mut game_id = UInt64Builder::with_capacity(n);
     let mut pair_id = UInt64Builder::with_capacity(n);
     let mut opening_id = UInt32Builder::with_capacity(n);
+    let mut opening_fen = StringBuilder::new();
     let mut start_fen = StringBuilder::new();
     let mut red_variant = StringBuilder::new();
     let mut black_variant = StringBuilder::new();
     let mut result = StringBuilder::new();
     let mut reason = StringBuilder::new();
     let mut plies = UInt32Builder::with_capacity(n);
-    let mut moves = ListBuilder::with_capacity(StringBuilder::new(), n).with_field(moves_item());
     let mut duration_ms = UInt64Builder::with_capacity(n);
     let mut nodes = UInt64Builder::with_capacity(n);
     let mut worker = StringBuilder::new();
@@ -142,16 +180,13 @@ pub(crate) fn games_batch<'a>(rows: impl ExactSizeIterator<Item = &'a GameRow>, 
         game_id.append_value(row.game_id);
         pair_id.append_value(row.pair_id);
         opening_id.append_value(row.opening_id);
+        opening_fen.append_value(&row.opening_fen);
         start_fen.append_value(&row.start_fen);
         red_variant.append_value(&row.red_variant);
         black_variant.append_value(&row.black_variant);
         result.append_value(&row.result);
         reason.append_value(&row.reason);
         plies.append_value(row.plies);
-        for m in &row.moves {
-            moves.values().append_value(m);
-        }
-        moves.append(true);
         duration_ms.append_value(row.duration_ms);
         nodes.append_value(row.nodes);
         worker.append_value(&row.worker);
@@ -160,13 +195,15 @@ pub(crate) fn games_batch<'a>(rows: impl ExactSizeIterator<Item = &'a GameRow>, 
         Arc::new(game_id.finish()),
         Arc::new(pair_id.finish()),
         Arc::new(opening_id.finish()),
+        Arc::new(opening_fen.finish()),
+        opening_moves,
         Arc::new(start_fen.finish()),
         Arc::new(red_variant.finish()),
         Arc::new(black_variant.finish()),
         Arc::new(result.finish()),
         Arc::new(reason.finish()),
         Arc::new(plies.finish()),
-        Arc::new(moves.finish()),
+        moves,
         Arc::new(duration_ms.finish()),
         Arc::new(nodes.finish()),
         Arc::new(worker.finish()),
@@ -278,6 +315,8 @@ pub(crate) fn games_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> 
     let game_id = c.primitive::<UInt64Type>(games::GAME_ID)?;
     let pair_id = c.primitive::<UInt64Type>(games::PAIR_ID)?;
     let opening_id = c.primitive::<UInt32Type>(games::OPENING_ID)?;
+    let opening_fen = c.string(games::OPENING_FEN)?;
+    let opening_moves = c.string_lists(games::OPENING_MOVES)?;
     let start_fen = c.string(games::START_FEN)?;
     let red_variant = c.string(games::RED_VARIANT)?;
     let black_variant = c.string(games::BLACK_VARIANT)?;
@@ -290,12 +329,15 @@ pub(crate) fn games_from_batch(run: RunId, batch: &RecordBatch, path: &Path) -> 
     let worker = c.string(games::WORKER)?;
     Ok(moves
         .into_iter()
+        .zip(opening_moves)
         .enumerate()
-        .map(|(i, moves)| GameRow {
+        .map(|(i, (moves, opening_moves))| GameRow {
             run,
             game_id: game_id.value(i),
             pair_id: pair_id.value(i),
             opening_id: opening_id.value(i),
+            opening_fen: opening_fen.value(i).to_owned(),
+            opening_moves,
             start_fen: start_fen.value(i).to_owned(),
             red_variant: red_variant.value(i).to_owned(),
             black_variant: black_variant.value(i).to_owned(),

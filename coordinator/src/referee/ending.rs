@@ -3,9 +3,9 @@
 
 use engine::notation::parse_uci;
 use engine::rules::{GameResult, judge};
-use engine::tablebase::{Tablebases, Wdl};
+use engine::tablebase::{Material, Tablebases, Wdl};
 use engine::{Color, Position};
-use proto::domain::{Adjudicated, GameClock, GameOutcome, GameReport, Termination};
+use proto::domain::{Adjudicated, GameClock, GameOutcome, GameReport, TablePin, Termination};
 
 use super::replay::{Lie, name};
 
@@ -19,6 +19,9 @@ pub(super) struct Final<'a> {
     pub clock: Option<&'a GameClock>,
     /// The coordinator's endgame tables, for `tablebase` endings.
     pub tables: Option<&'a Tablebases>,
+    /// The run's pinned tables: a `tablebase` ending counts only in one of these sets, with
+    /// this coordinator's file of the pinned checksum.
+    pub pins: &'a [TablePin],
 }
 
 fn result_of(outcome: GameOutcome) -> GameResult {
@@ -72,6 +75,23 @@ pub(super) fn check(end: &Final<'_>, game: &GameReport) -> Result<(), Lie> {
             let Some(tables) = end.tables else {
                 return lie("tablebase claimed, but this coordinator has no endgame tables (serve --tablebases)".into());
             };
+            let set = Material::of(end.pos).canonical();
+            let Some(&pinned) = TablePin::to_engine(end.pins).get(&set) else {
+                return lie(format!("tablebase claimed in set {set}, which the run does not pin"));
+            };
+            match tables.checksum(set) {
+                Ok(Some(ours)) if ours == pinned => {}
+                Ok(Some(ours)) => {
+                    return lie(format!(
+                        "tablebase claimed in set {set}: the run pins its file at checksum {pinned:016x}, this \
+                         coordinator's has {ours:016x}"
+                    ));
+                }
+                Ok(None) => {
+                    return lie(format!("tablebase claimed in set {set}, of which this coordinator has no table"));
+                }
+                Err(e) => return lie(format!("tablebase claimed, and the tables cannot be read: {e}")),
+            }
             let expected = match tables.adjudicate(end.pos) {
                 Ok(Some(Wdl::Win)) => GameResult::loss_for(!side),
                 Ok(Some(Wdl::Loss)) => side_loses,

@@ -90,7 +90,7 @@ pub(super) fn check_game(
         }
     }
     samples.finish(n)?;
-    ending::check(&Final { pos: &pos, plies: n, verdict, clock: clock.as_ref(), tables }, game)
+    ending::check(&Final { pos: &pos, plies: n, verdict, clock: clock.as_ref(), tables, pins: &terms.tablebases }, game)
 }
 
 /// The rules' cheap checks at a position inside the game (a mate or stalemate shows as the

@@ -31,6 +31,7 @@ fn terms(opening: &str, tc: TimeControl, sample_every: u32) -> LeaseTerms {
             opening: opening.into(),
             variants: ["a".into(), "b".into()],
         }],
+        tablebases: Vec::new(),
     }
 }
 
@@ -301,10 +302,24 @@ fn a_tablebase_ending_is_checked_against_the_coordinators_tables() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tables = engine::tablebase::Tablebases::open(dir.path()).expect("a directory");
     tables.generate("KRK".parse().expect("a set"), &|_| {}).expect("generates");
-    let t = terms("3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1", TimeControl::Depth(3), 0);
+    let pins = proto::domain::TablePin::of_manifest(&tables.manifest().expect("lists"));
+    let unpinned = terms("3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1", TimeControl::Depth(3), 0);
+    let t = LeaseTerms { tablebases: pins.clone(), ..unpinned.clone() };
     // After the rook's quiet move Black, to move, is lost by the tables.
     let honest = game(&t, &["i0i1"], no_score, Termination::Tablebase, GameOutcome::RedWins);
     check_batch(&t, &[pair(honest.clone())], Some(&tables)).expect("the tables' verdict");
+    // A run that pins no tables, or pins KRK at another file's checksum, takes no such ending.
+    let why = |terms: &LeaseTerms| match check_batch(terms, &[pair(honest.clone())], Some(&tables)) {
+        Err(Error::InvalidReport { reason, .. }) => reason,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(why(&unpinned).contains("set KRK, which the run does not pin"), "{}", why(&unpinned));
+    let mut other_file = pins.clone();
+    for p in &mut other_file {
+        p.checksum ^= 1;
+    }
+    let stale = LeaseTerms { tablebases: other_file, ..unpinned.clone() };
+    assert!(why(&stale).contains("the run pins its file at checksum"), "{}", why(&stale));
 
     let wrong = GameReport { outcome: GameOutcome::Draw, ..honest.clone() };
     match check_batch(&t, &[pair(wrong)], Some(&tables)) {
@@ -320,7 +335,7 @@ fn a_tablebase_ending_is_checked_against_the_coordinators_tables() {
     let s = terms("startpos", TimeControl::Depth(3), 0);
     let lie = game(&s, &["h2e2"], no_score, Termination::Tablebase, GameOutcome::RedWins);
     match check_batch(&s, &[pair(lie)], Some(&tables)) {
-        Err(Error::InvalidReport { reason, .. }) => assert!(reason.contains("the tables decide nothing"), "{reason}"),
+        Err(Error::InvalidReport { reason, .. }) => assert!(reason.contains("which the run does not pin"), "{reason}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use proto::domain::{
     EngineInfo, GameOutcome, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec,
-    RunState, SuiteId, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{
@@ -100,6 +100,8 @@ struct RunRow {
     exported_up_to: u64,
     /// The engines the run's variants name, by name, pinned as leased.
     engines: Vec<EngineNeed>,
+    /// The endgame tables it pinned, in set order.
+    tablebases: Vec<TablePin>,
     /// SPSA runs: the current values (none before they are set) and their history.
     spsa_theta: Option<Vec<f64>>,
     spsa_history: Vec<HistoryPoint>,
@@ -302,6 +304,7 @@ impl Tx for MemoryTx<'_> {
             leased: 0,
             exported_up_to: 0,
             engines: Vec::new(),
+            tablebases: Vec::new(),
             spsa_theta: None,
             spsa_history: Vec::new(),
         };
@@ -320,6 +323,7 @@ impl Tx for MemoryTx<'_> {
             state: row.state.clone(),
             stats: row.stats.clone(),
             created_unix_ms: row.created_ms,
+            tablebases: row.tablebases.clone(),
         })
     }
 
@@ -434,6 +438,22 @@ impl Tx for MemoryTx<'_> {
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {
         self.save_run(run)?.exported_up_to = game_id;
         Ok(())
+    }
+
+    fn insert_run_tablebases(&mut self, run: RunId, pins: &[TablePin]) -> Result<()> {
+        let stored = &mut self.save_run(run)?.tablebases;
+        for pin in pins {
+            if stored.iter().any(|p| p.set == pin.set) {
+                return Err(Error::Corrupt(format!("run {run} pins set {} twice", pin.set)));
+            }
+            stored.push(pin.clone());
+        }
+        stored.sort();
+        Ok(())
+    }
+
+    fn run_tablebases(&mut self, run: RunId) -> Result<Vec<TablePin>> {
+        Ok(self.state.run_row(run)?.tablebases.clone())
     }
 
     fn insert_run_engines(&mut self, run: RunId, needs: &[EngineNeed]) -> Result<()> {

@@ -9,8 +9,8 @@ use std::num::NonZeroU64;
 
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
-    PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, Termination, TimeControl, Variant, VariantId,
-    VariantSpec, WorkerId, WorkerInfo,
+    PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, TablePin, Termination, TimeControl, Variant,
+    VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
@@ -51,6 +51,8 @@ pub struct LeaseTerms {
     pub sample_every: u32,
     /// Every pair the lease was given (whatever became of it since), with its opening line.
     pub tasks: Vec<PairTask>,
+    /// The run's endgame tables, which the referee checks `tablebase` endings against.
+    pub tablebases: Vec<TablePin>,
 }
 
 impl From<&Lease> for LeaseTerms {
@@ -63,6 +65,7 @@ impl From<&Lease> for LeaseTerms {
             adjudication: lease.adjudication,
             sample_every: lease.sample_every,
             tasks: lease.tasks.clone(),
+            tablebases: lease.tablebases.clone(),
         }
     }
 }
@@ -165,8 +168,14 @@ pub trait Storage: Send + Sync {
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite>;
     fn get_suite(&self, id: SuiteId) -> Result<OpeningSuite>;
 
-    /// Creates an active run after checking the spec and that its variants and suite exist.
-    fn create_run(&self, spec: &RunSpec, now_ms: u64) -> Result<Run>;
+    /// Creates an active run after checking the spec and that its variants and suite exist;
+    /// it pins no endgame tables.
+    fn create_run(&self, spec: &RunSpec, now_ms: u64) -> Result<Run> {
+        self.create_run_pinned(spec, &[], now_ms)
+    }
+    /// [`Storage::create_run`], pinning the endgame tables its games are adjudicated by
+    /// (distinct sets; see [`TablePin`]).
+    fn create_run_pinned(&self, spec: &RunSpec, tablebases: &[TablePin], now_ms: u64) -> Result<Run>;
     fn get_run(&self, id: RunId) -> Result<Run>;
     /// Every run, oldest first.
     fn list_runs(&self) -> Result<Vec<Run>>;

@@ -13,6 +13,7 @@ mod leasing;
 mod results;
 mod schema;
 mod spsa;
+mod tablebases;
 mod tx;
 mod writer;
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use proto::domain::{
     EngineInfo, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState,
-    SuiteId, Termination, Variant, VariantId, WorkerId, WorkerInfo,
+    SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
 use super::{GameSummary, StoredGame};
@@ -229,6 +229,13 @@ pub trait Tx {
     fn allocation(&mut self, run: RunId) -> Result<Allocation>;
     fn exported_up_to(&mut self, run: RunId) -> Result<u64>;
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()>;
+
+    // Endgame tables.
+
+    /// Pins a new run's endgame tables (set and file checksum).
+    fn insert_run_tablebases(&mut self, run: RunId, pins: &[TablePin]) -> Result<()>;
+    /// The run's pinned tables in set order.
+    fn run_tablebases(&mut self, run: RunId) -> Result<Vec<TablePin>>;
 
     // Engines by name.
 

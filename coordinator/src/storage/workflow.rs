@@ -11,7 +11,8 @@ use std::num::NonZeroU64;
 
 use proto::domain::{
     EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
-    RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, Variant, VariantId, VariantSpec, WorkerId,
+    WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
@@ -102,6 +103,7 @@ pub fn lease_batch(
         sample_every: spec.sample_every,
         variants,
         spsa,
+        tablebases: tx.run_tablebases(run)?,
     }))
 }
 
@@ -178,6 +180,7 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
         adjudication: spec.adjudication,
         sample_every: spec.sample_every,
         tasks,
+        tablebases: tx.run_tablebases(run)?,
     })
 }
 
@@ -327,8 +330,9 @@ pub fn set_run_state(tx: &mut dyn Tx, id: RunId, state: RunState) -> Result<Run>
 }
 
 /// Creates a run whose spec was checked, after checking that its variants and suite exist,
-/// noting the engines its variants name ([`scheduler::engine_needs`]).
-pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, now_ms: u64) -> Result<Run> {
+/// noting the engines its variants name ([`scheduler::engine_needs`]) and pinning the endgame
+/// tables it is adjudicated by.
+pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, tablebases: &[TablePin], now_ms: u64) -> Result<Run> {
     let mut variants = Vec::with_capacity(spec.variants.len());
     for id in &spec.variants {
         variants.push(tx.variant(id)?.spec);
@@ -336,6 +340,7 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, now_ms: u64) -> Result<Run> {
     tx.suite_size(spec.openings)?;
     let id = tx.insert_run(spec, scheduler::pairings(spec).len(), now_ms)?;
     tx.insert_run_engines(id, &scheduler::engine_needs(&variants))?;
+    tx.insert_run_tablebases(id, tablebases)?;
     if let RunKind::Spsa(settings) = &spec.kind {
         let theta = spsa::start(settings);
         tx.set_spsa_theta(id, &theta)?;
@@ -376,10 +381,11 @@ impl<B: Backend> Storage for B {
         self.read("reading a suite", move |tx| tx.suite(id))
     }
 
-    fn create_run(&self, run_spec: &RunSpec, now_ms: u64) -> Result<Run> {
+    fn create_run_pinned(&self, run_spec: &RunSpec, tablebases: &[TablePin], now_ms: u64) -> Result<Run> {
         spec::validate_run_spec(run_spec)?;
         let owned = run_spec.clone();
-        let run = self.write("creating a run", move |tx| create_run(tx, &owned, now_ms))?;
+        let pins = tablebases.to_vec();
+        let run = self.write("creating a run", move |tx| create_run(tx, &owned, &pins, now_ms))?;
         tracing::info!(run = %run.id, name = %run.spec.name, "run created");
         Ok(run)
     }

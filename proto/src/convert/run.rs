@@ -3,7 +3,7 @@
 use super::{each, enumeration, non_empty, pentanomial, required};
 use crate::domain::{
     Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState,
-    RunStatus, SprtProgress, SprtSettings, SuiteId, TimeControl, VariantId,
+    RunStatus, SprtProgress, SprtSettings, SuiteId, TablePin, TimeControl, VariantId,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -223,7 +223,21 @@ impl From<Run> for pb::Run {
             state: pb::RunState::from(run.state).into(),
             stats: run.stats.into_iter().map(Into::into).collect(),
             created_unix_ms: run.created_unix_ms,
+            tablebases: run.tablebases.into_iter().map(Into::into).collect(),
         }
+    }
+}
+
+impl From<TablePin> for pb::TablePin {
+    fn from(p: TablePin) -> pb::TablePin {
+        pb::TablePin { set: p.set, checksum: p.checksum }
+    }
+}
+
+impl TryFrom<pb::TablePin> for TablePin {
+    type Error = Error;
+    fn try_from(p: pb::TablePin) -> Result<TablePin> {
+        Ok(TablePin { set: non_empty(p.set, "set")?, checksum: p.checksum })
     }
 }
 
@@ -236,6 +250,7 @@ impl TryFrom<pb::Run> for Run {
             state: enumeration::<pb::RunState, _>(run.state, "state")?,
             stats: each(run.stats, "stats")?,
             created_unix_ms: run.created_unix_ms,
+            tablebases: each(run.tablebases, "tablebases")?,
         })
     }
 }

@@ -109,6 +109,7 @@ fn run() -> Run {
         state: RunState::SprtDone { h1: true },
         stats: vec![counts(), PairingStats::default()],
         created_unix_ms: 1_764_000_000_123,
+        tablebases: vec![TablePin { set: "KRKA".into(), checksum: u64::MAX - 5 }],
     }
 }
 
@@ -200,6 +201,10 @@ fn lease() -> Lease {
             iteration: 12,
             points: vec![SpsaPoint { name: "search.rfp_margin".into(), plus: 97.5, minus: 82.5, integer: true }],
         }),
+        tablebases: vec![
+            TablePin { set: "KRK".into(), checksum: 0x0123_4567_89ab_cdef },
+            TablePin { set: "KNKA".into(), checksum: 7 },
+        ],
     }
 }
 

@@ -50,6 +50,7 @@ impl From<Lease> for pb::Lease {
             sample_every: lease.sample_every,
             variants: lease.variants.into_iter().map(Into::into).collect(),
             spsa: lease.spsa.map(Into::into),
+            tablebases: lease.tablebases.into_iter().map(Into::into).collect(),
         }
     }
 }
@@ -70,6 +71,7 @@ impl TryFrom<pb::Lease> for Lease {
             sample_every: lease.sample_every,
             variants: each(lease.variants, "variants")?,
             spsa: lease.spsa.map(Into::into),
+            tablebases: each(lease.tablebases, "tablebases")?,
         };
         // The worker looks every player up in `variants`: a dangling name is refused here
         // rather than failing a game later.

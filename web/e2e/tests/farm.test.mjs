@@ -89,6 +89,9 @@ test('viewer: stepping through a game shows the replayed FENs; keys, jumps and f
   const game = await api(farm.url, `/api/games/${games[0].id}`);
   assert.ok(game.moves.length > 4, 'a game with moves');
   await open(page, `${farm.url}/games/${game.id}`);
+  // The opening: the game's ECCO code and name as the server classified them.
+  assert.ok(game.opening && game.opening.ecco, 'a game from the initial position has an ECCO code');
+  assert.match(await page.textContent('[data-testid=ecco]'), new RegExp(`^${game.opening.ecco.code} ${game.opening.ecco.name}`));
   const check = async (ply) => {
     const fen = ply === 0 ? game.start_fen : game.moves[ply - 1].fen;
     const drawn = await boardPieces(page);

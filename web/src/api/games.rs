@@ -12,6 +12,8 @@ use engine::notation::{Notation, parse_uci, write_move};
 use proto::domain::{PositionSample, Termination, VariantId};
 use serde_json::{Value, json};
 
+use coordinator::run_openings::RunOpenings;
+
 use super::{NotationQuery, blocking, parse_id};
 use crate::auth::Reader;
 use crate::error::{ApiError, ApiResult};
@@ -118,9 +120,18 @@ fn name(state: &AppState, id: &VariantId) -> String {
 async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
     let id: u64 = parse_id("game", &id)?;
     blocking(move || {
-        let g = state.farm.storage().get_game(id)?;
+        let storage = state.farm.storage();
+        let g = storage.get_game(id)?;
         let r = &g.report;
         let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
+        let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
+        let opening = openings.get(g.opening_index).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
+        let book =
+            move_rows(&opening.fen, &opening.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
+        let ecco = Position::from_fen(&opening.fen)
+            .ok()
+            .and_then(|start| crate::pgn::ecco_of(&start, opening.moves.iter().chain(&r.moves)))
+            .map(|o| json!({ "code": o.code, "name": o.name, "variation": o.variation }));
         let scores: Vec<Value> = r.positions.iter().map(|p| json!({ "ply": p.ply, "score": red_score(p) })).collect();
         // Per ply (0 = the start), the tables' verdict where the position is in one.
         let tablebase: Vec<Value> = match state.farm.tablebases() {
@@ -136,6 +147,9 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             "red": { "id": r.red.to_string(), "name": name(&state, &r.red) },
             "black": { "id": r.black.to_string(), "name": name(&state, &r.black) },
             "start_fen": r.start_fen,
+            // The suite's line that led to `start_fen`, which the players did not choose.
+            // Its ECCO code over the whole game (null unless it began at the initial position).
+            "opening": { "index": g.opening_index, "fen": opening.fen, "moves": book, "ecco": ecco },
             "result": r.outcome.as_str(),
             "reason": r.reason.as_str(),
             "verdict_text": verdict_text(r.outcome.as_str(), r.reason),
@@ -148,14 +162,17 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
     .await
 }
 
-/// Appends a stored game's PGN to `out`.
+/// Appends a stored game's PGN to `out`, from the start of its opening line (`openings`: its
+/// run's).
 pub fn write_stored(
     state: &AppState,
     out: &mut String,
     g: &coordinator::StoredGame,
+    openings: &mut RunOpenings,
     notation: Notation,
 ) -> ApiResult<()> {
     let r = &g.report;
+    let opening = openings.get(g.opening_index).map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))?;
     let (red, black) = (name(state, &r.red), name(state, &r.black));
     let (red_id, black_id) = (r.red.to_string(), r.black.to_string());
     let game = PgnGame {
@@ -167,7 +184,8 @@ pub fn write_stored(
         black_id: &black_id,
         result: r.outcome.as_str(),
         termination: r.reason.as_str(),
-        start_fen: &r.start_fen,
+        start_fen: &opening.fen,
+        book_moves: &opening.moves,
         moves: &r.moves,
     };
     write_game(out, &game, notation).map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))
@@ -183,9 +201,11 @@ async fn pgn(
     let Query(q) = q?;
     let notation = q.checked()?;
     let text = blocking(move || {
-        let g = state.farm.storage().get_game(id)?;
+        let storage = state.farm.storage();
+        let g = storage.get_game(id)?;
+        let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
         let mut out = String::new();
-        write_stored(&state, &mut out, &g, notation)?;
+        write_stored(&state, &mut out, &g, &mut openings, notation)?;
         Ok(out)
     })
     .await?;

@@ -135,6 +135,7 @@ mod tests {
             state,
             stats: vec![stats],
             created_unix_ms: 1_700_000_000_000,
+            tablebases: Vec::new(),
         };
         coordinator::farm::status(run)
     }

@@ -221,8 +221,8 @@ async fn pgn(
     let Query(q) = q?;
     let notation = q.checked()?;
     let text = blocking(move || {
-        state.farm.get_run(id)?;
         let storage = state.farm.storage();
+        let mut openings = coordinator::run_openings::RunOpenings::of_run(storage.as_ref(), &storage.get_run(id)?)?;
         let mut out = String::new();
         let mut after = 0;
         loop {
@@ -230,7 +230,7 @@ async fn pgn(
             let Some(last) = chunk.last() else { break };
             after = last.game_id;
             for g in &chunk {
-                super::games::write_stored(&state, &mut out, g, notation)?;
+                super::games::write_stored(&state, &mut out, g, &mut openings, notation)?;
             }
         }
         Ok(out)

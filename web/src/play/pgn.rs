@@ -34,6 +34,7 @@ pub fn write(game: &Game, names: &PgnNames, notation: Notation) -> String {
         result: outcome.result.as_str(),
         termination: if outcome.is_over() { outcome.reason.as_str() } else { "" },
         start_fen: &start,
+        book_moves: &[],
         moves: &moves,
     };
     let mut out = String::new();

@@ -232,6 +232,7 @@ pub(super) fn load_run(db: &Db, id: RunId) -> Result<Run> {
         state: codec::state_from(&state)?,
         stats,
         created_unix_ms: to_u64(created_ms, "run creation time")?,
+        tablebases: super::tablebases::of_run(db, id)?,
     })
 }
 

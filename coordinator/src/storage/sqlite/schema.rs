@@ -13,13 +13,14 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 6;
+pub(super) const SCHEMA_VERSION: i64 = 7;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] =
+    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -236,6 +237,21 @@ fn v5_to_v6(conn: &Connection) -> Result<()> {
          ALTER TABLE leases ADD COLUMN tc_scale_permille INTEGER NOT NULL DEFAULT 1000 CHECK (tc_scale_permille > 0);",
     )
     .ctx(ctx)
+}
+
+/// Version 7: each run pins the endgame tables it is adjudicated by (`run_tablebases`: set
+/// and file checksum, written when the run is created). Runs of older databases pin none, so
+/// no game of theirs is adjudicated by tables from then on; their stored games are untouched.
+fn v6_to_v7(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TABLE run_tablebases (
+             run_id   INTEGER NOT NULL REFERENCES runs(id),
+             set_name TEXT NOT NULL,
+             checksum INTEGER NOT NULL,
+             PRIMARY KEY (run_id, set_name)
+         ) WITHOUT ROWID;",
+    )
+    .ctx("migrating the schema from version 6 to 7 (pinned endgame tables)")
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
@@ -517,7 +533,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -528,7 +544,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7]);
     }
 
     #[test]
@@ -548,7 +564,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7]);
     }
 
     #[test]

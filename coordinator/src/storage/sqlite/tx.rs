@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use proto::domain::{
     EngineInfo, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState, SuiteId,
-    Variant, VariantId, WorkerId, WorkerInfo,
+    TablePin, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
 use super::codec::key;
 use super::db::Db;
-use super::{catalog, engines, leasing, results, spsa};
+use super::{catalog, engines, leasing, results, spsa, tablebases};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
@@ -135,6 +135,14 @@ impl Tx for SqliteTx<'_> {
 
     fn insert_run_engines(&mut self, run: RunId, needs: &[EngineNeed]) -> Result<()> {
         engines::store_run_engines(self.0, key(run), needs)
+    }
+
+    fn insert_run_tablebases(&mut self, run: RunId, pins: &[TablePin]) -> Result<()> {
+        tablebases::insert(self.0, run, pins)
+    }
+
+    fn run_tablebases(&mut self, run: RunId) -> Result<Vec<TablePin>> {
+        tablebases::of_run(self.0, run)
     }
 
     fn run_engine_needs(&mut self, run: RunId) -> Result<Vec<EngineNeed>> {

@@ -77,6 +77,7 @@ export async function render(app, { params }) {
     h('div', {}, h('b', {}, 'Red: '), game.red?.name ?? '', ' · ', h('b', {}, 'Black: '), game.black?.name ?? ''),
     h('div', { id: 'game-result', 'data-testid': 'game-result' }, `${game.result} (${game.reason})`),
     game.verdict_text ? h('div', { id: 'verdict-text', 'data-testid': 'verdict-text' }, game.verdict_text) : null,
+    openingInfo(game.opening),
     tbText,
     h('div', {}, 'Run ', h('a', { href: `/runs/${game.run}` }, game.run), game.worker ? ` · worker ${game.worker}` : ''));
 
@@ -93,4 +94,15 @@ export async function render(app, { params }) {
     if (e.key === 'ArrowUp' || e.key === 'ArrowDown') { e.preventDefault(); go(e.key === 'ArrowUp' ? 0 : moves.length); }
   });
   go(0);
+}
+
+// The opening: its ECCO code and name, and the suite's line the players started after.
+function openingInfo(opening) {
+  if (!opening) return null;
+  const line = (opening.moves || []).map((m) => m.wxf).join(' ');
+  const ecco = opening.ecco
+    ? h('span', { 'data-testid': 'ecco' }, `${opening.ecco.code} ${opening.ecco.name}${opening.ecco.variation ? ` (${opening.ecco.variation})` : ''}`)
+    : null;
+  return h('div', { id: 'game-opening', 'data-testid': 'game-opening' },
+    h('b', {}, 'Opening: '), ecco, ecco && line ? ' · ' : null, line ? `suite line ${opening.index}: ${line}` : null);
 }

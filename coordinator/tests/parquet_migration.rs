@@ -1,0 +1,134 @@
+//! Parquet files written by the previous schema are upgraded in place when the coordinator
+//! starts: the games gain their opening line, and no other value of any file changes.
+//!
+//! `tests/data/data-v6/` (Parquet schema version 1) and `tests/data/farm-v6.db` (SQLite schema
+//! version 6) were written together by xqfarm at commit a9126ec with
+//! `tests/data/make-farm-v6.sh`: a suite of four lines of 0 to 3 moves and one completed run
+//! (run 1) of 4 pairs, positions sampled every 4 plies.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use coordinator::farm::Farm;
+use coordinator::parquet::{Table, part_files, read_games, read_positions};
+use coordinator::{ManualClock, SqliteStorage, Storage};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use proto::columns::games;
+use proto::domain::RunId;
+
+const DB_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v6.db");
+const DATA_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/data-v6");
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read fixture dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A private copy of the fixture: the database and the data directory.
+fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("farm.db");
+    std::fs::copy(DB_V6, &db).expect("copy the database");
+    let data = dir.path().join("data");
+    copy_dir(Path::new(DATA_V6), &data);
+    (dir, db, data)
+}
+
+/// Every column of a part file as text, by name, with the file's schema version.
+fn columns(path: &Path) -> (Option<String>, BTreeMap<String, Vec<String>>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).expect("open")).expect("a parquet file");
+    let version = builder.schema().metadata().get("xqfarm.schema_version").cloned();
+    let batches: Vec<RecordBatch> = builder.build().expect("reader").map(|b| b.expect("batch")).collect();
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for batch in &batches {
+        for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+            let texts = (0..column.len()).map(|i| arrow_cast_text(column.as_ref(), i)).collect::<Vec<_>>();
+            out.entry(field.name().clone()).or_default().extend(texts);
+        }
+    }
+    (version, out)
+}
+
+fn arrow_cast_text(column: &dyn arrow_array::Array, i: usize) -> String {
+    format!("{:?}", column.slice(i, 1))
+}
+
+fn all_parts(data: &Path, table: Table, run: RunId) -> Vec<PathBuf> {
+    part_files(data, table, run).expect("part files").into_iter().map(|(_, p)| p).collect()
+}
+
+#[test]
+fn version_1_games_files_gain_their_opening_lines_and_nothing_else_changes() {
+    let (_dir, db, data) = fixture();
+    let run = RunId::new(1);
+    let games_before = all_parts(&data, Table::Games, run);
+    let positions_before = all_parts(&data, Table::Positions, run);
+    assert!(!games_before.is_empty() && !positions_before.is_empty(), "the fixture has part files");
+    let before: Vec<_> = games_before.iter().map(|p| columns(p)).collect();
+    let positions: Vec<_> = positions_before.iter().map(|p| columns(p)).collect();
+    for (version, cols) in &before {
+        assert_eq!(version.as_deref(), Some("1"), "the fixture is of schema version 1");
+        assert!(!cols.contains_key(games::OPENING_MOVES));
+    }
+    // The current build reads no version 1 file as it is: it would lack the opening line.
+    assert!(read_games(&data, run).is_err());
+
+    let storage = Arc::new(SqliteStorage::open(&db).expect("the database opens"));
+    let suite = storage.get_suite(storage.get_run(run).expect("run 1").spec.openings).expect("its suite");
+    let farm =
+        Farm::new(storage.clone(), Arc::new(ManualClock::new(1_000)), Some(data.clone())).expect("the farm starts");
+
+    // The same part files, each rewritten at schema version 2.
+    assert_eq!(all_parts(&data, Table::Games, run), games_before);
+    assert_eq!(all_parts(&data, Table::Positions, run), positions_before);
+    for (path, (_, old)) in games_before.iter().zip(&before) {
+        let (version, new) = columns(path);
+        assert_eq!(version.as_deref(), Some("2"), "{}", path.display());
+        let names: Vec<&str> = new.keys().map(String::as_str).collect();
+        let mut expected: Vec<&str> = games::ALL.to_vec();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        for (name, values) in old {
+            assert_eq!(&new[name], values, "column `{name}` of {}", path.display());
+        }
+    }
+    for (path, (version, old)) in positions_before.iter().zip(&positions) {
+        let (now, new) = columns(path);
+        assert_eq!((&now, &new), (version, old), "positions files do not change: {}", path.display());
+    }
+
+    // Each game's line is its suite's line `opening_id`, and leads to its start position.
+    let rows = read_games(&data, run).expect("the migrated run reads");
+    assert_eq!(rows.len() as u64, farm.exported_games(run));
+    let mut lengths = std::collections::BTreeSet::new();
+    for g in &rows {
+        let line = engine::OpeningLine::parse(&suite.openings[g.opening_id as usize]).expect("a suite line");
+        assert_eq!(g.opening_fen, line.setup.fen(), "game {}", g.game_id);
+        assert_eq!(g.opening_moves, line.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), "game {}", g.game_id);
+        assert_eq!(g.start_fen, line.position.fen(), "game {}", g.game_id);
+        lengths.insert(g.opening_moves.len());
+    }
+    assert!(lengths.len() > 1, "the fixture's games used lines of several lengths: {lengths:?}");
+    assert_eq!(
+        read_positions(&data, run).expect("positions read").len(),
+        positions.iter().map(|(_, c)| c[games::GAME_ID].len()).sum::<usize>()
+    );
+
+    // Starting again finds nothing to upgrade and changes nothing.
+    let after: Vec<_> = games_before.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    drop(farm);
+    Farm::new(storage, Arc::new(ManualClock::new(2_000)), Some(data.clone())).expect("the farm starts again");
+    let again: Vec<_> = games_before.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    assert_eq!(after, again);
+}
