@@ -63,7 +63,13 @@ fn farm_for_speed(
         })
         .expect("run")
         .id;
-    let info = WorkerInfo {
+    let worker = farm.register(&worker_info(bench_nps)).expect("worker");
+    Farmed { farm, worker, run, data, _db: None }
+}
+
+/// The one worker of these farms, registered with bench speed `bench_nps`.
+fn worker_info(bench_nps: u64) -> WorkerInfo {
+    WorkerInfo {
         name: "w".into(),
         host: "h".into(),
         cores: 1,
@@ -73,9 +79,7 @@ fn farm_for_speed(
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps,
-    };
-    let worker = farm.register(&info).expect("worker");
-    Farmed { farm, worker, run, data, _db: None }
+    }
 }
 
 fn backends(tc: TimeControl) -> Vec<(&'static str, Farmed)> {
@@ -342,18 +346,7 @@ fn a_run_pins_the_coordinators_tables_and_table_endings_in_them_are_recorded() {
     };
     let run = farm.create_run(&spec).expect("run");
     assert_eq!(run.tablebases, proto::domain::TablePin::of_manifest(&manifest), "every set, by its checksum");
-    let info = WorkerInfo {
-        name: "w".into(),
-        host: "h".into(),
-        cores: 1,
-        engine_version: "t".into(),
-        bench_signature: 0,
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-        bench_nps: 0,
-    };
-    let worker = farm.register(&info).expect("worker");
+    let worker = farm.register(&worker_info(0)).expect("worker");
     let req = LeaseRequest { worker, free_slots: 2, held: vec![], finished: vec![] };
     let LeaseGrant::Lease(lease) = farm.lease(&req).expect("lease").grant else { panic!("expected work") };
     assert_eq!(lease.tablebases, run.tablebases);

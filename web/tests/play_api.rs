@@ -543,3 +543,37 @@ async fn oversized_bodies_get_413() {
     .await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", &r.text[..r.text.len().min(200)]);
 }
+
+#[tokio::test]
+async fn the_books_moves_are_listed_where_it_has_them() {
+    use engine::book::BookBuilder;
+    use engine::rules::GameResult;
+    let line = |text: &str| text.split_whitespace().map(|m| parse_uci(m).unwrap()).collect::<Vec<_>>();
+    let mut b = BookBuilder::new(4);
+    for _ in 0..3 {
+        b.add_game(&Position::startpos(), &line("h2e2 h9g7 h0g2"), GameResult::RedWins).unwrap();
+    }
+    b.add_game(&Position::startpos(), &line("g3g4"), GameResult::Draw).unwrap();
+    let app = app_with(PlayConfig { book: Some(Arc::new(b.finish(1))), ..PlayConfig::default() });
+    let s = create(&app, json!({"red": {"human": true}, "black": {"human": true}})).await;
+    let sid = s["id"].as_str().unwrap().to_owned();
+    let book = s["book"].as_array().unwrap();
+    assert_eq!(book.len(), 2, "{s}");
+    // Most played first; the central cannon may be stored on either wing.
+    assert!(["h2e2", "b2e2"].contains(&book[0]["uci"].as_str().unwrap()), "{s}");
+    assert_eq!(
+        (&book[0]["games"], &book[0]["score"], &book[0]["wxf"]),
+        (&json!(3), &json!(1.0), &json!(if book[0]["uci"] == "h2e2" { "C2.5" } else { "C8.5" }))
+    );
+    assert!(["g3g4", "c3c4"].contains(&book[1]["uci"].as_str().unwrap()), "{s}");
+    assert_eq!((&book[1]["games"], &book[1]["score"]), (&json!(1), &json!(0.5)));
+    // After h2e2 the book answers h9g7 (or its image); out of the book it lists nothing.
+    let after = play_ok(&app, &sid, "h2e2").await;
+    assert_eq!(after["book"].as_array().unwrap().len(), 1, "{after}");
+    let out = play_ok(&app, &sid, "a9a8").await;
+    assert!(out["book"].as_array().unwrap().is_empty(), "{out}");
+    // Without a book the list is empty.
+    let plain =
+        create(&app_with(PlayConfig::default()), json!({"red": {"human": true}, "black": {"human": true}})).await;
+    assert!(plain["book"].as_array().unwrap().is_empty());
+}

@@ -74,6 +74,9 @@ pub struct ServeArgs {
     /// give workers the same tables. Without it such an ending is refused.
     #[arg(long, value_name = "DIR")]
     tablebases: Option<PathBuf>,
+    /// An opening book (`xqfarm book build`) whose moves the play page shows.
+    #[arg(long, value_name = "BOOK")]
+    book: Option<PathBuf>,
 }
 
 /// A speed in nodes per second given on the command line: a positive whole number (0 is what a
@@ -124,6 +127,10 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         max_sessions: args.play_sessions,
         search_threads: args.play_threads.max(1),
         total_hash_mib: args.play_hash_mib,
+        book: match &args.book {
+            Some(path) => Some(Arc::new(engine::book::Book::open(path).context("--book")?)),
+            None => None,
+        },
         ..web::play::PlayConfig::default()
     };
     let config =

@@ -203,6 +203,14 @@ fn run() -> Result<ExitCode> {
                         anyhow::bail!("--book-plies 0 leaves no book move to follow");
                     }
                     let book = engine::book::Book::open(path)?;
+                    if book.moves(&engine::Position::startpos()).is_empty() {
+                        anyhow::bail!(
+                            "{}: the book has no move in the initial position (its games began after their \
+                             suite's lines, which the book does not count): build it from games played from \
+                             the initial position",
+                            path.display()
+                        );
+                    }
                     let settings =
                         worker::openings::BookSuiteSettings { count, plies: book_plies, margin_cp: margin, depth };
                     let lines = worker::openings::from_book(&book, &settings);

@@ -60,13 +60,42 @@ fn a_book_from_the_farms_games() {
         .sum();
     assert_eq!(firsts, games, "{shown}");
 
+    // The default suite's lines were not the players' choice: the book has no move at the
+    // start, and a suite from it is refused saying so.
+    let o = xqfarm(&["openings", "generate", "--from-book", &all, "--count", "3", "--depth", "2"]);
+    assert!(!o.status.success() && text(&o).contains("no move in the initial position"), "{}", text(&o));
+    // Games from the initial position itself give a book whose lines start there.
+    let start_only = format!("{d}/startpos.txt");
+    std::fs::write(&start_only, "startpos\n").expect("write");
+    let farm2 = format!("{d}/farm2");
+    let o = xqfarm(&[
+        "sprt",
+        "--base",
+        "material-only",
+        "--candidate",
+        "default",
+        "--tc",
+        "depth=2",
+        "--concurrency",
+        "2",
+        "--openings",
+        &start_only,
+        "--local",
+        "--dir",
+        &farm2,
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", text(&o));
+    let from_start = format!("{d}/start.xqb");
+    let data2 = format!("{farm2}/data");
+    let o = xqfarm(&["book", "build", "--data", &data2, "--min-games", "1", "--max-ply", "8", "--out", &from_start]);
+    assert!(o.status.success(), "{}", text(&o));
     // A suite from the book's most played lines: each a legal line of 1 to 4 plies, distinct.
     let suite = format!("{d}/suite.txt");
     let o = xqfarm(&[
         "openings",
         "generate",
         "--from-book",
-        &all,
+        &from_start,
         "--count",
         "3",
         "--book-plies",

@@ -55,6 +55,8 @@ pub struct PlayConfig {
     pub search_threads: usize,
     /// The longest time per move a player may ask for, ms.
     pub max_movetime_ms: u64,
+    /// An opening book (`serve --book`): the page lists its moves in the current position.
+    pub book: Option<Arc<engine::book::Book>>,
 }
 
 impl Default for PlayConfig {
@@ -65,6 +67,7 @@ impl Default for PlayConfig {
             total_hash_mib: 512,
             search_threads: 1,
             max_movetime_ms: 10_000,
+            book: None,
         }
     }
 }
@@ -189,14 +192,14 @@ impl PlayService {
         let [red, black] = seats;
         let session = Session { id: String::new(), game, seats: [red?, black?] };
         let (_, shared) = self.sessions.insert(session, needed)?;
-        let state = play_state(&lock(&shared));
+        let state = play_state(&lock(&shared), self.config.book.as_deref());
         tracing::info!(session = %state.id, red = ?state.red, black = ?state.black, "play session opened");
         Ok(state)
     }
 
     /// `GET /api/play/{sid}`.
     pub fn state(&self, id: &str) -> PlayResult<PlayState> {
-        Ok(play_state(&lock(&self.sessions.get(id)?)))
+        Ok(play_state(&lock(&self.sessions.get(id)?), self.config.book.as_deref()))
     }
 
     /// `DELETE /api/play/{sid}`.
@@ -209,7 +212,7 @@ impl PlayService {
         let session = self.sessions.get(id)?;
         let mut s = lock(&session);
         change(&mut s.game)?;
-        Ok(play_state(&s))
+        Ok(play_state(&s, self.config.book.as_deref()))
     }
 
     /// `POST /api/play/{sid}/move`: a human's move (any notation the engine reads).
@@ -309,7 +312,7 @@ impl PlayService {
         let best = found.best.ok_or_else(|| PlayError::Internal("the engine returned no move".into()))?;
         s.game.play(best)?;
         tracing::debug!(session = %id, mv = %best, elapsed_ms = started.elapsed().as_millis(), "engine replied");
-        Ok(play_state(&s))
+        Ok(play_state(&s, self.config.book.as_deref()))
     }
 
     /// `POST /api/play/{sid}/analyse`: the built-in engine's view of the current position.

@@ -29,7 +29,7 @@ pub enum SideState {
     Engine { engine: String, name: String, limit: LimitSpec, thinking: bool },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PlayState {
     pub id: String,
     pub start_fen: String,
@@ -45,6 +45,34 @@ pub struct PlayState {
     pub red: SideState,
     pub black: SideState,
     pub engine_to_move: bool,
+    /// The book's moves here (`serve --book`), most played first; empty without a book.
+    pub book: Vec<BookRow>,
+}
+
+/// A book move as the page lists it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BookRow {
+    pub uci: String,
+    pub wxf: String,
+    pub chinese: String,
+    pub games: u32,
+    /// The mover's score in those games, 0..1.
+    pub score: f64,
+}
+
+/// The book's moves in `pos`, as the page lists them.
+pub fn book_rows(book: &engine::book::Book, pos: &engine::Position) -> Vec<BookRow> {
+    use engine::notation::{Notation, write_move};
+    book.moves(pos)
+        .into_iter()
+        .map(|m| BookRow {
+            uci: m.mv.to_string(),
+            wxf: write_move(pos, m.mv, Notation::Wxf),
+            chinese: write_move(pos, m.mv, Notation::Chinese),
+            games: m.games,
+            score: m.score(),
+        })
+        .collect()
 }
 
 pub fn color_name(color: Color) -> &'static str {
@@ -67,7 +95,7 @@ fn side_state(seat: &Seat) -> SideState {
 }
 
 /// The state of `session` as the page draws it.
-pub fn play_state(session: &Session) -> PlayState {
+pub fn play_state(session: &Session, book: Option<&engine::book::Book>) -> PlayState {
     let game = &session.game;
     let pos = game.position();
     let outcome = game.outcome();
@@ -94,5 +122,9 @@ pub fn play_state(session: &Session) -> PlayState {
         red: side_state(session.seat(Color::Red)),
         black: side_state(session.seat(Color::Black)),
         engine_to_move: !outcome.is_over() && session.seat(pos.side_to_move()).is_engine(),
+        book: match book {
+            Some(book) if !outcome.is_over() => book_rows(book, pos),
+            _ => Vec::new(),
+        },
     }
 }

@@ -146,12 +146,17 @@ export async function render(app) {
   const list = h('div', { class: 'movelist', id: 'move-list', 'data-testid': 'move-list' },
     h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, '中文'), h('th', {}, 'WXF'))), listBody));
 
+  // ---- the opening book's moves here (serve --book) ----
+  const bookBody = h('tbody', {});
+  const bookPanel = h('div', { class: 'movelist hidden', id: 'book', 'data-testid': 'book' },
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Book'), h('th', {}, 'WXF'), h('th', {}, 'games'), h('th', {}, 'score'))), bookBody));
+
   app.append(h('h1', {}, 'Play'),
     h('div', { class: 'toolbar', id: 'play-setup', 'data-testid': 'play-setup' }, mode, colour, engine, limitKind, limitValue, newGame),
     h('div', { class: 'board-page' },
       h('div', {}, wrap, banner, status, message,
         h('div', { class: 'toolbar' }, undo, redo, flip, engineMove, analyse, editButton), analysisOut, editorPanel),
-      h('div', { class: 'side' }, list,
+      h('div', { class: 'side' }, list, bookPanel,
         h('h2', {}, 'Position'), fenCurrent, h('div', { class: 'toolbar' }, saveFen, loadFen), fenInput,
         h('h2', {}, 'PGN'), h('div', { class: 'toolbar' }, pgnNotation, pgnSave, pgnLoad), pgnText)));
 
@@ -185,6 +190,14 @@ export async function render(app) {
       h('td', { class: 'ply' }, `${Math.floor(i / 2) + 1}${i % 2 ? '…' : '.'}`),
       h('td', { 'data-testid': 'move-chinese' }, m.chinese), h('td', { 'data-testid': 'move-wxf' }, m.wxf))));
     list.scrollTop = list.scrollHeight;
+    const book = s.book || [];
+    bookPanel.classList.toggle('hidden', book.length === 0);
+    bookBody.replaceChildren(...book.map((b) => {
+      const tr = h('tr', { 'data-uci': b.uci, 'data-testid': 'book-move', title: 'play this move' },
+        h('td', {}, b.chinese), h('td', {}, b.wxf), h('td', { class: 'num' }, `${b.games}`), h('td', { class: 'num' }, `${(100 * b.score).toFixed(0)}%`));
+      tr.addEventListener('click', () => { if (canMove()) move(b.uci); });
+      return tr;
+    }));
     undo.disabled = s.moves.length === 0;
     redo.disabled = !s.redo || s.redo.length === 0;
     engineMove.classList.toggle('hidden', !(s.engine_to_move && !s.result));
