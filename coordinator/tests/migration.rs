@@ -359,6 +359,16 @@ fn raw_games(conn: &Connection) -> Vec<(i64, i64, i64, i64, String, i64, i64)> {
     .expect("games")
 }
 
+/// A migrated database has a new one's schema, and is sound.
+fn assert_like_new(raw: &Connection) {
+    let fresh_dir = tempfile::tempdir().expect("temp dir");
+    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
+    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
+    assert_eq!(schema_sql(raw), schema_sql(&fresh), "a migrated database is a new one");
+    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
+    assert_eq!(integrity, "ok");
+}
+
 fn schema_sql(conn: &Connection) -> Vec<(String, String)> {
     conn.prepare("SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
@@ -511,12 +521,7 @@ fn a_version_5_database_has_unmeasured_workers_and_unscaled_leases() {
     assert!(runs_sql(&Connection::open(&path).expect("raw open")).contains("kind IN ("), "the fixture's check");
     let (storage, raw) = before.migrate(&path);
     assert!(runs_sql(&raw).contains("OR kind = 'spsa'"), "{}", runs_sql(&raw));
-    let fresh_dir = tempfile::tempdir().expect("temp dir");
-    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
-    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
-    assert_eq!(schema_sql(&raw), schema_sql(&fresh), "a migrated database is a new one");
-    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
-    assert_eq!(integrity, "ok");
+    assert_like_new(&raw);
 
     // Every old worker is unmeasured, every old lease was granted the run's own time control.
     let nps: Vec<i64> = raw
@@ -568,12 +573,7 @@ fn a_version_6_database_pins_no_tables_for_its_runs_and_new_runs_pin_theirs() {
     let before = Before::read(&path, &[1, 2, 3, 4, 5, 6]);
     assert_eq!(before.counts(), [1, 2, 1, 1, 1, 8], "the fixture is what its script made");
     let (storage, raw) = before.migrate(&path);
-    let fresh_dir = tempfile::tempdir().expect("temp dir");
-    drop(SqliteStorage::open(fresh_dir.path().join("new.db")).expect("a new database"));
-    let fresh = Connection::open(fresh_dir.path().join("new.db")).expect("raw open");
-    assert_eq!(schema_sql(&raw), schema_sql(&fresh), "a migrated database is a new one");
-    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
-    assert_eq!(integrity, "ok");
+    assert_like_new(&raw);
     // The old run pins nothing, and its lease's terms say so.
     let old = storage.get_run(RunId::new(1)).expect("run 1");
     assert!(old.tablebases.is_empty());

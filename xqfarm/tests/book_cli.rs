@@ -10,25 +10,23 @@ fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
+/// A local SPRT of the default against material-only at depth 2 into `dir`, from `openings`
+/// (the shipped suite when `None`).
+fn local_sprt(dir: &str, openings: Option<&str>) -> Output {
+    let mut args = vec!["sprt", "--base", "material-only", "--candidate", "default", "--tc", "depth=2"];
+    args.extend(["--concurrency", "2", "--local", "--dir", dir]);
+    if let Some(file) = openings {
+        args.extend(["--openings", file]);
+    }
+    xqfarm(&args)
+}
+
 #[test]
 fn a_book_from_the_farms_games() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path().to_str().expect("utf-8");
     let farm = format!("{d}/farm");
-    let o = xqfarm(&[
-        "sprt",
-        "--base",
-        "material-only",
-        "--candidate",
-        "default",
-        "--tc",
-        "depth=2",
-        "--concurrency",
-        "2",
-        "--local",
-        "--dir",
-        &farm,
-    ]);
+    let o = local_sprt(&farm, None);
     assert!(o.status.code().is_some_and(|c| c <= 1), "{}", text(&o));
     let data = format!("{farm}/data");
     let build = |min: &str, out: &str| {
@@ -68,22 +66,7 @@ fn a_book_from_the_farms_games() {
     let start_only = format!("{d}/startpos.txt");
     std::fs::write(&start_only, "startpos\n").expect("write");
     let farm2 = format!("{d}/farm2");
-    let o = xqfarm(&[
-        "sprt",
-        "--base",
-        "material-only",
-        "--candidate",
-        "default",
-        "--tc",
-        "depth=2",
-        "--concurrency",
-        "2",
-        "--openings",
-        &start_only,
-        "--local",
-        "--dir",
-        &farm2,
-    ]);
+    let o = local_sprt(&farm2, Some(&start_only));
     assert!(o.status.code().is_some_and(|c| c <= 1), "{}", text(&o));
     let from_start = format!("{d}/start.xqb");
     let data2 = format!("{farm2}/data");
