@@ -394,7 +394,15 @@ impl UciSession {
                 say(&out, &line);
             }
             if let Some(v) = result.tablebase {
-                say(&out, &format!("info string tablebase {} dtc {}", v.wdl, v.dtc));
+                say(
+                    &out,
+                    &format!(
+                        "info string tablebase {}{} dtc {}",
+                        v.wdl,
+                        if v.by_rule { " by rule" } else { "" },
+                        v.dtc
+                    ),
+                );
             }
             say(&out, &format_bestmove(&result, protocol));
             engine

@@ -11,7 +11,8 @@ use engine::tablebase::{Material, Table, Tablebases, Value, Wdl, file};
 use engine::{Color, Position};
 
 /// The sets these tests generate (with every smaller set their captures lead to).
-const SETS: &[&str] = &["KRK", "KNK", "KCK", "KPK", "KNKA", "KNKAA", "KRKAA", "KRKBB", "KRKN", "KCKA", "KPKA"];
+const SETS: &[&str] =
+    &["KRK", "KNK", "KCK", "KPK", "KNKA", "KNKAA", "KRKAA", "KRKBB", "KRKN", "KCKA", "KPKA", "KRKC", "KNKP", "KCKP"];
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -90,7 +91,7 @@ fn successor(tbs: &Tablebases, pos: &mut Position, m: engine::Move) -> Value {
     pos.play_unchecked(m);
     let v = tbs.probe(pos).expect("readable").expect("a table for every successor");
     pos.undo();
-    if capture { Value { wdl: v.wdl, dtc: 0 } } else { v }
+    if capture { Value { dtc: 0, by_rule: false, ..v } } else { v }
 }
 
 /// Every position of a table against its successors: a win has a move to a position the
@@ -108,15 +109,29 @@ fn check_consistent(tbs: &Tablebases, table: &Table) -> usize {
             let mut pos = position(&placement, side).expect("a valued index is a legal position");
             let fen = pos.fen();
             let succ: Vec<Value> = pos.legal_moves().iter().map(|&m| successor(tbs, &mut pos, m)).collect();
-            let lost: Vec<u16> = succ.iter().filter(|s| s.wdl == Wdl::Loss).map(|s| s.dtc).collect();
-            let won: Vec<u16> = succ.iter().filter(|s| s.wdl == Wdl::Win).map(|s| s.dtc).collect();
+            let lost: Vec<Value> = succ.iter().filter(|s| s.wdl == Wdl::Loss).copied().collect();
+            let won: Vec<Value> = succ.iter().filter(|s| s.wdl == Wdl::Win).copied().collect();
+            let min_lost = lost.iter().map(|s| s.dtc).min();
+            let max_won = won.iter().map(|s| s.dtc).max();
+            if let Some(from) = table.rule_from() {
+                assert_eq!(v.by_rule, v.wdl != Wdl::Draw && v.dtc >= from, "{fen}");
+            } else {
+                assert!(!v.by_rule, "{fen}");
+            }
+            // A position of a forced region (see `rule_region_...` below) keeps its level: the
+            // winner's idle move stays in the region at the same DTC, and so does the loser.
+            let region = |d: Option<u16>, of: &[Value]| {
+                v.by_rule && d == Some(v.dtc) && of.iter().any(|s| s.by_rule && s.dtc == v.dtc)
+            };
             match v.wdl {
                 Wdl::Win => {
-                    assert_eq!(Some(v.dtc), lost.iter().min().map(|d| d + 1), "{fen}: win DTC {}", v.dtc);
+                    let ok = min_lost.map(|d| d + 1) == Some(v.dtc) || region(min_lost, &lost);
+                    assert!(ok, "{fen}: win DTC {} (by rule {}), lost successors {lost:?}", v.dtc, v.by_rule);
                 }
                 Wdl::Loss => {
                     assert_eq!(won.len(), succ.len(), "{fen}: a loss with a move that does not lose");
-                    assert_eq!(v.dtc, won.iter().max().map_or(0, |d| d + 1), "{fen}: loss DTC");
+                    let ok = max_won.map_or(0, |d| d + 1) == v.dtc || region(max_won, &won);
+                    assert!(ok, "{fen}: loss DTC {} (by rule {}), won successors {won:?}", v.dtc, v.by_rule);
                 }
                 Wdl::Draw => {
                     assert!(lost.is_empty(), "{fen}: a draw with a winning move");
@@ -209,7 +224,7 @@ fn brute_force_agrees_on_short_wins_and_losses() {
         let side = if next() & 1 == 0 { Color::Red } else { Color::Black };
         let idx = (next() % ix.size() as u64) as usize;
         let Some(v) = table.value(side, idx) else { continue };
-        if v.wdl == Wdl::Draw || v.dtc > 6 {
+        if v.wdl == Wdl::Draw || v.by_rule || v.dtc > 6 {
             continue;
         }
         assert!(ix.decode(idx, &mut placement));
@@ -370,4 +385,74 @@ fn a_run_pins_sets_by_checksum_and_adjudication_keeps_to_them() {
     let other_dir = Tablebases::open(copy.path()).expect("a directory");
     assert_eq!(other_dir.manifest().expect("lists"), [(krk, all[&krk])]);
     assert_eq!(other_dir.adjudicate_pinned(&pos, &all).expect("readable"), Some(Wdl::Loss));
+}
+
+/// The Asian rules in the tables: in sets where both sides attack, some positions that
+/// "every repetition is a draw" leaves drawn are wins, because the defender can hold only by
+/// a perpetual check or chase. Each such region's positions are played out with the tables'
+/// moves for both sides, and the arbiter (`rules::judge`, which knows nothing of tables) ends
+/// every one of those games against the defender by `perpetual_check` or `perpetual_chase`,
+/// with no capture or mate on the way.
+#[test]
+fn rule_region_positions_are_lost_to_the_arbiter_by_a_perpetual() {
+    use engine::rules::{GameResult, Reason, judge};
+    let f = fixture();
+    let mut by_reason = std::collections::BTreeMap::<String, usize>::new();
+    let mut placement = Placement::new();
+    for &m in &f.generated {
+        let table = f.tbs.table(m).expect("readable").expect("generated");
+        let Some(from) = table.rule_from() else { continue };
+        let ix = table.indexer();
+        let mut played = 0;
+        for side in Color::ALL {
+            // The first region's positions with the defender to move, sampled.
+            for idx in (0..ix.size())
+                .filter(|&i| table.value(side, i).is_some_and(|v| v.dtc == from && v.wdl == Wdl::Loss))
+                .step_by(97)
+            {
+                assert!(table.value(side, idx).is_some_and(|v| v.by_rule), "{m}: level {from} not by rule");
+                assert!(ix.decode(idx, &mut placement));
+                let start = position(&placement, side).expect("legal");
+                let mut pos = Position::from_fen(&start.fen()).expect("a FEN the tables wrote");
+                let outcome = loop {
+                    let best = f.tbs.best_move(&pos).expect("readable").expect("a move");
+                    assert!(!pos.is_capture(best.mv), "{m} from {}: a capture at {}", start.fen(), pos.fen());
+                    pos.try_play(best.mv).expect("legal");
+                    let o = judge(&pos);
+                    if o.reason != Reason::Ongoing {
+                        break o;
+                    }
+                    assert!(pos.rule60() < 120, "{m} from {}: no verdict within the move limit", start.fen());
+                };
+                let loser_lost = match side {
+                    Color::Red => GameResult::BlackWins,
+                    Color::Black => GameResult::RedWins,
+                };
+                assert_eq!(outcome.result, loser_lost, "{m} from {}: {outcome:?}", start.fen());
+                assert!(matches!(outcome.reason, Reason::PerpetualCheck | Reason::PerpetualChase), "{outcome:?}");
+                *by_reason.entry(format!("{m} {:?}", outcome.reason)).or_default() += 1;
+                played += 1;
+            }
+        }
+        assert!(played > 0, "{m}: a rule level with no defender to move");
+    }
+    eprintln!("{by_reason:?}");
+    assert!(by_reason.keys().any(|k| k.contains("PerpetualCheck")), "{by_reason:?}");
+    // One of them by name: Black's knight can keep the rook from winning only by checking
+    // for ever (Nd2-b1 and back); every-repetition-is-a-draw would call this a draw.
+    let v = probe("9/9/4k4/9/9/9/9/3n5/9/R2K5 b");
+    assert!(v.wdl == Wdl::Loss && v.by_rule, "{v:?}");
+}
+
+/// A version-1 file (written by xqfarm a9126ec, before the Asian rules) still loads: the same
+/// values as today's KRK table, and nothing by rule.
+#[test]
+fn a_version_1_file_reads_as_having_nothing_by_rule() {
+    let f = fixture();
+    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/KRK-v1.xqtb")).expect("fixture");
+    assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes")), 1, "a version-1 file");
+    let old = file::decode(&bytes, "KRK-v1.xqtb").expect("version 1 is read");
+    assert_eq!(old.rule_from(), None);
+    let new = f.tbs.table("KRK".parse().expect("valid")).expect("readable").expect("generated");
+    assert!(old == *new, "the same values");
 }

@@ -179,7 +179,8 @@ fn run() -> Result<ExitCode> {
                 || "(none)".to_string(),
                 |b| format!("{} ({})", write_move(&pos, b.mv, Notation::Uci), write_move(&pos, b.mv, Notation::Wxf)),
             );
-            writeln!(out, "set {} wdl {} dtc {} bestmove {best}", set.canonical(), value.wdl, value.dtc)?;
+            let rule = if value.by_rule { " by-rule" } else { "" };
+            writeln!(out, "set {} wdl {}{rule} dtc {} bestmove {best}", set.canonical(), value.wdl, value.dtc)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -3,10 +3,11 @@
 //! | bytes | field |
 //! |---|---|
 //! | 4 | magic `XQTB` |
-//! | 4 | format version (1) |
+//! | 4 | format version (2; version 1, without the next-but-one field, is read too) |
 //! | 1 + n | the set's name, its length first (`KRNKAB`) |
 //! | 8 | indices per side to move |
 //! | 1 | bytes per DTC (1 or 2) |
+//! | 2 | the first DTC the repetition rules decide (65535: none; absent in version 1) |
 //! | per side (Red to move, then Black) | WDL, 2 bits per index, four to a byte from the low bits: 0 broken, 1 loss, 2 draw, 3 win |
 //! | per side | DTC in plies per index, 1 or 2 bytes each (0 for draws and broken indices) |
 //! | 8 | FNV-1a 64 of every byte before it |
@@ -20,11 +21,14 @@ use std::path::{Path, PathBuf};
 
 use super::index::Indexer;
 use super::material::Material;
-use super::table::{DRAW, INVALID, Table, Wdl, decode_cell, loss, win};
+use super::table::{DRAW, INVALID, NO_RULE, Table, Wdl, decode_cell, loss, win};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 4] = b"XQTB";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// Version 1: the tables of a build that judged every repetition a draw. Its wins and
+/// losses are exact under any repetition rule; it simply has no value `by_rule`.
+const VERSION_EVERY_CYCLE_DRAWS: u32 = 1;
 
 /// The file name of a set's table.
 pub fn file_name(material: Material) -> String {
@@ -88,6 +92,7 @@ pub fn encode(table: &Table) -> Vec<u8> {
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(&(size as u64).to_le_bytes());
     out.push(dtc_bytes);
+    out.extend_from_slice(&table.rule_from.to_le_bytes());
     for cells in &table.cells {
         let mut packed = vec![0u8; size.div_ceil(4)];
         for (i, &c) in cells.iter().enumerate() {
@@ -134,8 +139,9 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
         Ok(s)
     };
     let version = u32::from_le_bytes(take(4)?.try_into().map_err(|_| bad("truncated".into()))?);
-    if version != VERSION {
-        return Err(bad(format!("format version {version}, this build reads {VERSION}")));
+    if version != VERSION && version != VERSION_EVERY_CYCLE_DRAWS {
+        let reason = format!("format version {version}, this build reads {VERSION_EVERY_CYCLE_DRAWS} and {VERSION}");
+        return Err(bad(reason));
     }
     let name_len = usize::from(take(1)?[0]);
     let name = std::str::from_utf8(take(name_len)?).map_err(|_| bad("the set name is not text".into()))?;
@@ -156,6 +162,11 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
     if dtc_bytes != 1 && dtc_bytes != 2 {
         return Err(bad(format!("{dtc_bytes} bytes per DTC")));
     }
+    let rule_from = if version == VERSION_EVERY_CYCLE_DRAWS {
+        NO_RULE
+    } else {
+        u16::from_le_bytes(take(2)?.try_into().map_err(|_| bad("truncated".into()))?)
+    };
     let packed = [take(size.div_ceil(4))?, take(size.div_ceil(4))?];
     let dtcs = [take(size * dtc_bytes)?, take(size * dtc_bytes)?];
     if at != body.len() {
@@ -178,7 +189,7 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<Table> {
             });
         }
     }
-    Ok(Table { indexer, cells })
+    Ok(Table { indexer, cells, rule_from })
 }
 
 /// Writes a table into `dir` atomically; returns the file's path and size in bytes.

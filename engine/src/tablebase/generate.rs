@@ -13,9 +13,12 @@
 //!    index with a move into it is found once). A predecessor of a lost position is won with
 //!    DTC `k`; a predecessor of a won position loses one open successor, and when none is
 //!    left it is lost with DTC `k` (1 + the largest DTC among its successors, all settled).
-//! 3. When a level settles nothing, every open position is a draw: a repetition, by any
-//!    side, is a draw in these tables (see `engine/RULES.md`). The natural move limit is not
-//!    counted.
+//! 3. When a level settles nothing, and both sides can attack, the Asian rules are judged
+//!    (`perpetual`): a region where one side can keep the game open only by checking, or by
+//!    chasing one piece, on every move is lost for that side, at the next DTC level (the
+//!    table's `rule_from`), and the levels go on from it; until no such region is left.
+//! 4. Every position still open is a draw (see `engine/RULES.md`). The natural move limit is
+//!    not counted.
 //!
 //! Every position is thus expanded once forwards and once backwards, whatever its DTC.
 
@@ -25,7 +28,8 @@ use rayon::prelude::*;
 
 use super::index::{Indexer, Placement, needs_mirror};
 use super::material::Material;
-use super::table::{DRAW, INVALID, MAX_DTC, Table, Wdl, decode_cell, loss, win};
+use super::perpetual;
+use super::table::{DRAW, INVALID, MAX_DTC, NO_RULE, Table, Wdl, decode_cell, loss, win};
 use crate::error::{Error, Result};
 use crate::movegen::attacks::{
     ADVISOR_STEPS, KING_STEPS, PAWN_ATTACKERS, bishop_attacks, knight_attackers_mask, rook_attacks,
@@ -51,14 +55,14 @@ const CHUNK: usize = 4096;
 const NEVER: u8 = u8::MAX;
 
 /// A position of the table: side to move and index.
-type Node = (Color, u32);
+pub(super) type Node = (Color, u32);
 
-fn tb_error(material: Material, reason: String) -> Error {
+pub(super) fn tb_error(material: Material, reason: String) -> Error {
     Error::Tablebase { what: format!("set {material}"), reason }
 }
 
 /// The value of a successor reached by a capture, from the side to move there.
-fn capture_value(pos: &Position, subs: &[&Table]) -> Result<Wdl> {
+pub(super) fn capture_value(pos: &Position, subs: &[&Table]) -> Result<Wdl> {
     let material = Material::of(pos).canonical();
     let table =
         subs.iter().find(|t| t.material() == material).ok_or_else(|| tb_error(material, "not generated yet".into()))?;
@@ -168,6 +172,87 @@ fn predecessors(pos: &Position, indexer: &Indexer, out: &mut Vec<u32>) {
     out.dedup();
 }
 
+/// The generation's shared state.
+struct Work<'a> {
+    indexer: &'a Indexer,
+    cells: &'a [Vec<AtomicU16>; 2],
+    open: &'a [Vec<AtomicU8>; 2],
+}
+
+impl Work<'_> {
+    /// Settles level after level from `k` (`levels[k - 1]` holds the positions settled at
+    /// DTC `k - 1`) until one settles nothing; returns that empty level's `k + 1`, so that
+    /// `levels[k - 1]` is the first empty level.
+    fn levels(
+        &self,
+        levels: &mut Vec<Vec<Node>>,
+        mut k: usize,
+        resolved: &mut u64,
+        progress: &dyn Fn(u16, u64),
+    ) -> Result<usize> {
+        let material = self.indexer.material();
+        let (cells, open, indexer) = (self.cells, self.open, self.indexer);
+        while k < levels.len() && !levels[k - 1].is_empty() {
+            let dtc = u16::try_from(k).ok().filter(|&d| d <= MAX_DTC);
+            let dtc = dtc.ok_or_else(|| tb_error(material, "DTC beyond the format".into()))?;
+            let settled: Vec<Node> = levels[k - 1]
+                .par_chunks(256)
+                .flat_map_iter(|frontier| {
+                    let mut pos = Position::startpos();
+                    let mut placement = Placement::new();
+                    let mut preds = Vec::new();
+                    let mut out = Vec::new();
+                    for &(side, idx) in frontier {
+                        let Some(v) = decode_cell(cells[side.index()][idx as usize].load(Ordering::Relaxed)) else {
+                            continue;
+                        };
+                        indexer.decode(idx as usize, &mut placement);
+                        pos.set_unchecked(&placement, side);
+                        predecessors(&pos, indexer, &mut preds);
+                        let them = !side;
+                        for &p in &preds {
+                            let cell = &cells[them.index()][p as usize];
+                            if cell.load(Ordering::Relaxed) != DRAW {
+                                continue;
+                            }
+                            let new = match v.wdl {
+                                Wdl::Loss => win(dtc),
+                                _ => {
+                                    let left = &open[them.index()][p as usize];
+                                    // A count of NEVER stays; otherwise the last successor to
+                                    // settle makes it a loss.
+                                    let before = left
+                                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                                            (n != NEVER && n > 0).then(|| n - 1)
+                                        })
+                                        .unwrap_or(0);
+                                    if before != 1 {
+                                        continue;
+                                    }
+                                    loss(dtc)
+                                }
+                            };
+                            if cell.compare_exchange(DRAW, new, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                                out.push((them, p));
+                            }
+                        }
+                    }
+                    out.into_iter()
+                })
+                .collect();
+            *resolved += settled.len() as u64;
+            if k + 1 > levels.len() - 1 {
+                levels.push(Vec::new());
+            }
+            levels[k].extend(settled);
+            progress(dtc, *resolved);
+            levels[k - 1] = Vec::new();
+            k += 1;
+        }
+        Ok(k)
+    }
+}
+
 /// Generates the table of `material` (any orientation). `subs` holds the tables of every
 /// set one capture leads to (`Material::captures`, in canonical form).
 pub fn generate(material: Material, subs: &[&Table], progress: &(dyn Fn(Progress) + Sync)) -> Result<Table> {
@@ -232,64 +317,40 @@ pub fn generate(material: Material, subs: &[&Table], progress: &(dyn Fn(Progress
     progress(Progress { material, pass: 0, resolved, positions });
 
     // 2. Levels.
-    let mut k: usize = 1;
-    while k < levels.len() && !levels[k - 1].is_empty() {
-        let dtc = u16::try_from(k).ok().filter(|&d| d <= MAX_DTC);
-        let dtc = dtc.ok_or_else(|| tb_error(material, "DTC beyond the format".into()))?;
-        let settled: Vec<Node> = levels[k - 1]
-            .par_chunks(256)
-            .flat_map_iter(|frontier| {
-                let mut pos = Position::startpos();
-                let mut placement = Placement::new();
-                let mut preds = Vec::new();
-                let mut out = Vec::new();
-                for &(side, idx) in frontier {
-                    let Some(v) = decode_cell(cells[side.index()][idx as usize].load(Ordering::Relaxed)) else {
-                        continue;
-                    };
-                    indexer.decode(idx as usize, &mut placement);
-                    pos.set_unchecked(&placement, side);
-                    predecessors(&pos, &indexer, &mut preds);
-                    let them = !side;
-                    for &p in &preds {
-                        let cell = &cells[them.index()][p as usize];
-                        if cell.load(Ordering::Relaxed) != DRAW {
-                            continue;
-                        }
-                        let new = match v.wdl {
-                            Wdl::Loss => win(dtc),
-                            _ => {
-                                let left = &open[them.index()][p as usize];
-                                // A count of NEVER stays; otherwise the last successor to settle
-                                // makes it a loss.
-                                let before = left
-                                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                                        (n != NEVER && n > 0).then(|| n - 1)
-                                    })
-                                    .unwrap_or(0);
-                                if before != 1 {
-                                    continue;
-                                }
-                                loss(dtc)
-                            }
-                        };
-                        if cell.compare_exchange(DRAW, new, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-                            out.push((them, p));
-                        }
-                    }
+    let work = Work { indexer: &indexer, cells: &cells, open: &open };
+    let mut k = work.levels(&mut levels, 1, &mut resolved, &|pass, resolved| {
+        progress(Progress { material, pass, resolved, positions })
+    })?;
+
+    // 3. The Asian rules, where both sides can attack: a region where one side can keep the
+    //    draw only by a perpetual check or chase is lost for it, at a fresh DTC level, and the
+    //    levels go on from there until no such region is left.
+    let mut rule_from = NO_RULE;
+    if material.has_attackers(Color::Red) && material.has_attackers(Color::Black) {
+        'rules: loop {
+            for (x, forcing) in perpetual::forcings(material) {
+                let region = perpetual::forced_region(&indexer, &cells, subs, x, forcing)?;
+                if region.is_empty() {
+                    continue;
                 }
-                out.into_iter()
-            })
-            .collect();
-        resolved += settled.len() as u64;
-        if k + 1 > levels.len() - 1 {
-            levels.push(Vec::new());
+                let base = k - 1;
+                let dtc = u16::try_from(base).ok().filter(|&d| d <= MAX_DTC);
+                let dtc = dtc.ok_or_else(|| tb_error(material, "DTC beyond the format".into()))?;
+                rule_from = rule_from.min(dtc);
+                for &(side, idx) in &region {
+                    let cell = if side == x { loss(dtc) } else { win(dtc) };
+                    cells[side.index()][idx as usize].store(cell, Ordering::Relaxed);
+                }
+                resolved += region.len() as u64;
+                levels[base] = region;
+                k = work.levels(&mut levels, base + 1, &mut resolved, &|pass, resolved| {
+                    progress(Progress { material, pass, resolved, positions })
+                })?;
+                continue 'rules;
+            }
+            break;
         }
-        levels[k].extend(settled);
-        progress(Progress { material, pass: dtc, resolved, positions });
-        levels[k - 1] = Vec::new();
-        k += 1;
     }
     let cells = cells.map(|side| side.into_iter().map(AtomicU16::into_inner).collect());
-    Ok(Table { indexer, cells })
+    Ok(Table { indexer, cells, rule_from })
 }

@@ -4,7 +4,8 @@
 //! - [`material`]: the sets and their names (`KRNKAB`);
 //! - [`index`]: positions to indices (mirror symmetry, identical pieces unordered, each piece
 //!   on the squares it can reach);
-//! - [`generate`]: the retrograde analysis, on all cores;
+//! - [`generate`]: the retrograde analysis, on all cores, with the Asian rules' perpetual
+//!   check and chase judged where both sides can attack (`perpetual`);
 //! - [`file`]: the `.xqtb` file format;
 //! - [`Tablebases`]: a directory of tables, loaded when first probed, and the generator's
 //!   driver that makes a set and the smaller sets its captures lead to.
@@ -15,6 +16,7 @@ pub mod file;
 pub mod generate;
 pub mod index;
 pub mod material;
+mod perpetual;
 pub mod table;
 
 use std::collections::HashMap;
@@ -28,7 +30,7 @@ pub use table::{Census, Table, Value, Wdl};
 
 use crate::error::{Error, Result};
 use crate::position::Position;
-use crate::rules::MOVE_LIMIT_PLIES;
+use crate::rules::{self, MOVE_LIMIT_PLIES, MoveClass};
 use crate::types::{Color, Move};
 
 /// The sets a run is adjudicated by, each with its file's checksum.
@@ -141,6 +143,10 @@ impl Tablebases {
     /// The worker's arbiter ends games with it and the referee of record checks them with it.
     pub fn adjudicate(&self, pos: &Position) -> Result<Option<Wdl>> {
         let Some(v) = self.probe(pos)? else { return Ok(None) };
+        if v.by_rule {
+            // Decided by a perpetual the arbiter will judge, at no DTC the move limit respects.
+            return Ok(None);
+        }
         if v.wdl != Wdl::Draw {
             let fits = pos.rule60() + u32::from(v.dtc) <= MOVE_LIMIT_PLIES;
             return Ok(fits.then_some(v.wdl));
@@ -157,7 +163,7 @@ impl Tablebases {
         pos.play_unchecked(m);
         let v = self.probe(pos);
         pos.undo();
-        Ok(v?.map(|v| if capture { Value { wdl: v.wdl, dtc: 0 } } else { v }))
+        Ok(v?.map(|v| if capture { v.converted() } else { v }))
     }
 
     /// The best move by the tables: a win by the shortest DTC, a draw by any drawing move,
@@ -166,14 +172,18 @@ impl Tablebases {
     pub fn best_move(&self, pos: &Position) -> Result<Option<TbMove>> {
         let Some(value) = self.probe(pos)? else { return Ok(None) };
         let mut pos = pos.clone();
-        let mut best: Option<(Move, (i32, i32))> = None;
+        let mut best: Option<(Move, (i32, i32, i32))> = None;
         for &m in pos.legal_moves().iter() {
             let Some(v) = self.successor(&mut pos, m)? else { return Ok(None) };
-            // Higher is better for the mover.
+            // Higher is better for the mover. A win the repetition rules decide is kept by
+            // idle moves (the forced side must then check or chase on every move), so an idle
+            // move goes first among equal DTCs.
             let key = match v.wdl.flipped() {
-                Wdl::Win => (2, -i32::from(v.dtc)),
-                Wdl::Draw => (1, 0),
-                Wdl::Loss => (0, i32::from(v.dtc)),
+                Wdl::Win => {
+                    (2, -i32::from(v.dtc), i32::from(v.by_rule && rules::classify(&pos, m) == Some(MoveClass::Idle)))
+                }
+                Wdl::Draw => (1, 0, 0),
+                Wdl::Loss => (0, i32::from(v.dtc), 0),
             };
             if best.is_none_or(|(_, k)| key > k) {
                 best = Some((m, key));

@@ -43,10 +43,23 @@ impl std::fmt::Display for Wdl {
 /// A table's verdict on a position: WDL from the side to move, and for a win or a loss the
 /// distance to conversion (DTC): plies to the next capture or to mate (or stalemate), with
 /// the winner shortening it and the loser lengthening it. A draw's DTC is 0.
+///
+/// A win or a loss `by_rule` is one the repetition rules decide (`engine/RULES.md`,
+/// "Tablebases"): the loser can keep the game from a capture or mate only by a perpetual
+/// check or chase. Its DTC still orders the moves (every such value is above every DTC that
+/// ends in a capture or mate), but counts plies to a forced perpetual, not to a conversion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Value {
     pub wdl: Wdl,
     pub dtc: u16,
+    pub by_rule: bool,
+}
+
+impl Value {
+    /// The value a capture converts into: DTC 0 in the smaller set.
+    pub(crate) fn converted(self) -> Value {
+        Value { dtc: 0, by_rule: false, ..self }
+    }
 }
 
 /// Cell encodings.
@@ -70,8 +83,8 @@ pub(crate) const fn loss(dtc: u16) -> u16 {
 pub(crate) fn decode_cell(cell: u16) -> Option<Value> {
     match cell {
         INVALID => None,
-        DRAW => Some(Value { wdl: Wdl::Draw, dtc: 0 }),
-        c => Some(Value { wdl: if c & 1 == 1 { Wdl::Win } else { Wdl::Loss }, dtc: c >> 1 }),
+        DRAW => Some(Value { wdl: Wdl::Draw, dtc: 0, by_rule: false }),
+        c => Some(Value { wdl: if c & 1 == 1 { Wdl::Win } else { Wdl::Loss }, dtc: c >> 1, by_rule: false }),
     }
 }
 
@@ -84,6 +97,8 @@ pub struct Census {
     /// Indices that hold no legal position.
     pub broken: u64,
     pub max_dtc: u16,
+    /// Wins and losses the repetition rules decide (counted in `wins` and `losses` too).
+    pub by_rule: u64,
 }
 
 impl Census {
@@ -97,12 +112,17 @@ pub struct Table {
     pub(crate) indexer: Indexer,
     /// By side to move (`Color::index`).
     pub(crate) cells: [Vec<u16>; 2],
+    /// The first DTC that the repetition rules decide ([`NO_RULE`] when none does).
+    pub(crate) rule_from: u16,
 }
+
+/// `Table::rule_from` of a table where no value comes from the repetition rules.
+pub(crate) const NO_RULE: u16 = u16::MAX;
 
 impl PartialEq for Table {
     /// Same set, same values.
     fn eq(&self, other: &Table) -> bool {
-        self.material() == other.material() && self.cells == other.cells
+        self.material() == other.material() && self.cells == other.cells && self.rule_from == other.rule_from
     }
 }
 
@@ -117,7 +137,13 @@ impl Table {
 
     /// The value at an index, `None` for a broken one.
     pub fn value(&self, side: Color, idx: usize) -> Option<Value> {
-        self.cells[side.index()].get(idx).copied().and_then(decode_cell)
+        let v = self.cells[side.index()].get(idx).copied().and_then(decode_cell)?;
+        Some(Value { by_rule: v.wdl != Wdl::Draw && v.dtc >= self.rule_from, ..v })
+    }
+
+    /// The first DTC the repetition rules decide, if any value of this table is theirs.
+    pub fn rule_from(&self) -> Option<u16> {
+        (self.rule_from != NO_RULE).then_some(self.rule_from)
     }
 
     /// The value of `pos`, or `None` when its material is not this table's.
@@ -129,10 +155,11 @@ impl Table {
     /// Counts per side to move.
     pub fn census(&self, side: Color) -> Census {
         let mut c = Census::default();
-        for &cell in &self.cells[side.index()] {
-            match decode_cell(cell) {
+        for idx in 0..self.cells[side.index()].len() {
+            match self.value(side, idx) {
                 None => c.broken += 1,
                 Some(v) => {
+                    c.by_rule += u64::from(v.by_rule);
                     match v.wdl {
                         Wdl::Win => c.wins += 1,
                         Wdl::Draw => c.draws += 1,

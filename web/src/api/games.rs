@@ -63,6 +63,10 @@ pub fn tablebase_verdict(tables: &engine::tablebase::Tablebases, fen: &str) -> O
         engine::tablebase::Wdl::Draw => (None, "Draw by the endgame tables".to_owned()),
     };
     let text = match winner {
+        Some(w) if value.by_rule => format!(
+            "{} wins by the endgame tables: the other side can hold only by a perpetual check or chase",
+            if w == engine::Color::Red { "Red" } else { "Black" },
+        ),
         Some(w) => format!(
             "{} wins by the endgame tables: {} plies to conversion",
             if w == engine::Color::Red { "Red" } else { "Black" },
@@ -75,6 +79,7 @@ pub fn tablebase_verdict(tables: &engine::tablebase::Tablebases, fen: &str) -> O
         "set": set,
         "wdl": value.wdl.name(),
         "dtc": value.dtc,
+        "by_rule": value.by_rule,
         "best": best.map(|b| b.mv.to_string()),
         "best_wxf": best.map(|b| write_move(&pos, b.mv, Notation::Wxf)),
         "text": text,
