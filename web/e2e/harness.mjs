@@ -68,11 +68,20 @@ function child(name, args, log) {
  * A farm: `xqfarm serve`, two in-process variants (`cand`, `base`), one opening suite, and
  * with `run` an active run; with `worker` a worker playing it.
  */
-export async function startFarm({ run: runOpts = null, worker = false, log = !!process.env.E2E_LOG } = {}) {
+export async function startFarm({
+  run: runOpts = null, worker = false, log = !!process.env.E2E_LOG, tablebases = [], openings = null,
+} = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'xqfarm-e2e-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const serve = child('serve', ['serve', '--listen', `127.0.0.1:${port}`, '--db', join(dir, 'farm.db'), '--data', join(dir, 'data'), '--token', TOKEN], log);
+  const serveArgs = ['serve', '--listen', `127.0.0.1:${port}`, '--db', join(dir, 'farm.db'), '--data', join(dir, 'data'), '--token', TOKEN];
+  // With `tablebases` (set names), those tables are generated first and served.
+  if (tablebases.length) {
+    const tb = join(dir, 'tb');
+    await run(BIN, ['tb', 'generate', '--dir', tb, ...tablebases.flatMap((s) => ['--set', s])], { timeout: 120000 });
+    serveArgs.push('--tablebases', tb);
+  }
+  const serve = child('serve', serveArgs, log);
   const farm = { dir, url, port, serve, worker: null, bin: BIN };
   farm.stop = async () => {
     for (const p of [farm.worker, farm.serve]) {
@@ -105,9 +114,9 @@ export async function startFarm({ run: runOpts = null, worker = false, log = !!p
   };
   writeFileSync(join(dir, 'cand.toml'), '# the default parameters\n');
   writeFileSync(join(dir, 'base.toml'), '# the default parameters\n');
-  writeFileSync(join(dir, 'openings.txt'), [
+  writeFileSync(join(dir, 'openings.txt'), (openings || [
     'startpos moves h2e2 h9g7', 'startpos moves b2e2 b9c7', 'startpos moves g3g4 c6c5', 'startpos moves h0g2 h7h3',
-  ].join('\n'));
+  ]).join('\n'));
   // Variant ids are text (as the store gives them); suite ids are numbers.
   const id = (out) => out.trim().split(/\s+/)[0];
   farm.variants = {
