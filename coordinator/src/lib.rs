@@ -82,6 +82,7 @@ pub mod spec;
 pub mod spsa;
 pub mod storage;
 pub mod tc_scale;
+pub mod tournament;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};

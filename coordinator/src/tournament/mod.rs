@@ -1,0 +1,11 @@
+//! Tournaments (issue 13), the pure parts: schedules and standings, tested without a network.
+//!
+//! - [`berger`]: round-robin rounds by the published Berger tables;
+//! - [`standings`]: points by the Chinese rules (2, 1, 0 per game) and the tiebreaks;
+//! - [`swiss`]: Swiss pairing by score, no rematch, one bye at most per player;
+//! - [`knockout`]: seeded brackets and the tie rule (extra pairs, then Armageddon).
+
+pub mod berger;
+pub mod knockout;
+pub mod standings;
+pub mod swiss;
