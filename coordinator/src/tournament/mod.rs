@@ -3,9 +3,11 @@
 //! - [`berger`]: round-robin rounds by the published Berger tables;
 //! - [`standings`]: points by the Chinese rules (2, 1, 0 per game) and the tiebreaks;
 //! - [`swiss`]: Swiss pairing by score, no rematch, one bye at most per player;
-//! - [`knockout`]: seeded brackets and the tie rule (extra pairs, then Armageddon).
+//! - [`knockout`]: seeded brackets and the tie rule (extra pairs, then Armageddon);
+//! - [`random`]: the seeded, reproducible random draw.
 
 pub mod berger;
 pub mod knockout;
+pub mod random;
 pub mod standings;
 pub mod swiss;
