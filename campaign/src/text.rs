@@ -35,7 +35,11 @@ pub fn summary(status: &RunStatus) -> String {
             "waiting: no connected worker has engine `{engine}` (with the binary the run pinned, if any)\n"
         ));
     }
-    if let Some(l) = status.live.first() {
+    if let proto::domain::RunKind::Tournament(_) = status.run.spec.kind {
+        // Every match is a pairing: the games add up; points and ratings are the tournament's.
+        let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
+        out.push_str(&format!("games: {games} in {} matches\n", status.run.stats.len()));
+    } else if let Some(l) = status.live.first() {
         let c = &l.counts;
         out.push_str(&format!(
             "games: {}  W {}  D {}  L {} (candidate's view)\n",

@@ -70,7 +70,7 @@ impl FakeFarm {
             sprt: Some(SprtProgress { llr: 1.5, lower_bound: -2.94, upper_bound: 2.94 }),
         };
         let run = Run { id: run, spec, state, stats: vec![counts], created_unix_ms: 0, tablebases: vec![] };
-        RunStatus { run, live: vec![live], missing_engines: vec![], exported_games: 0, spsa: vec![] }
+        RunStatus { run, live: vec![live], missing_engines: vec![], exported_games: 0, spsa: vec![], tournament: None }
     }
 }
 

@@ -189,7 +189,14 @@ impl Farm {
             }),
             _ => Vec::new(),
         };
-        RunStatus { exported_games: exported, spsa, ..status(run) }
+        let tournament = match &run.spec.kind {
+            RunKind::Tournament(_) => self.storage.tournament_draw(run.id).unwrap_or_else(|e| {
+                tracing::warn!(run = %run.id, error = %e, "cannot read the tournament's draw");
+                None
+            }),
+            _ => None,
+        };
+        RunStatus { exported_games: exported, spsa, tournament, ..status(run) }
     }
 
     /// Registers a worker (again: the same id for the same worker key). A worker that plays
@@ -588,5 +595,5 @@ pub fn status(run: Run) -> RunStatus {
             }
         })
         .collect();
-    RunStatus { run, live, missing_engines: Vec::new(), exported_games: 0, spsa: Vec::new() }
+    RunStatus { run, live, missing_engines: Vec::new(), exported_games: 0, spsa: Vec::new(), tournament: None }
 }

@@ -52,6 +52,18 @@ pub fn pairs_per_pairing(kind: &RunKind) -> Option<u64> {
         RunKind::Spsa(settings) => Some(settings.pairs),
         RunKind::Gauntlet { pairs_per_opponent } => Some(*pairs_per_opponent),
         RunKind::RoundRobin { pairs_per_pairing } => Some(*pairs_per_pairing),
+        // A drawn match's pairs; a knockout's extra and Armageddon matches play one each
+        // (the stored matches carry each one's count: see [`pairing_targets`]).
+        RunKind::Tournament(t) => Some(t.pairs_per_match),
+    }
+}
+
+/// The pairs each pairing plays: [`pairs_per_pairing`] for each of `pairings` pairings, or a
+/// tournament's stored matches' own counts (`match_pairs`).
+pub fn pairing_targets(kind: &RunKind, pairings: usize, match_pairs: Option<&[u64]>) -> Vec<Option<u64>> {
+    match (kind, match_pairs) {
+        (RunKind::Tournament(_), Some(pairs)) => pairs.iter().map(|&p| Some(p)).collect(),
+        _ => vec![pairs_per_pairing(kind); pairings],
     }
 }
 
@@ -61,8 +73,12 @@ pub fn pairs_recorded(stats: &PairingStats) -> u64 {
 }
 
 /// Whether a bounded run has recorded every pair of every pairing. An SPRT never completes
-/// this way: its verdict stops it.
+/// this way: its verdict stops it; nor does a tournament, whose director ends it after its
+/// last round (`tournament::director`).
 pub fn is_complete(kind: &RunKind, stats: &[PairingStats]) -> bool {
+    if matches!(kind, RunKind::Tournament(_)) {
+        return false;
+    }
     match pairs_per_pairing(kind) {
         Some(target) => !stats.is_empty() && stats.iter().all(|s| pairs_recorded(s) >= target),
         None => false,
@@ -144,14 +160,15 @@ impl BatchPlan {
 /// Plans up to `batch` pairs for a run.
 ///
 /// `requeued` are the run's pairs waiting in the pool (any order); `allocated[p]` counts the
-/// pairs ever created for pairing `p` (finished, in flight or pooled); `target` is
-/// [`pairs_per_pairing`]; new pairs are numbered from `next_pair_index`. Each new pair goes to
+/// pairs ever created for pairing `p` (finished, in flight or pooled); `targets[p]` is its
+/// number of pairs ([`pairing_targets`]; `None`: unbounded, a missing entry: none); new pairs
+/// are numbered from `next_pair_index`. Each new pair goes to
 /// the pairing with the fewest pairs so far (lowest index on ties), so pairings advance
 /// together and a stopped round robin is still balanced.
 pub fn plan_batch(
     requeued: &[u64],
     allocated: &[u64],
-    target: Option<u64>,
+    targets: &[Option<u64>],
     next_pair_index: u64,
     batch: usize,
 ) -> BatchPlan {
@@ -162,7 +179,10 @@ pub fn plan_batch(
     let mut fresh = Vec::new();
     let mut pair_index = next_pair_index;
     while reused.len() + fresh.len() < batch {
-        let open = counts.iter().enumerate().filter(|&(_, &count)| target.is_none_or(|t| count < t));
+        let open = counts
+            .iter()
+            .enumerate()
+            .filter(|&(p, &count)| targets.get(p).is_some_and(|target| target.is_none_or(|t| count < t)));
         let Some((pairing, _)) = open.min_by_key(|&(i, &count)| (count, i)) else {
             break;
         };
@@ -385,21 +405,21 @@ mod tests {
 
     #[test]
     fn requeued_pairs_come_first_then_balanced_new_pairs() {
-        let plan = plan_batch(&[9, 4], &[3, 1, 2], Some(10), 20, 5);
+        let plan = plan_batch(&[9, 4], &[3, 1, 2], &[Some(10); 3], 20, 5);
         assert_eq!(plan.requeued, vec![4, 9]);
         let fresh: Vec<_> = plan.fresh.iter().map(|p| (p.pair_index, p.pairing)).collect();
         assert_eq!(fresh, vec![(20, 1), (21, 1), (22, 2)]);
         // Fewer slots than pooled pairs: only the oldest pooled pairs.
-        let plan = plan_batch(&[9, 4, 6], &[3], None, 20, 2);
+        let plan = plan_batch(&[9, 4, 6], &[3], &[None], 20, 2);
         assert_eq!((plan.requeued, plan.fresh), (vec![4, 6], vec![]));
     }
 
     #[test]
     fn bounded_runs_stop_creating_pairs_at_their_target() {
-        let plan = plan_batch(&[], &[2, 3], Some(3), 5, 10);
+        let plan = plan_batch(&[], &[2, 3], &[Some(3); 2], 5, 10);
         assert_eq!(plan.fresh, vec![NewPair { pair_index: 5, pairing: 0 }]);
-        assert!(plan_batch(&[], &[3, 3], Some(3), 6, 10).is_empty());
-        assert_eq!(plan_batch(&[], &[0], None, 0, 64).len(), 64, "an SPRT is unbounded");
+        assert!(plan_batch(&[], &[3, 3], &[Some(3); 2], 6, 10).is_empty());
+        assert_eq!(plan_batch(&[], &[0], &[None], 0, 64).len(), 64, "an SPRT is unbounded");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod run_request;
 mod spsa;
 mod table_pin;
 mod termination;
+mod tournament;
 mod validate;
 mod work;
 
@@ -30,6 +31,10 @@ pub use spsa::{
 };
 pub use table_pin::TablePin;
 pub use termination::Termination;
+pub use tournament::{
+    ByeSlot, DEFAULT_TIEBREAKS, MAX_EXTRA_PAIRS, MAX_ROUND_ROBIN_CYCLES, MAX_TOURNAMENT_ROUNDS, Match, MatchRow,
+    MatchStage, Tiebreak, TournamentDraw, TournamentFormat, TournamentSettings, parse_tiebreaks,
+};
 pub use validate::{
     MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,
     MAX_VARIANT_TEXT_BYTES, MAX_WORKER_KEY_BYTES, validate_suite,
@@ -200,6 +205,9 @@ pub enum RunKind {
     /// Fishtest's SPSA over one variant's parameters: each pair plays theta + c_k * flip
     /// (the task's `variants[0]`) against theta - c_k * flip (`variants[1]`, the same id).
     Spsa(SpsaSettings),
+    /// A tournament played in rounds (`TournamentSettings`); its pairings are the matches
+    /// the coordinator draws round by round, not known in advance.
+    Tournament(TournamentSettings),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -224,13 +232,15 @@ impl RunKind {
             RunKind::Gauntlet { .. } => RunKindName::Gauntlet,
             RunKind::RoundRobin { .. } => RunKindName::RoundRobin,
             RunKind::Spsa(_) => RunKindName::Spsa,
+            RunKind::Tournament(_) => RunKindName::Tournament,
         }
     }
 }
 
 impl RunSpec {
     /// The pairings the kind plays, as `(first, second)` indices into `variants`; statistics
-    /// are kept per pairing, in this order, from the first variant's side.
+    /// are kept per pairing, in this order, from the first variant's side. A tournament's
+    /// pairings are its matches, drawn round by round and stored: none are known up front.
     pub fn pairings(&self) -> Vec<(usize, usize)> {
         let n = self.variants.len();
         match self.kind {
@@ -239,6 +249,8 @@ impl RunSpec {
             RunKind::RoundRobin { .. } => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
             // The base variant against itself, perturbed both ways.
             RunKind::Spsa(_) => vec![(0, 0)],
+            // Drawn round by round by the coordinator, which stores them.
+            RunKind::Tournament(_) => Vec::new(),
         }
     }
 }

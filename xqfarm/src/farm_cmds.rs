@@ -427,6 +427,8 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                     Some(path) => crate::spsa_cmd::read_spsa_file(path)?,
                     None => Vec::new(),
                 },
+                // `xqfarm tournament create` designs tournaments.
+                tournament: None,
             };
             let spec = request.to_spec().map_err(anyhow::Error::msg)?;
             let client = a.remote.client().await?;
@@ -448,6 +450,10 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
             let client = remote.client().await?;
             let status = if follow { watch(&client, id).await? } else { client.get_run(id).await? };
             print!("{}", summary(&status));
+            let names = status.tournament.as_ref().map(|d| d.names.clone()).unwrap_or_default();
+            if let Some(text) = crate::tournament_cmd::tournament_text(&status, &names) {
+                print!("{text}");
+            }
         }
         RunCommand::Stop { remote, id } => {
             let client = remote.client().await?;

@@ -18,6 +18,7 @@ mod sprt;
 mod spsa_cmd;
 mod stats_cmd;
 mod tb_cmd;
+mod tournament_cmd;
 mod tune_cmd;
 
 use std::path::PathBuf;
@@ -46,6 +47,10 @@ enum Command {
     /// Tune parameters with SPSA (Fishtest's), locally or on a coordinator; the tuned values
     /// become a new variant (`--verify`: an SPRT of it against the base).
     Spsa(spsa_cmd::SpsaArgs),
+    /// Tournaments in rounds: round robin, Swiss, knockout or random draw, with standings by
+    /// points (2 a win, 1 a draw), tiebreaks and ratings.
+    #[command(subcommand)]
+    Tournament(tournament_cmd::TournamentCommand),
     /// Serve a coordinator.
     Serve(farm_cmds::ServeArgs),
     /// Play games for a coordinator.
@@ -181,6 +186,7 @@ fn run() -> Result<ExitCode> {
             });
         }
         Command::Spsa(args) => runtime()?.block_on(spsa_cmd::run(&args))?,
+        Command::Tournament(cmd) => runtime()?.block_on(tournament_cmd::run(cmd))?,
         Command::Serve(args) => runtime()?.block_on(farm_cmds::serve(args))?,
         Command::Worker(args) => runtime()?.block_on(farm_cmds::worker(args))?,
         Command::Token(cmd) => farm_cmds::token_command(cmd)?,

@@ -29,7 +29,8 @@ pub fn runs_path(data_dir: &Path) -> PathBuf {
 pub struct RunRow {
     pub run: RunId,
     pub name: String,
-    /// `sprt`, `games`, `gauntlet` or `round_robin`.
+    /// [`proto::domain::RunKindName::as_str`]: `sprt`, `games`, `gauntlet`, `round_robin`, `spsa`
+    /// or `tournament`.
     pub kind: String,
     /// SPRT bounds and error rates; 0 for other kinds.
     pub elo0: f64,
@@ -55,9 +56,11 @@ impl RunRow {
     pub fn new(run: &Run, variants: &[Variant]) -> RunRow {
         let (elo0, elo1, alpha, beta, model) = match &run.spec.kind {
             RunKind::Sprt(s) => (s.elo0, s.elo1, s.alpha, s.beta, s.model.as_str()),
-            RunKind::Games { .. } | RunKind::Gauntlet { .. } | RunKind::RoundRobin { .. } | RunKind::Spsa(_) => {
-                (0.0, 0.0, 0.0, 0.0, "")
-            }
+            RunKind::Games { .. }
+            | RunKind::Gauntlet { .. }
+            | RunKind::RoundRobin { .. }
+            | RunKind::Spsa(_)
+            | RunKind::Tournament(_) => (0.0, 0.0, 0.0, 0.0, ""),
         };
         let kind = run.spec.kind.name().as_str();
         let state = run.state.as_str();

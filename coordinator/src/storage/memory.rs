@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use proto::domain::{
-    EngineInfo, GameOutcome, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec,
-    RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, GameOutcome, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind,
+    RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{
@@ -18,6 +18,7 @@ use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
+use proto::domain::{ByeSlot, Match, MatchRow};
 
 #[derive(Debug, Default)]
 pub struct MemoryStorage {
@@ -105,6 +106,9 @@ struct RunRow {
     /// SPSA runs: the current values (none before they are set) and their history.
     spsa_theta: Option<Vec<f64>>,
     spsa_history: Vec<HistoryPoint>,
+    /// Tournaments: the matches drawn (one per pairing, in order) and the byes.
+    matches: Vec<MatchRow>,
+    byes: Vec<ByeSlot>,
 }
 
 #[derive(Clone, Debug)]
@@ -307,6 +311,8 @@ impl Tx for MemoryTx<'_> {
             tablebases: Vec::new(),
             spsa_theta: None,
             spsa_history: Vec::new(),
+            matches: Vec::new(),
+            byes: Vec::new(),
         };
         self.state.runs.insert(id, row);
         self.journal(move |s| {
@@ -376,8 +382,13 @@ impl Tx for MemoryTx<'_> {
                     run,
                     requeued: state.pooled.range((run, 0)..=(run, u64::MAX)).count() as u64,
                     in_flight: r.leased,
-                    unallocated: scheduler::pairs_per_pairing(&r.spec.kind)
-                        .map(|t| t.saturating_mul(pairings).saturating_sub(allocated)),
+                    unallocated: match r.spec.kind {
+                        RunKind::Tournament(_) => {
+                            Some(r.matches.iter().map(|m| m.m.pairs).sum::<u64>().saturating_sub(allocated))
+                        }
+                        _ => scheduler::pairs_per_pairing(&r.spec.kind)
+                            .map(|t| t.saturating_mul(pairings).saturating_sub(allocated)),
+                    },
                     engines: r.engines.clone(),
                 }
             })
@@ -433,6 +444,41 @@ impl Tx for MemoryTx<'_> {
 
     fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
         Ok(self.state.spsa_leases.get(&lease).cloned())
+    }
+
+    fn insert_match(&mut self, run: RunId, m: &Match) -> Result<u32> {
+        let row = self.save_run(run)?;
+        let pairing = u32::try_from(row.stats.len()).map_err(|_| Error::Corrupt(format!("run {run}: pairings")))?;
+        row.stats.push(PairingStats::default());
+        row.allocation.allocated.push(0);
+        row.matches.push(MatchRow { pairing, m: *m, armageddon_red_points: None });
+        Ok(pairing)
+    }
+
+    fn matches(&mut self, run: RunId) -> Result<Vec<MatchRow>> {
+        Ok(self.state.run_row(run)?.matches.clone())
+    }
+
+    fn insert_bye(&mut self, run: RunId, bye: &ByeSlot) -> Result<()> {
+        let byes = &mut self.save_run(run)?.byes;
+        byes.push(*bye);
+        byes.sort_by_key(|b| (b.round, b.slot));
+        Ok(())
+    }
+
+    fn byes(&mut self, run: RunId) -> Result<Vec<ByeSlot>> {
+        Ok(self.state.run_row(run)?.byes.clone())
+    }
+
+    fn set_armageddon_result(&mut self, run: RunId, pairing: u32, red_points: u32) -> Result<()> {
+        let row = self.save_run(run)?;
+        let m = row
+            .matches
+            .iter_mut()
+            .find(|m| m.pairing == pairing)
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no match {pairing}")))?;
+        m.armageddon_red_points = Some(red_points);
+        Ok(())
     }
 
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {

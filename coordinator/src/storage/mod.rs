@@ -9,8 +9,8 @@ use std::num::NonZeroU64;
 
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
-    PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, TablePin, Termination, TimeControl, Variant,
-    VariantId, VariantSpec, WorkerId, WorkerInfo,
+    PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, TablePin, Termination, TimeControl,
+    TournamentDraw, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use crate::error::{Error, Result};
@@ -276,6 +276,9 @@ pub trait Storage: Send + Sync {
     /// An SPSA run's values after each recorded submission, from the start values at
     /// iteration 0 (empty for a run of another kind).
     fn spsa_history(&self, run: RunId) -> Result<Vec<crate::spsa::HistoryPoint>>;
+
+    /// A tournament's draw so far (`None` for a run of another kind).
+    fn tournament_draw(&self, run: RunId) -> Result<Option<TournamentDraw>>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT

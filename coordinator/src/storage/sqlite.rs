@@ -14,6 +14,7 @@ mod results;
 mod schema;
 mod spsa;
 mod tablebases;
+mod tournament;
 mod tx;
 mod writer;
 

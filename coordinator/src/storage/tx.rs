@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use proto::domain::{
-    EngineInfo, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunSpec, RunState,
-    SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
+    ByeSlot, EngineInfo, GameReport, LeaseId, Match, MatchRow, OpeningSuite, OpeningSuiteSummary, PairingStats, Run,
+    RunId, RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
 use super::{GameSummary, StoredGame};
@@ -324,6 +324,19 @@ pub trait Tx {
     fn insert_spsa_lease(&mut self, lease: LeaseId, iteration: u64, perturbations: &[Perturbation]) -> Result<()>;
     /// A lease's iteration and perturbation; `None` for a lease of another kind of run.
     fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>>;
+
+    // Tournaments (`crate::tournament::director`).
+
+    /// Stores a match of a tournament as the run's next pairing (with empty statistics) and
+    /// returns its pairing index.
+    fn insert_match(&mut self, run: RunId, m: &Match) -> Result<u32>;
+    /// A tournament's matches, in pairing order (none for another kind).
+    fn matches(&mut self, run: RunId) -> Result<Vec<MatchRow>>;
+    fn insert_bye(&mut self, run: RunId, bye: &ByeSlot) -> Result<()>;
+    /// A tournament's byes, by round and slot.
+    fn byes(&mut self, run: RunId) -> Result<Vec<ByeSlot>>;
+    /// Notes the deciding game of an Armageddon match.
+    fn set_armageddon_result(&mut self, run: RunId, pairing: u32, red_points: u32) -> Result<()>;
 
     // Workers.
 

@@ -10,9 +10,9 @@
 use std::num::NonZeroU64;
 
 use proto::domain::{
-    EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
-    RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, Variant, VariantId, VariantSpec, WorkerId,
-    WorkerInfo,
+    EngineInfo, GameOutcome, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats,
+    Run, RunId, RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, TournamentDraw, Variant,
+    VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, Pairing};
 use crate::spsa::{self, HistoryPoint};
 use crate::tc_scale;
+use crate::tournament::director::{self, Advance, Played, Stage, Tournament};
 use crate::{report, spec};
 
 /// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
@@ -50,7 +51,7 @@ pub fn lease_batch(
         return Ok(None);
     };
     let spec = tx.run_spec(run)?;
-    let pairings = scheduler::pairings(&spec);
+    let (pairings, targets) = run_pairings(tx, run, &spec)?;
     let suite_len = tx.suite_size(spec.openings)?;
     let allocation = tx.allocation(run)?;
     let scale = tc_scale::worker_scale(reference_nps, bench.nps).scale;
@@ -58,8 +59,7 @@ pub fn lease_batch(
     // About a minute of play on this worker: a slow one, given more time, gets fewer pairs.
     let batch = scheduler::batch_pairs(tc, free_slots);
     let pooled = tx.pooled_pairs(run, batch)?;
-    let target = scheduler::pairs_per_pairing(&spec.kind);
-    let plan = scheduler::plan_batch(&pooled, &allocation.allocated, target, allocation.next_pair_index, batch);
+    let plan = scheduler::plan_batch(&pooled, &allocation.allocated, &targets, allocation.next_pair_index, batch);
     if plan.is_empty() {
         return Ok(None);
     }
@@ -148,6 +148,94 @@ fn apply_spsa(
     tx.insert_spsa_history(run, &HistoryPoint { iteration, received_ms: now_ms, theta })
 }
 
+/// A run's pairings and the pairs each plays: the kind's ([`scheduler::pairings`]), or a
+/// tournament's matches drawn so far.
+fn run_pairings(tx: &mut dyn Tx, run: RunId, spec: &RunSpec) -> Result<(Vec<Pairing>, Vec<Option<u64>>)> {
+    if let RunKind::Tournament(_) = spec.kind {
+        let rows = tx.matches(run)?;
+        let pairings = rows.iter().map(|r| Pairing { a: r.m.a, b: r.m.b }).collect();
+        let pairs: Vec<u64> = rows.iter().map(|r| r.m.pairs).collect();
+        return Ok((pairings, scheduler::pairing_targets(&spec.kind, rows.len(), Some(&pairs))));
+    }
+    let pairings = scheduler::pairings(spec);
+    let targets = scheduler::pairing_targets(&spec.kind, pairings.len(), None);
+    Ok((pairings, targets))
+}
+
+/// A tournament's stored draw with what each match recorded.
+pub fn tournament_state(tx: &mut dyn Tx, run: RunId, spec: &RunSpec) -> Result<Option<Tournament>> {
+    let RunKind::Tournament(settings) = &spec.kind else {
+        return Ok(None);
+    };
+    let stats = tx.run_stats(run)?;
+    let rows = tx.matches(run)?;
+    if stats.len() != rows.len() {
+        return Err(Error::Corrupt(format!(
+            "tournament {run} has {} matches and {} pairings",
+            rows.len(),
+            stats.len()
+        )));
+    }
+    let played = rows.iter().zip(stats).map(|(r, stats)| Played {
+        m: r.m,
+        stats,
+        armageddon_red_points: r.armageddon_red_points,
+    });
+    Ok(Some(Tournament {
+        settings: settings.clone(),
+        players: spec.variants.len(),
+        played: played.collect(),
+        byes: tx.byes(run)?,
+    }))
+}
+
+/// Lets a tournament's director ([`director::advance`]) act on its stored state: store the next
+/// round's draw (or a knockout tie's extra games), end it after its last round, or stop it
+/// when its next round cannot be paired. Runs in the transaction that recorded the round's
+/// last result (or created the run), so the draw is stored with it or not at all.
+fn direct_tournament(tx: &mut dyn Tx, run: RunId, spec: &RunSpec) -> Result<()> {
+    let Some(t) = tournament_state(tx, run, spec)? else {
+        return Ok(());
+    };
+    match director::advance(&t.settings, t.players, &t.played, &t.byes) {
+        Advance::Wait => {}
+        Advance::Play { matches, byes } => {
+            for m in &matches {
+                tx.insert_match(run, m)?;
+            }
+            for bye in &byes {
+                tx.insert_bye(run, bye)?;
+            }
+            let round = matches.first().map(|m| m.round).or(byes.first().map(|b| b.round)).unwrap_or(0);
+            tracing::info!(run = %run, round, matches = matches.len(), byes = byes.len(), "tournament round drawn");
+        }
+        Advance::Finished => {
+            tx.set_run_state(run, &RunState::Completed)?;
+            tracing::info!(run = %run, "tournament completed");
+        }
+        Advance::Stuck(why) => {
+            tx.set_run_state(run, &RunState::Stopped)?;
+            tracing::warn!(run = %run, %why, "tournament stopped");
+        }
+    }
+    Ok(())
+}
+
+/// Notes the deciding game of an Armageddon match when its pair is recorded.
+fn note_armageddon(tx: &mut dyn Tx, run: RunId, pairing: u32, report: &PairReport) -> Result<()> {
+    let rows = tx.matches(run)?;
+    let is_armageddon = rows.iter().any(|r| r.pairing == pairing && r.m.stage == Stage::Armageddon);
+    if let (true, Some(first)) = (is_armageddon, report.games.first()) {
+        let red_points = match first.outcome {
+            GameOutcome::RedWins => 2,
+            GameOutcome::Draw => 1,
+            GameOutcome::BlackWins => 0,
+        };
+        tx.set_armageddon_result(run, pairing, red_points)?;
+    }
+    Ok(())
+}
+
 /// The task of a pair, with its opening line.
 fn task(
     tx: &mut dyn Tx,
@@ -167,7 +255,7 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
     let row = tx.lease(lease)?;
     let run = row.run;
     let spec = tx.run_spec(run)?;
-    let pairings = scheduler::pairings(&spec);
+    let (pairings, _) = run_pairings(tx, run, &spec)?;
     let tasks = tx
         .lease_pairs(lease)?
         .into_iter()
@@ -218,16 +306,23 @@ pub fn record_results(
     }
     tx.touch_worker(worker, now_ms)?;
 
+    let spec = tx.run_spec(run)?;
+    let tournament = matches!(spec.kind, RunKind::Tournament(_));
     let mut accepted = 0;
     let mut half_points = Vec::new();
     for (report, pair) in checked {
         if record_pair(tx, run, lease, worker, report, pair.pairing, pair.opening_index)? {
             accepted += 1;
             half_points.push(report.first_half_points());
+            if tournament {
+                note_armageddon(tx, run, pair.pairing, report)?;
+            }
         }
     }
-    let spec = tx.run_spec(run)?;
     apply_spsa(tx, &spec, run, lease, &half_points, now_ms)?;
+    if tournament && accepted > 0 && tx.run_state(run)? == RunState::Active {
+        direct_tournament(tx, run, &spec)?;
+    }
     // Only bounded runs complete by themselves; an SPRT waits for its verdict.
     if accepted > 0
         && scheduler::pairs_per_pairing(&spec.kind).is_some()
@@ -346,6 +441,8 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, tablebases: &[TablePin], now_
         tx.set_spsa_theta(id, &theta)?;
         tx.insert_spsa_history(id, &HistoryPoint { iteration: 0, received_ms: now_ms, theta })?;
     }
+    // A tournament's first round is drawn with it.
+    direct_tournament(tx, id, spec)?;
     tx.run(id)
 }
 
@@ -512,6 +609,17 @@ impl<B: Backend> Storage for B {
                 RunKind::Spsa(settings) => Ok(spsa::values(settings, &tx.spsa_theta(run)?)),
                 _ => Ok(Vec::new()),
             }
+        })
+    }
+
+    fn tournament_draw(&self, run: RunId) -> Result<Option<TournamentDraw>> {
+        self.read("reading a tournament's draw", move |tx| {
+            let spec = tx.run_spec(run)?;
+            if !matches!(spec.kind, RunKind::Tournament(_)) {
+                return Ok(None);
+            }
+            let names = spec.variants.iter().map(|id| Ok(tx.variant(id)?.spec.name)).collect::<Result<_>>()?;
+            Ok(Some(TournamentDraw { matches: tx.matches(run)?, byes: tx.byes(run)?, names }))
         })
     }
 

@@ -13,55 +13,12 @@
 //!   points, halved (a win counts the opponent's points, a draw half of them).
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
+
+pub use proto::domain::Tiebreak;
 
 /// Points of a won, drawn and lost game.
 pub const WIN: u32 = 2;
 pub const DRAW: u32 = 1;
-
-/// One tiebreak.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Tiebreak {
-    Buchholz,
-    Progressive,
-    Wins,
-    HeadToHead,
-    SonnebornBerger,
-}
-
-impl Tiebreak {
-    pub const ALL: [Tiebreak; 5] =
-        [Tiebreak::Buchholz, Tiebreak::Progressive, Tiebreak::Wins, Tiebreak::HeadToHead, Tiebreak::SonnebornBerger];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tiebreak::Buchholz => "buchholz",
-            Tiebreak::Progressive => "progressive",
-            Tiebreak::Wins => "wins",
-            Tiebreak::HeadToHead => "head-to-head",
-            Tiebreak::SonnebornBerger => "sonneborn-berger",
-        }
-    }
-}
-
-impl fmt::Display for Tiebreak {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An unknown tiebreak name, with the known ones.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tiebreak `{0}` (known: buchholz, progressive, wins, head-to-head, sonneborn-berger)")]
-pub struct UnknownTiebreak(pub String);
-
-impl FromStr for Tiebreak {
-    type Err = UnknownTiebreak;
-    fn from_str(s: &str) -> Result<Tiebreak, UnknownTiebreak> {
-        Tiebreak::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| UnknownTiebreak(s.to_string()))
-    }
-}
 
 /// One game of the tournament: players by number, Red's points (2, 1 or 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,7 +180,7 @@ mod tests {
 
     #[test]
     fn points_and_every_tiebreak_by_hand() {
-        let s = standings(4, &example(), &[], &Tiebreak::ALL);
+        let s = standings(4, &example(), &[], Tiebreak::ALL);
         let by_player = |p: usize| s.iter().find(|l| l.player == p).expect("a line").clone();
         // C first with 4 points.
         assert_eq!(s[0].player, 2);
@@ -260,12 +217,5 @@ mod tests {
         assert_eq!(s[0].tiebreaks, vec![0, 2]);
         // A and B drew both games: equal on everything, one shared rank.
         assert_eq!((s[1].rank, s[2].rank), (2, 2));
-    }
-
-    #[test]
-    fn an_unknown_tiebreak_is_named() {
-        assert_eq!("wins".parse::<Tiebreak>(), Ok(Tiebreak::Wins));
-        let e = "median".parse::<Tiebreak>().expect_err("unknown").to_string();
-        assert!(e.contains("`median`") && e.contains("sonneborn-berger"), "{e}");
     }
 }

@@ -2,8 +2,9 @@
 
 use super::{each, enumeration, non_empty, pentanomial, required};
 use crate::domain::{
-    Adjudication, EloModel, LiveStats, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState,
-    RunStatus, SprtProgress, SprtSettings, SuiteId, TablePin, TimeControl, VariantId,
+    Adjudication, ByeSlot, EloModel, LiveStats, Match, MatchRow, OpeningSuiteSummary, PairingStats, Run, RunId,
+    RunKind, RunSpec, RunState, RunStatus, SprtProgress, SprtSettings, SuiteId, TablePin, TimeControl, TournamentDraw,
+    TournamentSettings, VariantId,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -119,6 +120,14 @@ impl From<RunKind> for pb::run_spec::Kind {
             RunKind::Gauntlet { pairs_per_opponent } => Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent }),
             RunKind::RoundRobin { pairs_per_pairing } => Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing }),
             RunKind::Spsa(settings) => Kind::Spsa(settings.into()),
+            RunKind::Tournament(t) => Kind::Tournament(pb::TournamentRun {
+                format: t.format.as_str().to_owned(),
+                rounds: t.rounds,
+                pairs_per_match: t.pairs_per_match,
+                tiebreaks: t.tiebreaks.iter().map(|b| b.as_str().to_owned()).collect(),
+                extra_pairs: t.extra_pairs,
+                seed: t.seed,
+            }),
         }
     }
 }
@@ -134,6 +143,19 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
             Kind::Gauntlet(g) => RunKind::Gauntlet { pairs_per_opponent: g.pairs_per_opponent },
             Kind::RoundRobin(r) => RunKind::RoundRobin { pairs_per_pairing: r.pairs_per_pairing },
             Kind::Spsa(s) => RunKind::Spsa(s.into()),
+            // The settings' rules are checked with the rest of the spec.
+            Kind::Tournament(t) => RunKind::Tournament(TournamentSettings {
+                format: t.format.parse().map_err(|e: Error| Error::invalid("tournament.format", e.to_string()))?,
+                rounds: t.rounds,
+                pairs_per_match: t.pairs_per_match,
+                tiebreaks: t
+                    .tiebreaks
+                    .iter()
+                    .map(|b| b.parse().map_err(|e: Error| Error::invalid("tournament.tiebreaks", e.to_string())))
+                    .collect::<Result<_>>()?,
+                extra_pairs: t.extra_pairs,
+                seed: t.seed,
+            }),
         })
     }
 }
@@ -322,6 +344,7 @@ impl From<RunStatus> for pb::RunStatus {
             missing_engines: status.missing_engines,
             exported_games: status.exported_games,
             spsa: status.spsa.into_iter().map(Into::into).collect(),
+            tournament: status.tournament.map(Into::into),
         }
     }
 }
@@ -335,7 +358,63 @@ impl TryFrom<pb::RunStatus> for RunStatus {
             missing_engines: status.missing_engines,
             exported_games: status.exported_games,
             spsa: status.spsa.into_iter().map(Into::into).collect(),
+            tournament: status
+                .tournament
+                .map(TryInto::try_into)
+                .transpose()
+                .map_err(|e: Error| e.within("tournament"))?,
         })
+    }
+}
+
+impl From<TournamentDraw> for pb::TournamentDraw {
+    fn from(d: TournamentDraw) -> pb::TournamentDraw {
+        let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        pb::TournamentDraw {
+            matches: d
+                .matches
+                .into_iter()
+                .map(|r| pb::TournamentMatch {
+                    pairing: r.pairing,
+                    round: r.m.round,
+                    slot: r.m.slot,
+                    a: index(r.m.a),
+                    b: index(r.m.b),
+                    stage: r.m.stage.as_str().to_owned(),
+                    pairs: r.m.pairs,
+                    armageddon_red_points: r.armageddon_red_points,
+                })
+                .collect(),
+            byes: d
+                .byes
+                .into_iter()
+                .map(|b| pb::TournamentBye { round: b.round, slot: b.slot, player: index(b.player) })
+                .collect(),
+            names: d.names,
+        }
+    }
+}
+
+impl TryFrom<pb::TournamentDraw> for TournamentDraw {
+    type Error = Error;
+    fn try_from(d: pb::TournamentDraw) -> Result<TournamentDraw> {
+        let matches = d
+            .matches
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let stage =
+                    m.stage.parse().map_err(|e: Error| Error::invalid(format!("matches[{i}].stage"), e.to_string()))?;
+                Ok(MatchRow {
+                    pairing: m.pairing,
+                    m: Match { round: m.round, slot: m.slot, a: m.a as usize, b: m.b as usize, stage, pairs: m.pairs },
+                    armageddon_red_points: m.armageddon_red_points,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let byes =
+            d.byes.into_iter().map(|b| ByeSlot { round: b.round, slot: b.slot, player: b.player as usize }).collect();
+        Ok(TournamentDraw { matches, byes, names: d.names })
     }
 }
 

@@ -331,7 +331,14 @@ fn runs_and_their_status_round_trip() {
     round_trip::<RunStatus, pb::WatchRunResponse>(status());
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![
         status(),
-        RunStatus { run: run(), live: vec![], missing_engines: vec![], exported_games: 0, spsa: vec![] },
+        RunStatus {
+            run: run(),
+            live: vec![],
+            missing_engines: vec![],
+            exported_games: 0,
+            spsa: vec![],
+            tournament: None,
+        },
     ]);
     round_trip::<Vec<RunStatus>, pb::ListRunsResponse>(vec![]);
 }

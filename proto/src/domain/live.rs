@@ -1,6 +1,6 @@
 //! What users watch: a run with the statistics the coordinator derives from its counts.
 
-use super::{PairingStats, Run, SpsaValue};
+use super::{PairingStats, Run, SpsaValue, TournamentDraw};
 
 /// Where an SPRT stands: it accepts H0 at `llr <= lower_bound` and H1 at `llr >= upper_bound`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,4 +45,6 @@ pub struct RunStatus {
     pub exported_games: u64,
     /// SPSA runs only: every parameter's current value, in the spec's order.
     pub spsa: Vec<SpsaValue>,
+    /// Tournaments only: the draw so far (its matches' results are `run.stats`).
+    pub tournament: Option<TournamentDraw>,
 }

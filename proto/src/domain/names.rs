@@ -128,6 +128,7 @@ closed_set! {
         /// The command line also takes `round-robin`.
         RoundRobin = "round_robin" | "round-robin",
         Spsa = "spsa",
+        Tournament = "tournament",
     }
 }
 
@@ -189,7 +190,10 @@ mod tests {
         // These texts are in SQLite databases and Parquet files written by earlier versions.
         assert_eq!(texts(EngineProtocol::ALL, EngineProtocol::as_str), ["uci", "ucci"]);
         assert_eq!(texts(EloModel::ALL, EloModel::as_str), ["normalized", "logistic"]);
-        assert_eq!(texts(RunKindName::ALL, RunKindName::as_str), ["sprt", "games", "gauntlet", "round_robin", "spsa"]);
+        assert_eq!(
+            texts(RunKindName::ALL, RunKindName::as_str),
+            ["sprt", "games", "gauntlet", "round_robin", "spsa", "tournament"]
+        );
         assert_eq!(
             texts(RunStateName::ALL, RunStateName::as_str),
             ["active", "sprt_h0", "sprt_h1", "completed", "stopped"]

@@ -4,7 +4,7 @@
 
 use super::{
     Adjudication, EloModel, RunKind, RunKindName, RunSpec, SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl,
-    VariantId,
+    TournamentSettings, VariantId,
 };
 
 /// The fields of `xqfarm run create` (and of the web's create-run form).
@@ -28,6 +28,8 @@ pub struct RunRequest {
     pub sample_every: u32,
     /// SPSA: the parameters to tune (`pairs` is the number of iterations).
     pub spsa_params: Vec<SpsaParam>,
+    /// Tournament: its design (`pairs` is ignored; the settings carry pairs per match).
+    pub tournament: Option<TournamentSettings>,
 }
 
 impl RunRequest {
@@ -49,6 +51,7 @@ impl RunRequest {
             bench_signature: None,
             sample_every: 8,
             spsa_params: Vec::new(),
+            tournament: None,
         }
     }
 
@@ -66,6 +69,9 @@ impl RunRequest {
             RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: self.pairs },
             RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: self.pairs },
             RunKindName::Spsa => RunKind::Spsa(SpsaSettings { pairs: self.pairs, params: self.spsa_params.clone() }),
+            RunKindName::Tournament => RunKind::Tournament(
+                self.tournament.clone().ok_or("a tournament needs its format (`xqfarm tournament create`)")?,
+            ),
         };
         let tc: TimeControl = self.tc.trim().parse()?;
         Ok(RunSpec {

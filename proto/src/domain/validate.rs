@@ -178,6 +178,9 @@ impl RunKind {
                 (2, MAX_RUN_VARIANTS, format!("a round robin plays 2 to {MAX_RUN_VARIANTS} variants"))
             }
             RunKind::Spsa(_) => (1, 1, "an SPSA run tunes exactly 1 variant (its base)".into()),
+            RunKind::Tournament(_) => {
+                (2, MAX_RUN_VARIANTS, format!("a tournament plays 2 to {MAX_RUN_VARIANTS} variants"))
+            }
         }
     }
 }
@@ -199,7 +202,7 @@ impl RunSpec {
                 return Err(Error::invalid(format!("variants[{i}]"), "must not be empty"));
             }
         }
-        if n > 2 {
+        if n > 2 || matches!(self.kind, RunKind::Tournament(_)) {
             let mut ids: Vec<&str> = self.variants.iter().map(VariantId::as_str).collect();
             ids.sort_unstable();
             if ids.windows(2).any(|w| w[0] == w[1]) {
@@ -218,6 +221,17 @@ impl RunSpec {
             RunKind::Spsa(settings) => {
                 settings.validate().map_err(|e| e.within("spsa"))?;
                 ("spsa.pairs", Some(settings.pairs))
+            }
+            RunKind::Tournament(settings) => {
+                settings.validate(n).map_err(|e| e.within("tournament"))?;
+                let most = settings.max_pairs(n);
+                if most > MAX_RUN_PAIRS {
+                    return Err(Error::invalid(
+                        "tournament.pairs_per_match",
+                        format!("up to {most} pairs in all is more than {MAX_RUN_PAIRS}"),
+                    ));
+                }
+                ("", None)
             }
         };
         if let Some(count) = pairs {

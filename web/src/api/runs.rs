@@ -108,6 +108,13 @@ fn spec_json(status: &RunStatus) -> Value {
                 })
                 .collect();
         }
+        RunKind::Tournament(t) => {
+            v["tournament"] = json!({
+                "format": t.format.as_str(), "rounds": t.rounds, "pairs_per_match": t.pairs_per_match,
+                "tiebreaks": t.tiebreaks.iter().map(|b| b.as_str()).collect::<Vec<_>>(),
+                "extra_pairs": t.extra_pairs, "seed": t.seed,
+            });
+        }
     }
     v
 }

@@ -151,6 +151,9 @@ pub(super) fn insert_run(conn: &Connection, run_spec: &RunSpec, pairings: usize,
     if let RunKind::Spsa(settings) = &run_spec.kind {
         super::spsa::insert_params(conn, id, &settings.params)?;
     }
+    if let RunKind::Tournament(settings) = &run_spec.kind {
+        super::tournament::insert_settings(conn, id, settings)?;
+    }
     for pairing in 0..pairings {
         conn.prepare_cached("INSERT INTO run_pairings (run_id, pairing) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute(params![id, int(pairing as u64)]))
@@ -177,7 +180,12 @@ pub(super) fn run_spec(db: &Db, id: RunId) -> Result<Arc<RunSpec>> {
         return Err(corrupt(format!("run {id} has gaps in its variants")));
     }
     let spsa_params = if row.is_spsa() { super::spsa::params(db, id)? } else { Vec::new() };
-    let spec = Arc::new(row.into_spec(variants.into_iter().map(|(_, v)| VariantId::new(v)).collect(), spsa_params)?);
+    let tournament = match row.tournament_pairs()? {
+        Some(pairs_per_match) => Some(super::tournament::settings(db, id, pairs_per_match)?),
+        None => None,
+    };
+    let variants = variants.into_iter().map(|(_, v)| VariantId::new(v)).collect();
+    let spec = Arc::new(row.into_spec(variants, spsa_params, tournament)?);
     db.remember_run_spec(id, &spec);
     Ok(spec)
 }
@@ -223,7 +231,8 @@ pub(super) fn load_run(db: &Db, id: RunId) -> Result<Run> {
         .ctx("reading a run")?
         .ok_or(Error::RunNotFound(id))?;
     let stats = run_stats(db, id)?;
-    if stats.len() != scheduler::pairings(&spec).len() {
+    let tournament = matches!(spec.kind, RunKind::Tournament(_));
+    if !tournament && stats.len() != scheduler::pairings(&spec).len() {
         return Err(corrupt(format!("run {id} has {} pairings stored", stats.len())));
     }
     Ok(Run {

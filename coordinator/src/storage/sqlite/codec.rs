@@ -3,7 +3,7 @@
 
 use proto::domain::{
     Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
-    SpsaParam, SpsaSettings, SuiteId, TimeControl, VariantId,
+    SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
 };
 use rusqlite::Row;
 
@@ -100,6 +100,8 @@ pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option
         RunKind::RoundRobin { pairs_per_pairing } => (name, Some(int(*pairs_per_pairing)), None),
         // The parameters are rows of `run_spsa_params`.
         RunKind::Spsa(settings) => (name, Some(int(settings.pairs)), None),
+        // The rest of the design is a row of `run_tournaments`.
+        RunKind::Tournament(settings) => (name, Some(int(settings.pairs_per_match)), None),
     }
 }
 
@@ -151,9 +153,24 @@ impl RunRow {
         self.kind == RunKindName::Spsa.as_str()
     }
 
-    /// The run's spec, given its variants (and an SPSA run's parameters) read from their own
-    /// tables. The spec never changes once the run exists; its state and statistics do.
-    pub(super) fn into_spec(self, variants: Vec<VariantId>, spsa_params: Vec<SpsaParam>) -> Result<RunSpec> {
+    /// A tournament's pairs per match (`None` for another kind), whose design is a row of its own.
+    pub(super) fn tournament_pairs(&self) -> Result<Option<u64>> {
+        if self.kind != RunKindName::Tournament.as_str() {
+            return Ok(None);
+        }
+        let v = self.pairs.ok_or_else(|| corrupt(format!("tournament {} has no pair count", self.id)))?;
+        to_u64(v, "pairs per match").map(Some)
+    }
+
+    /// The run's spec, given its variants (and an SPSA run's parameters, a tournament's
+    /// design) read from their own tables. The spec never changes once the run exists; its
+    /// state and statistics do.
+    pub(super) fn into_spec(
+        self,
+        variants: Vec<VariantId>,
+        spsa_params: Vec<SpsaParam>,
+        tournament: Option<TournamentSettings>,
+    ) -> Result<RunSpec> {
         let pairs = || -> Result<u64> {
             let v = self.pairs.ok_or_else(|| corrupt(format!("run {} has no pair count", self.id)))?;
             to_u64(v, "pairs per pairing")
@@ -176,6 +193,9 @@ impl RunRow {
             RunKindName::Gauntlet => RunKind::Gauntlet { pairs_per_opponent: pairs()? },
             RunKindName::RoundRobin => RunKind::RoundRobin { pairs_per_pairing: pairs()? },
             RunKindName::Spsa => RunKind::Spsa(SpsaSettings { pairs: pairs()?, params: spsa_params }),
+            RunKindName::Tournament => {
+                RunKind::Tournament(tournament.ok_or_else(|| corrupt(format!("tournament {} has no design", self.id)))?)
+            }
         };
         let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;
         Ok(RunSpec {

@@ -73,31 +73,40 @@ pub(super) fn insert_worker(
 
 /// The load of every active run a worker with this bench signature may play.
 pub(super) fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
-    let rows: Vec<(i64, Option<i64>, i64, i64, i64, i64)> = conn
+    type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>);
+    let rows: Vec<Raw> = conn
         .prepare_cached(
             "SELECT r.id, r.pairs_per_pairing,
                 (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'pooled'),
                 (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'leased'),
                 (SELECT COUNT(*) FROM run_pairings q WHERE q.run_id = r.id),
-                (SELECT COALESCE(SUM(q.allocated), 0) FROM run_pairings q WHERE q.run_id = r.id)
+                (SELECT COALESCE(SUM(q.allocated), 0) FROM run_pairings q WHERE q.run_id = r.id),
+                CASE WHEN r.kind = 'tournament'
+                     THEN (SELECT COALESCE(SUM(m.pairs), 0) FROM tournament_matches m WHERE m.run_id = r.id) END
              FROM runs r
              WHERE r.state = 'active' AND (r.bench_signature IS NULL OR r.bench_signature = ?1)
              ORDER BY r.id",
         )
         .and_then(|mut s| {
-            s.query_map([bits(signature)], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
-                .collect()
+            s.query_map([bits(signature)], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            })?
+            .collect()
         })
         .ctx("finding runs with work")?;
     rows.into_iter()
-        .map(|(run, target, pooled, leased, pairings, allocated)| {
-            let unallocated = match target {
-                Some(t) => Some(
+        .map(|(run, target, pooled, leased, pairings, allocated, tournament_pairs)| {
+            let unallocated = match (tournament_pairs, target) {
+                // A tournament's matches carry their own counts.
+                (Some(total), _) => {
+                    Some(to_u64(total, "tournament pairs")?.saturating_sub(to_u64(allocated, "allocated pairs")?))
+                }
+                (None, Some(t)) => Some(
                     to_u64(t, "pairs per pairing")?
                         .saturating_mul(to_u64(pairings, "pairings")?)
                         .saturating_sub(to_u64(allocated, "allocated pairs")?),
                 ),
-                None => None,
+                (None, None) => None,
             };
             Ok(RunLoad {
                 run: RunId::new(to_u64(run, "run id")?),

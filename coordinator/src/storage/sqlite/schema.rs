@@ -13,14 +13,14 @@ use super::Ctx;
 use crate::error::{Error, Result};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 7;
+pub(super) const SCHEMA_VERSION: i64 = 8;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
 const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] =
-    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7];
+    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -252,6 +252,54 @@ fn v6_to_v7(conn: &Connection) -> Result<()> {
          ) WITHOUT ROWID;",
     )
     .ctx("migrating the schema from version 6 to 7 (pinned endgame tables)")
+}
+
+/// The `kind` check of `runs` from version 8 on.
+const KIND_CHECK_V8: &str = "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin' \
+     OR kind = 'spsa' OR kind = 'tournament')";
+
+/// Version 8: tournaments (`crate::tournament`). `runs.kind` also admits `tournament` (the
+/// check widened in place, as in version 5); a tournament's pairs per match are its
+/// `pairs_per_pairing`. New tables: `run_tournaments` (the rest of its design, part of its
+/// spec), `tournament_matches` (each match drawn, one per pairing of `run_pairings` in the same
+/// order, with its round, tie slot, players, stage and pairs, and an Armageddon pair's
+/// deciding game) and `tournament_byes`. Runs of older databases are untouched.
+fn v7_to_v8(conn: &Connection) -> Result<()> {
+    let ctx = "migrating the schema from version 7 to 8 (tournaments)";
+    if !rewrite_runs_check(conn, KIND_CHECK_V5, KIND_CHECK_V8, ctx)? {
+        return Err(Error::Corrupt(format!("{ctx}: the runs table lacks the version 7 kind check")));
+    }
+    conn.execute_batch(
+        "CREATE TABLE run_tournaments (
+             run_id      INTEGER PRIMARY KEY REFERENCES runs(id),
+             format      TEXT NOT NULL CHECK (format = 'round-robin' OR format = 'swiss' OR format = 'knockout'
+                                              OR format = 'random'),
+             rounds      INTEGER NOT NULL CHECK (rounds >= 0),
+             extra_pairs INTEGER NOT NULL CHECK (extra_pairs >= 0),
+             seed        INTEGER NOT NULL,  -- its 64 bits
+             tiebreaks   TEXT NOT NULL      -- in order, comma-separated
+         );
+         CREATE TABLE tournament_matches (
+             run_id  INTEGER NOT NULL REFERENCES runs(id),
+             pairing INTEGER NOT NULL CHECK (pairing >= 0),
+             round   INTEGER NOT NULL CHECK (round > 0),
+             slot    INTEGER NOT NULL CHECK (slot >= 0),
+             a       INTEGER NOT NULL CHECK (a >= 0),
+             b       INTEGER NOT NULL CHECK (b >= 0),
+             stage   TEXT NOT NULL CHECK (stage = 'main' OR stage = 'extra' OR stage = 'armageddon'),
+             pairs   INTEGER NOT NULL CHECK (pairs > 0),
+             armageddon_red_points INTEGER CHECK (armageddon_red_points >= 0 AND armageddon_red_points <= 2),
+             PRIMARY KEY (run_id, pairing)
+         ) WITHOUT ROWID;
+         CREATE TABLE tournament_byes (
+             run_id INTEGER NOT NULL REFERENCES runs(id),
+             round  INTEGER NOT NULL CHECK (round > 0),
+             slot   INTEGER NOT NULL CHECK (slot >= 0),
+             player INTEGER NOT NULL CHECK (player >= 0),
+             PRIMARY KEY (run_id, round, slot)
+         ) WITHOUT ROWID;",
+    )
+    .ctx(ctx)
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.

@@ -10,7 +10,7 @@ use proto::domain::{
 
 use super::codec::key;
 use super::db::Db;
-use super::{catalog, engines, leasing, results, spsa, tablebases};
+use super::{catalog, engines, leasing, results, spsa, tablebases, tournament};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
@@ -19,6 +19,7 @@ use crate::storage::tx::{
     PairStatus, PairTally, Tx, WorkerBench, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
+use proto::domain::{ByeSlot, Match, MatchRow};
 
 pub(super) struct SqliteTx<'a>(pub(super) &'a Db);
 
@@ -127,6 +128,26 @@ impl Tx for SqliteTx<'_> {
 
     fn spsa_lease(&mut self, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
         spsa::lease(self.0, lease)
+    }
+
+    fn insert_match(&mut self, run: RunId, m: &Match) -> Result<u32> {
+        tournament::insert_match(self.0, run, m)
+    }
+
+    fn matches(&mut self, run: RunId) -> Result<Vec<MatchRow>> {
+        tournament::matches(self.0, run)
+    }
+
+    fn insert_bye(&mut self, run: RunId, bye: &ByeSlot) -> Result<()> {
+        tournament::insert_bye(self.0, run, bye)
+    }
+
+    fn byes(&mut self, run: RunId) -> Result<Vec<ByeSlot>> {
+        tournament::byes(self.0, run)
+    }
+
+    fn set_armageddon_result(&mut self, run: RunId, pairing: u32, red_points: u32) -> Result<()> {
+        tournament::set_armageddon(self.0, run, pairing, red_points)
     }
 
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()> {

@@ -1,0 +1,268 @@
+//! `xqfarm tournament create`: a tournament of N variants in rounds (round robin, Swiss,
+//! knockout or random draw) on the embedded default or a remote coordinator, followed round
+//! by round, ending with the standings (points by the Chinese rules, the tiebreaks and a
+//! maximum-likelihood rating), the cross table or the bracket.
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use campaign::{Farm as _, RemoteFarm};
+use clap::{Args, Subcommand};
+use coordinator::tournament::director::Tournament;
+use proto::client::{FarmClient, RetryPolicy};
+use proto::domain::{
+    Adjudication, EngineProtocol, RunKind, RunSpec, RunState, RunStatus, TimeControl, TournamentFormat,
+    TournamentSettings, VariantKind, VariantSpec, parse_tiebreaks,
+};
+
+use crate::farm_target::FarmTarget;
+use crate::local_match::load_params;
+use crate::sprt::{name_of, opening_lines, summary};
+
+#[derive(Subcommand, Debug)]
+pub enum TournamentCommand {
+    /// Create a tournament and follow it to its standings.
+    Create(TournamentArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TournamentArgs {
+    /// How rounds are paired.
+    #[arg(long, value_enum)]
+    pub format: TournamentFormat,
+    /// Swiss and random: rounds (a Swiss at most N - 1); round robin: cycles (1 single,
+    /// 2 double; default 1); knockout: none (the bracket decides).
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// The players, in seed order: parameter files, `default`, `material-only`, or
+    /// `engine:NAME` for an external engine the workers were given as NAME (locally, give it
+    /// with `--engine NAME=PATH`).
+    #[arg(long, num_args = 1.., required = true)]
+    pub variants: Vec<String>,
+    /// Colour-swapped pairs per match, each on its own opening.
+    #[arg(long, default_value_t = 1)]
+    pub pairs_per_match: u64,
+    /// Tiebreaks after points, in order, comma-separated (empty: none).
+    #[arg(long, default_value = "buchholz,progressive,wins,head-to-head,sonneborn-berger")]
+    pub tiebreaks: String,
+    /// Knockout: extra pairs a tied match plays before its Armageddon game.
+    #[arg(long, default_value_t = 2)]
+    pub extra_pairs: u32,
+    /// Random: the draw's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
+    #[arg(long, default_value = "nodes=20000")]
+    pub tc: String,
+    /// Tournament name (its PGN `[Event]`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Protocol of the `engine:NAME` players.
+    #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
+    pub protocol: EngineProtocol,
+    /// Options NAME=VALUE of the `engine:NAME` players.
+    #[arg(long = "option")]
+    pub options: Vec<String>,
+    /// Local external engines NAME=PATH (with --local).
+    #[arg(long = "engine")]
+    pub engines: Vec<String>,
+    /// Opening suite (the shipped default suite when absent).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Print the run id and return instead of following the tournament (remote only).
+    #[arg(long, conflicts_with = "local")]
+    pub detach: bool,
+    #[command(flatten)]
+    pub farm: FarmTarget,
+}
+
+impl TournamentArgs {
+    /// The design asked for; bad input is named before anything starts.
+    pub fn settings(&self) -> Result<TournamentSettings> {
+        let rounds = match (self.format, self.rounds) {
+            (TournamentFormat::RoundRobin, None) => 1,
+            (TournamentFormat::Knockout, None) => 0,
+            (TournamentFormat::Knockout, Some(r)) => {
+                bail!("--rounds {r}: a knockout's rounds follow from its bracket; leave --rounds out")
+            }
+            (TournamentFormat::Swiss | TournamentFormat::Random, None) => {
+                bail!("--format {}: give --rounds", self.format)
+            }
+            (_, Some(r)) => r,
+        };
+        let tiebreaks = parse_tiebreaks(&self.tiebreaks).with_context(|| format!("--tiebreaks {}", self.tiebreaks))?;
+        let settings = TournamentSettings {
+            format: self.format,
+            rounds,
+            pairs_per_match: self.pairs_per_match,
+            tiebreaks,
+            extra_pairs: self.extra_pairs,
+            seed: self.seed,
+        };
+        if self.variants.len() < 2 {
+            bail!("--variants: a tournament plays at least 2 variants, got {}", self.variants.len());
+        }
+        let mut seen = HashSet::new();
+        for v in &self.variants {
+            if !seen.insert(v.as_str()) {
+                bail!("--variants: `{v}` is given twice");
+            }
+        }
+        if self.pairs_per_match == 0 {
+            bail!("--pairs-per-match 0: a match plays at least one pair");
+        }
+        settings.validate(self.variants.len()).map_err(|e| anyhow::anyhow!("{}", flag_of(&e.to_string())))?;
+        Ok(settings)
+    }
+}
+
+/// A settings error in the command line's words (`rounds: ...` -> `--rounds: ...`).
+fn flag_of(message: &str) -> String {
+    for (field, flag) in [
+        ("rounds", "--rounds"),
+        ("pairs_per_match", "--pairs-per-match"),
+        ("tiebreaks", "--tiebreaks"),
+        ("extra_pairs", "--extra-pairs"),
+    ] {
+        if let Some(rest) = message.strip_prefix(field) {
+            return format!("{flag}{rest}");
+        }
+        if let Some(i) = message.find(&format!("`{field}`")) {
+            return format!("{}`{flag}`{}", &message[..i], &message[i + field.len() + 2..]);
+        }
+    }
+    message.to_owned()
+}
+
+fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
+    options
+        .iter()
+        .map(|o| {
+            o.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))
+        })
+        .collect()
+}
+
+/// The variant a `--variants` entry names.
+fn variant_spec(entry: &str, protocol: EngineProtocol, options: &[(String, String)]) -> Result<VariantSpec> {
+    if let Some(engine) = entry.strip_prefix("engine:") {
+        proto::domain::check_engine_name(engine).map_err(|e| anyhow::anyhow!("--variants `{entry}`: {e}"))?;
+        return Ok(VariantSpec {
+            name: engine.to_owned(),
+            kind: VariantKind::External { engine: engine.to_owned(), protocol, options: options.to_vec() },
+        });
+    }
+    let set = load_params(entry).with_context(|| format!("--variants `{entry}`"))?;
+    Ok(VariantSpec { name: name_of(entry), kind: VariantKind::Params { toml: set.to_toml() } })
+}
+
+/// `run show`'s tournament section: the draw, the rounds and the standings with ratings.
+pub fn tournament_text(status: &RunStatus, names: &[String]) -> Option<String> {
+    let t = Tournament::of_status(status)?;
+    let ratings = t.ratings();
+    Some(coordinator::tournament::text::render(&t, names, Some(&ratings)))
+}
+
+pub async fn run(cmd: TournamentCommand) -> Result<()> {
+    let TournamentCommand::Create(args) = cmd;
+    let settings = args.settings()?;
+    let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
+    let options = parse_options(&args.options)?;
+    let specs = args.variants.iter().map(|v| variant_spec(v, args.protocol, &options)).collect::<Result<Vec<_>>>()?;
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let openings = opening_lines(args.openings.as_deref())?;
+    let name = args.name.clone().unwrap_or_else(|| format!("{} of {}", settings.format, names.join(", ")));
+    let defs =
+        args.engines.iter().map(|e| e.parse::<worker::engines::EngineDef>()).collect::<worker::Result<Vec<_>>>()?;
+    let engines = if args.farm.local {
+        tokio::task::spawn_blocking(move || {
+            worker::engines::EngineSet::check(defs, worker::external::ExternalConfig::default())
+        })
+        .await??
+    } else {
+        worker::engines::EngineSet::empty()
+    };
+
+    let target = args.farm.open("xqfarm-tournament-", engines).await?;
+    let result = async {
+        let client = target.client(args.farm.ca_cert.as_deref()).await?;
+        let mut ids = Vec::with_capacity(specs.len());
+        for spec in &specs {
+            let id = client.add_variant(spec.clone()).await?.id;
+            if ids.contains(&id) {
+                bail!("--variants: `{}` is the same variant as an earlier one (same parameters)", spec.name);
+            }
+            ids.push(id);
+        }
+        let farm = watching(&client, names.clone());
+        let suite = farm.add_suite("tournament-openings", openings).await?;
+        let spec = RunSpec {
+            name: name.clone(),
+            kind: RunKind::Tournament(settings.clone()),
+            variants: ids,
+            tc,
+            openings: suite,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 8,
+        };
+        let run = farm.create_run(spec).await?;
+        if args.detach {
+            println!("{run}");
+            return Ok(());
+        }
+        eprintln!(
+            "run {run} created: {} tournament `{name}` of {} players, {} round(s), {} pair(s) a match at {tc}",
+            settings.format,
+            names.len(),
+            settings.total_rounds(names.len()),
+            settings.pairs_per_match
+        );
+        let status = farm.wait_finished(run, None).await?;
+        print!("{}", summary(&status));
+        if let Some(text) = tournament_text(&status, &names) {
+            print!("{text}");
+        }
+        if status.run.state != RunState::Completed {
+            bail!("tournament {run} ended {} before its last round", status.run.state.as_str());
+        }
+        if let Some(dir) = target.dir() {
+            write_standings(dir, &status, &names)?;
+        }
+        Ok::<_, anyhow::Error>(())
+    }
+    .await;
+    target.close().await;
+    result
+}
+
+fn write_standings(dir: &Path, status: &RunStatus, names: &[String]) -> Result<()> {
+    let path = dir.join("tournament.txt");
+    let text = format!("{}{}", summary(status), tournament_text(status, names).unwrap_or_default());
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("standings written to {}", path.display());
+    Ok(())
+}
+
+/// One progress line per status: the round and the games played.
+fn watching(client: &FarmClient, names: Vec<String>) -> RemoteFarm {
+    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(move |status: &RunStatus| {
+        if let Some(t) = Tournament::of_status(status) {
+            let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
+            let leader = t.standings(u32::MAX).first().map(|s| (s.player, s.points));
+            let lead = leader.map_or(String::new(), |(p, pts)| {
+                format!("  leader {} ({pts})", names.get(p).map_or("?", String::as_str))
+            });
+            eprint!("\rround {}/{}  games {games}{lead}   ", t.round(), t.settings.total_rounds(t.players));
+        }
+        if status.run.state != RunState::Active {
+            eprintln!();
+        }
+        let _ = std::io::stderr().flush();
+    }))
+}
