@@ -39,6 +39,10 @@ const FIXTURE_V5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// suite of four lines and one completed run `done-run` (run 1) of 4 pairs; with it the
 /// Parquet files of `tests/data/data-v6/` (see `tests/parquet_migration.rs`).
 const FIXTURE_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v6.db");
+/// Written by `tests/data/make-farm-v7.sh` with xqfarm at commit aa0fefb (schema version 7): a
+/// suite of four lines, three variants, a completed round robin `rr-run` (run 1) of 3 pairs in
+/// one lease and a stopped SPRT `stopped-sprt` (run 2) never leased.
+const FIXTURE_V7: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v7.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -81,7 +85,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -273,7 +277,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -590,4 +594,32 @@ fn a_version_6_database_pins_no_tables_for_its_runs_and_new_runs_pin_theirs() {
     let reopened = SqliteStorage::open(&path).expect("reopen");
     assert_eq!(reopened.get_run(run.id).expect("run").tablebases, pins);
     assert_eq!(reopened.lease_terms(lease.id).expect("terms").tablebases, pins);
+}
+
+#[test]
+fn a_version_7_database_keeps_its_runs_and_takes_tournaments() {
+    use proto::domain::{RunSpec, TournamentFormat, TournamentSettings};
+    let (_dir, path) = copy_of(FIXTURE_V7);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(before.counts(), [2, 3, 1, 1, 1, 6], "the fixture is what its script made");
+    let (storage, raw) = before.migrate(&path);
+    assert_like_new(&raw);
+    let rr = storage.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!(
+        (rr.spec.kind.clone(), rr.state.clone()),
+        (RunKind::RoundRobin { pairs_per_pairing: 1 }, RunState::Completed)
+    );
+    assert_eq!(rr.stats.len(), 3);
+    assert_eq!(storage.get_run(RunId::new(2)).expect("run 2").state, RunState::Stopped);
+    assert_eq!(storage.tournament_draw(RunId::new(1)).expect("draw"), None, "an old run is no tournament");
+    // A tournament of the fixture's three variants: round 1 drawn, a bye for the odd field.
+    let settings = TournamentSettings::new(TournamentFormat::Swiss, 2);
+    let spec = RunSpec { name: "swiss".into(), kind: RunKind::Tournament(settings.clone()), ..rr.spec.clone() };
+    let run = storage.create_run(&spec, 4_000_000_000_000).expect("a tournament");
+    let draw = storage.tournament_draw(run.id).expect("draw").expect("a tournament");
+    assert_eq!((draw.matches.len(), draw.byes.len()), (1, 1));
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(reopened.get_run(run.id).expect("run").spec.kind, RunKind::Tournament(settings));
+    assert_eq!(reopened.tournament_draw(run.id).expect("draw").expect("a tournament"), draw);
 }

@@ -86,6 +86,8 @@ conformance!(
     leases_scale_move_times_and_clocks_to_the_workers_speed,
     lease_terms_keep_the_scale_the_lease_was_granted_with,
     workers_are_listed_with_their_speed,
+    tournament_rounds_are_drawn_only_when_the_last_one_is_complete,
+    tournaments_refuse_bad_designs_by_name,
 );
 
 macro_rules! primitives {
@@ -110,6 +112,7 @@ primitives!(
     a_failed_transaction_changes_nothing,
     missing_rows_are_named,
     spsa_rows,
+    tournament_rows,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -1781,4 +1784,147 @@ fn spsa_rows<B: Backend>(b: &B) {
     let stored = ps.clone();
     tx(b, move |tx| tx.insert_spsa_lease(lease, 4, &stored));
     assert_eq!(tx(b, move |tx| tx.spsa_lease(lease)), Some((4, ps)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tournaments
+
+fn swiss(rounds: u32) -> RunKind {
+    RunKind::Tournament(proto::domain::TournamentSettings::new(proto::domain::TournamentFormat::Swiss, rounds))
+}
+
+/// Red wins both games when Red is the lower variant index: the lower index always wins.
+fn lower_index_wins(task: &PairTask, ids: &[VariantId]) -> PairReport {
+    let [a, b] = &task.variants;
+    let pos = |v: &VariantId| ids.iter().position(|x| x == v).expect("a player");
+    let (first, second) = if pos(a) < pos(b) {
+        (GameOutcome::RedWins, GameOutcome::BlackWins)
+    } else {
+        (GameOutcome::BlackWins, GameOutcome::RedWins)
+    };
+    PairReport {
+        pair_index: task.pair_index,
+        games: [game(a, b, first, task.pair_index), game(b, a, second, task.pair_index)],
+    }
+}
+
+fn tournament_rounds_are_drawn_only_when_the_last_one_is_complete(s: &dyn Storage) {
+    let v = variants(s, 4);
+    let suite = suite(s, 10);
+    let run = s.create_run(&run_spec(swiss(3), v.clone(), suite, SLOW), 0).expect("tournament").id;
+    // Round 1 is drawn with the run: two matches of one pair, by entry order.
+    let draw = s.tournament_draw(run).expect("draw").expect("a tournament");
+    let pairs_of = |d: &proto::domain::TournamentDraw, round: u32| -> Vec<(usize, usize)> {
+        d.matches.iter().filter(|m| m.m.round == round).map(|m| (m.m.a, m.m.b)).collect()
+    };
+    assert_eq!(pairs_of(&draw, 1), [(0, 1), (2, 3)]);
+    assert_eq!(draw.names, ["v0", "v1", "v2", "v3"]);
+    let w = worker(s, "w", 1, 0);
+    let lease = s.lease_batch(w, 8, 0).expect("lease").expect("round 1");
+    assert_eq!(lease.tasks.len(), 2, "one pair a match");
+    assert!(s.lease_batch(w, 8, 1).expect("lease").is_none(), "nothing more until round 1 is done");
+    let reports: Vec<PairReport> = lease.tasks.iter().map(|t| lower_index_wins(t, &v)).collect();
+    s.record_results(w, lease.id, 1, &reports[..1], false, 2).expect("record");
+    assert_eq!(s.tournament_draw(run).expect("draw").expect("t").matches.len(), 2, "round 1 still open");
+    s.record_results(w, lease.id, 2, &reports[1..], true, 3).expect("record");
+    // Round 2, drawn in the same transaction: the winners (0, 2) and the losers (1, 3) meet.
+    let draw = s.tournament_draw(run).expect("draw").expect("t");
+    assert_eq!(pairs_of(&draw, 2), [(0, 2), (1, 3)]);
+    // A resend of the last submission draws nothing more.
+    let again = s.record_results(w, lease.id, 2, &reports[1..], true, 4).expect("resend");
+    assert!(again.duplicate);
+    assert_eq!(s.tournament_draw(run).expect("draw").expect("t").matches.len(), 4);
+    // Play out rounds 2 and 3; the run completes after its last round and never before.
+    for round in 2..=3u32 {
+        assert_eq!(s.get_run(run).expect("run").state, RunState::Active, "round {round}");
+        let lease = s.lease_batch(w, 8, 10 * u64::from(round)).expect("lease").expect("a round");
+        let reports: Vec<PairReport> = lease.tasks.iter().map(|t| lower_index_wins(t, &v)).collect();
+        s.record_results(w, lease.id, 1, &reports, true, 10 * u64::from(round) + 1).expect("record");
+    }
+    let done = s.get_run(run).expect("run");
+    assert_eq!(done.state, RunState::Completed);
+    let draw = s.tournament_draw(run).expect("draw").expect("t");
+    assert_eq!(pairs_of(&draw, 3), [(0, 3), (2, 1)], "the higher-ranked player first");
+    assert!(s.lease_batch(w, 8, 100).expect("lease").is_none());
+    // The standings from the stored draw and statistics: 0 won all, 3 lost all.
+    let t = coordinator::tournament::director::Tournament::from_draw(
+        match &done.spec.kind {
+            RunKind::Tournament(settings) => settings,
+            other => panic!("{other:?}"),
+        },
+        4,
+        &draw,
+        &done.stats,
+    );
+    let table: Vec<(usize, u32)> = t.standings(u32::MAX).iter().map(|l| (l.player, l.points)).collect();
+    assert_eq!(table, [(0, 12), (1, 8), (2, 4), (3, 0)]);
+}
+
+fn tournaments_refuse_bad_designs_by_name(s: &dyn Storage) {
+    let v = variants(s, 4);
+    let suite = suite(s, 4);
+    let refused = |kind: RunKind, variants: Vec<VariantId>| -> String {
+        s.create_run(&run_spec(kind, variants, suite, SLOW), 0).expect_err("refused").to_string()
+    };
+    assert!(refused(swiss(4), v.clone()).contains("tournament.rounds"), "Swiss rounds above N - 1");
+    assert!(refused(swiss(1), v[..1].to_vec()).contains("2 to"), "one variant");
+    let twice = vec![v[0].clone(), v[1].clone(), v[0].clone()];
+    assert!(refused(swiss(1), twice).contains("twice"));
+    let two_same = vec![v[0].clone(), v[0].clone()];
+    assert!(refused(swiss(1), two_same).contains("twice"), "a duplicate even in a field of two");
+    let mut zero = proto::domain::TournamentSettings::new(proto::domain::TournamentFormat::RoundRobin, 1);
+    zero.pairs_per_match = 0;
+    assert!(refused(RunKind::Tournament(zero), v.clone()).contains("tournament.pairs_per_match"));
+    assert!(s.list_runs().expect("runs").is_empty(), "nothing was stored");
+}
+
+fn tournament_rows<B: Backend>(b: &B) {
+    use proto::domain::{ByeSlot, Match, MatchStage};
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    assert!(tx(b, move |tx| tx.matches(run)).is_empty());
+    let before = tx(b, move |tx| tx.run_stats(run)).len();
+    let m = |round, slot, stage| Match { round, slot, a: 1, b: 0, stage, pairs: 2 };
+    let first = tx(b, move |tx| tx.insert_match(run, &m(1, 0, MatchStage::Main)));
+    let second = tx(b, move |tx| tx.insert_match(run, &m(1, 0, MatchStage::Armageddon)));
+    assert_eq!((first as usize, second as usize), (before, before + 1), "each match is the next pairing");
+    assert_eq!(tx(b, move |tx| tx.run_stats(run)).len(), before + 2);
+    assert_eq!(tx(b, move |tx| tx.allocation(run)).allocated.len(), before + 2);
+    tx(b, move |tx| tx.set_armageddon_result(run, second, 1));
+    let rows = tx(b, move |tx| tx.matches(run));
+    assert_eq!(
+        rows.iter().map(|r| (r.pairing, r.m.stage, r.armageddon_red_points)).collect::<Vec<_>>(),
+        [(first, MatchStage::Main, None), (second, MatchStage::Armageddon, Some(1))]
+    );
+    for bye in [ByeSlot { round: 2, slot: 1, player: 3 }, ByeSlot { round: 1, slot: 4, player: 2 }] {
+        tx(b, move |tx| tx.insert_bye(run, &bye));
+    }
+    assert_eq!(tx(b, move |tx| tx.byes(run)).iter().map(|b| (b.round, b.player)).collect::<Vec<_>>(), [(1, 2), (2, 3)]);
+    let missing = b.write("a conformance case", move |tx| tx.set_armageddon_result(run, 99, 2)).expect_err("no match");
+    assert!(matches!(missing, Error::Corrupt(_)), "{missing}");
+}
+
+#[test]
+fn sqlite_a_tournament_between_rounds_survives_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("farm.db");
+    let (run, v, w) = {
+        let s = SqliteStorage::open(&path).expect("open");
+        let v = variants(&s, 4);
+        let suite = suite(&s, 10);
+        let run = s.create_run(&run_spec(swiss(3), v.clone(), suite, SLOW), 0).expect("tournament").id;
+        let w = worker(&s, "w", 1, 0);
+        let lease = s.lease_batch(w, 8, 0).expect("lease").expect("round 1");
+        let reports: Vec<PairReport> = lease.tasks.iter().map(|t| lower_index_wins(t, &v)).collect();
+        s.record_results(w, lease.id, 1, &reports, true, 1).expect("record");
+        (run, v, w)
+    };
+    // The coordinator stops between rounds: round 2 was stored with round 1's last result.
+    let s = SqliteStorage::open(&path).expect("reopen");
+    let draw = s.tournament_draw(run).expect("draw").expect("t");
+    assert_eq!(draw.matches.len(), 4);
+    let lease = s.lease_batch(w, 8, 2).expect("lease").expect("round 2 is leased after the restart");
+    let pairings: BTreeSet<u32> = lease.tasks.iter().map(|t| t.pairing).collect();
+    assert_eq!(pairings, BTreeSet::from([2, 3]));
+    let players: Vec<[VariantId; 2]> = lease.tasks.iter().map(|t| t.variants.clone()).collect();
+    assert!(players.contains(&[v[0].clone(), v[2].clone()]), "{players:?}");
 }

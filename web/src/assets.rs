@@ -27,6 +27,7 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
     ("js/charts.js", JS, include_bytes!("../assets/js/charts.js")),
     ("js/pages/runs.js", JS, include_bytes!("../assets/js/pages/runs.js")),
     ("js/pages/run.js", JS, include_bytes!("../assets/js/pages/run.js")),
+    ("js/pages/tournament.js", JS, include_bytes!("../assets/js/pages/tournament.js")),
     ("js/pages/workers.js", JS, include_bytes!("../assets/js/pages/workers.js")),
     ("js/pages/game.js", JS, include_bytes!("../assets/js/pages/game.js")),
     ("js/pages/play.js", JS, include_bytes!("../assets/js/pages/play.js")),

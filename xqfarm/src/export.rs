@@ -44,9 +44,32 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
             .and_then(|s| s.get_variant(&id).ok())
             .map_or_else(|| web::api::rows::short_id(&id), |v| v.spec.name)
     };
+    // A tournament's games are headed by its name and `round.game` (with --db, which holds
+    // its draw and each game's match).
+    let tournament = match &storage {
+        Some(s) => {
+            use coordinator::Storage as _;
+            let run = s.get_run(args.run).with_context(|| format!("run {} in the database", args.run))?;
+            s.tournament_draw(args.run)?
+                .map(|draw| web::pgn::EventRound::new(args.run.get(), &run.spec.name, Some(&draw)))
+        }
+        None => None,
+    };
+    let mut headers = tournament;
+    let mut games = games;
+    games.sort_by_key(|g| g.game_id);
     let mut out = String::new();
     for g in &games {
-        write_game(&mut out, args.run, g, &names, notation).with_context(|| format!("game {}", g.game_id))?;
+        let event_round = match (&mut headers, &storage) {
+            (Some(h), Some(s)) => {
+                use coordinator::Storage as _;
+                let stored = s.get_game(g.game_id).with_context(|| format!("game {} in the database", g.game_id))?;
+                Some(h.next(stored.pairing, stored.pair_index, stored.game_in_pair))
+            }
+            _ => None,
+        };
+        write_game(&mut out, args.run, g, &names, event_round, notation)
+            .with_context(|| format!("game {}", g.game_id))?;
     }
     match &args.out {
         Some(p) => std::fs::write(p, out).with_context(|| format!("writing {}", p.display()))?,
@@ -61,12 +84,15 @@ fn write_game(
     run: RunId,
     g: &coordinator::parquet::GameRow,
     names: &dyn Fn(&str) -> String,
+    event_round: Option<(String, String)>,
     notation: Notation,
 ) -> Result<()> {
     let (red, black) = (names(&g.red_variant), names(&g.black_variant));
+    let (event, round) =
+        event_round.unwrap_or_else(|| (format!("xqfarm run {run}"), format!("{}.{}", g.pair_id, g.game_id)));
     let game = web::pgn::PgnGame {
-        event: format!("xqfarm run {run}"),
-        round: format!("{}.{}", g.pair_id, g.game_id),
+        event,
+        round,
         red_name: &red,
         red_id: &g.red_variant,
         black_name: &black,

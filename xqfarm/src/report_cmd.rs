@@ -20,6 +20,32 @@ pub struct ReportArgs {
     /// The rating list's anchor (variant name or id prefix).
     #[arg(long)]
     pub base: Option<String>,
+    /// The coordinator's database, for a "Tournament" section per tournament run (its draw,
+    /// rounds and standings are there, not in Parquet); default `<data>/../xqfarm.db` when it
+    /// exists (the layout of `--local` farms).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+}
+
+/// A "Tournament" section for each tournament run in the coordinator's database `db`.
+fn tournament_sections(db: &std::path::Path, only: Option<u64>) -> Result<Vec<(String, String)>> {
+    use coordinator::Storage as _;
+    let storage = coordinator::SqliteStorage::open(db).with_context(|| format!("opening {}", db.display()))?;
+    let mut sections = Vec::new();
+    for run in storage.list_runs()? {
+        if only.is_some_and(|r| r != run.id.get()) {
+            continue;
+        }
+        let Some(draw) = storage.tournament_draw(run.id)? else { continue };
+        let status = proto::domain::RunStatus { tournament: Some(draw.clone()), ..coordinator::farm::status(run) };
+        if let Some(text) = crate::tournament_cmd::tournament_text(&status, &draw.names) {
+            sections.push((
+                format!("Tournament: run {} {}", status.run.id, status.run.spec.name),
+                format!("```text\n{text}```\n"),
+            ));
+        }
+    }
+    Ok(sections)
 }
 
 pub fn run(args: &ReportArgs) -> Result<()> {
@@ -27,7 +53,14 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         anyhow::bail!("--data {}: not a directory", args.data.display());
     }
     let options = ReportOptions { run: args.run, base: args.base.clone() };
-    let report = report::build(&args.data, &options).with_context(|| format!("reading {}", args.data.display()))?;
+    let mut report = report::build(&args.data, &options).with_context(|| format!("reading {}", args.data.display()))?;
+    let db = args.db.clone().or_else(|| {
+        let guess = args.data.parent().map(|p| p.join("xqfarm.db"))?;
+        guess.is_file().then_some(guess)
+    });
+    if let Some(db) = db {
+        report.sections = tournament_sections(&db, args.run)?;
+    }
     if report.games == 0 {
         anyhow::bail!(
             "no games in {}{}",

@@ -88,6 +88,9 @@ pub struct Report {
     /// Per run: games by ECCO family and the [`TOP_OPENING_CODES`] most played codes.
     pub openings: Vec<RunOpenings>,
     pub workers: Vec<WorkerRow>,
+    /// Sections the caller adds from what Parquet does not hold (a tournament's draw from the
+    /// coordinator's database): a title and its Markdown, rendered after the workers.
+    pub sections: Vec<(String, String)>,
 }
 
 fn short(id: &str) -> String {
@@ -181,6 +184,7 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
         lengths: data::lengths(data, options.run)?,
         openings,
         workers,
+        sections: Vec::new(),
     })
 }
 

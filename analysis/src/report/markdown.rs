@@ -198,6 +198,10 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         );
     }
 
+    for (title, body) in &report.sections {
+        let _ = writeln!(md, "\n## {title}\n\n{body}");
+    }
+
     if !charts.is_empty() {
         let _ = writeln!(md, "\n## Charts\n");
         for (title, file) in charts {
@@ -233,8 +237,10 @@ mod tests {
             lengths: Vec::new(),
             openings: vec![run],
             workers: Vec::new(),
+            sections: vec![("Tournament: run 3 swiss".into(), "```text\nstandings\n```".into())],
         };
         let md = render(&report, &[]);
+        assert!(md.contains("\n## Tournament: run 3 swiss\n\n```text\nstandings\n```"), "{md}");
         let section = md.split("## Openings (ECCO)\n").nth(1).expect("the section");
         let section = section.split("\n## ").next().unwrap_or(section);
         for row in [

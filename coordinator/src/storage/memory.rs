@@ -155,6 +155,7 @@ impl State {
             game_id,
             run,
             pair_index: g.pair_index,
+            pairing: g.pairing,
             game_in_pair: g.game_in_pair,
             opening_index: g.opening_index,
             worker: self.worker_name(g.worker)?,

@@ -78,6 +78,8 @@ pub struct StoredGame {
     pub game_id: u64,
     pub run: RunId,
     pub pair_index: u64,
+    /// The pair's pairing (a tournament's match).
+    pub pairing: u32,
     /// 0 for the pair's first game (the task's `variants[0]` as Red), 1 for the second.
     pub game_in_pair: u8,
     pub opening_index: u32,

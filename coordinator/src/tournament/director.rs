@@ -498,20 +498,33 @@ mod tests {
 
     #[test]
     fn an_odd_swiss_gives_each_bye_once_scored_as_a_won_match() {
-        let mut s = TournamentSettings::new(TournamentFormat::Swiss, 4);
+        let mut s = TournamentSettings::new(TournamentFormat::Swiss, 3);
         s.pairs_per_match = 2;
         s.tiebreaks = vec![Tiebreak::Wins];
         let (played, byes, end) = run(&s, 5, |m| (2, m.pairs * 2 - 2, 0), |_, _| 0);
         assert_eq!(end, Advance::Finished);
-        assert_eq!(byes.len(), 4);
+        assert_eq!(byes.len(), 3);
         let mut sat: Vec<usize> = byes.iter().map(|b| b.player).collect();
         sat.sort_unstable();
         sat.dedup();
-        assert_eq!(sat.len(), 4, "no second bye: {byes:?}");
+        assert_eq!(sat.len(), 3, "no second bye: {byes:?}");
         let st = standings_after(&s, 5, &played, &byes, 1);
         let bye1 = byes.iter().find(|b| b.round == 1).expect("a bye in round 1").player;
         let line = st.iter().find(|l| l.player == bye1).expect("a line");
         assert_eq!((line.points, line.games, line.wins), (8, 4, 4), "a bye wins every game of a 2-pair match");
+    }
+
+    #[test]
+    fn a_swiss_round_that_cannot_be_paired_without_a_rematch_is_named() {
+        // Five players, four rounds, the first listed always scoring best: by round 4 the
+        // players left without a bye have all met.
+        let mut s = TournamentSettings::new(TournamentFormat::Swiss, 4);
+        s.pairs_per_match = 2;
+        s.tiebreaks = vec![Tiebreak::Wins];
+        let (played, _, end) = run(&s, 5, |m| (2, m.pairs * 2 - 2, 0), |_, _| 0);
+        assert_eq!(end, Advance::Stuck("Swiss round 4 cannot be paired without a rematch".into()));
+        let mut seen = HashSet::new();
+        assert!(played.iter().all(|p| seen.insert((p.m.a.min(p.m.b), p.m.a.max(p.m.b)))), "no rematch was played");
     }
 
     #[test]

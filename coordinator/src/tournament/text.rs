@@ -15,7 +15,7 @@ pub struct RatingCell {
     pub error95: f64,
 }
 
-fn name<'a>(names: &'a [String], i: usize) -> &'a str {
+fn name(names: &[String], i: usize) -> &str {
     names.get(i).map_or("?", String::as_str)
 }
 
@@ -188,10 +188,10 @@ pub fn bracket(t: &Tournament, names: &[String]) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    if let Some(w) = super::director::knockout_winner(&t.settings, &t.played, &t.byes) {
-        if t.ties(t.round()).len() == 1 {
-            let _ = writeln!(out, "winner: {}", name(names, w));
-        }
+    if let Some(w) = super::director::knockout_winner(&t.settings, &t.played, &t.byes)
+        && t.ties(t.round()).len() == 1
+    {
+        let _ = writeln!(out, "winner: {}", name(names, w));
     }
     out
 }

@@ -134,6 +134,22 @@ fn status() -> RunStatus {
         missing_engines: vec!["fsf".into()],
         exported_games: 7,
         spsa: vec![SpsaValue { name: "x".into(), start: 0.5, value: 0.75, min: 0.0, max: 1.5, integer: false }],
+        tournament: Some(crate::domain::TournamentDraw {
+            matches: vec![crate::domain::MatchRow {
+                pairing: 0,
+                m: crate::domain::Match {
+                    round: 2,
+                    slot: 1,
+                    a: 3,
+                    b: 0,
+                    stage: crate::domain::MatchStage::Armageddon,
+                    pairs: 1,
+                },
+                armageddon_red_points: Some(1),
+            }],
+            byes: vec![crate::domain::ByeSlot { round: 1, slot: 2, player: 4 }],
+            names: vec!["a".into(), "b".into()],
+        }),
     }
 }
 

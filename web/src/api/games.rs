@@ -168,21 +168,23 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
 }
 
 /// Appends a stored game's PGN to `out`, from the start of its opening line (`openings`: its
-/// run's).
+/// run's; `headers`: its run's `[Event]` and `[Round]`, given the run's games in id order).
 pub fn write_stored(
     state: &AppState,
     out: &mut String,
     g: &coordinator::StoredGame,
     openings: &mut RunOpenings,
+    headers: &mut crate::pgn::EventRound,
     notation: Notation,
 ) -> ApiResult<()> {
     let r = &g.report;
     let opening = openings.get(g.opening_index).map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))?;
     let (red, black) = (name(state, &r.red), name(state, &r.black));
     let (red_id, black_id) = (r.red.to_string(), r.black.to_string());
+    let (event, round) = headers.next(g.pairing, g.pair_index, g.game_in_pair);
     let game = PgnGame {
-        event: format!("xqfarm run {}", g.run),
-        round: format!("{}.{}", g.pair_index, g.game_in_pair + 1),
+        event,
+        round,
         red_name: &red,
         red_id: &red_id,
         black_name: &black,
@@ -208,9 +210,27 @@ async fn pgn(
     let text = blocking(move || {
         let storage = state.farm.storage();
         let g = storage.get_game(id)?;
-        let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
+        let run = storage.get_run(g.run)?;
+        let mut openings = RunOpenings::of_run(storage.as_ref(), &run)?;
+        let draw = storage.tournament_draw(g.run)?;
+        let mut headers = crate::pgn::EventRound::new(g.run.get(), &run.spec.name, draw.as_ref());
+        if draw.is_some() {
+            // A tournament game's number within its match counts the match's earlier games.
+            let mut after = 0;
+            'earlier: loop {
+                let chunk = storage.games_since(g.run, after, 1_000)?;
+                let Some(last) = chunk.last() else { break };
+                after = last.game_id;
+                for earlier in chunk.iter().take_while(|e| e.game_id < g.game_id) {
+                    headers.next(earlier.pairing, earlier.pair_index, earlier.game_in_pair);
+                }
+                if after >= g.game_id {
+                    break 'earlier;
+                }
+            }
+        }
         let mut out = String::new();
-        write_stored(&state, &mut out, &g, &mut openings, notation)?;
+        write_stored(&state, &mut out, &g, &mut openings, &mut headers, notation)?;
         Ok(out)
     })
     .await?;

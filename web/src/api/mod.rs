@@ -7,6 +7,7 @@ pub mod games;
 pub mod histogram;
 pub mod rows;
 pub mod runs;
+pub mod tournament;
 pub mod workers;
 
 use serde::Deserialize;

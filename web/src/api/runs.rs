@@ -174,6 +174,7 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             _ => Vec::new(),
         };
         Ok(Json(json!({
+            "tournament": super::tournament::tournament_json(&status),
             "spsa_paths": spsa_paths,
             "run": row_of(&state, &status),
             "spec": spec_json(&status),
@@ -229,7 +230,10 @@ async fn pgn(
     let notation = q.checked()?;
     let text = blocking(move || {
         let storage = state.farm.storage();
-        let mut openings = coordinator::run_openings::RunOpenings::of_run(storage.as_ref(), &storage.get_run(id)?)?;
+        let run = storage.get_run(id)?;
+        let mut openings = coordinator::run_openings::RunOpenings::of_run(storage.as_ref(), &run)?;
+        let draw = storage.tournament_draw(id)?;
+        let mut headers = crate::pgn::EventRound::new(id.get(), &run.spec.name, draw.as_ref());
         let mut out = String::new();
         let mut after = 0;
         loop {
@@ -237,7 +241,7 @@ async fn pgn(
             let Some(last) = chunk.last() else { break };
             after = last.game_id;
             for g in &chunk {
-                super::games::write_stored(&state, &mut out, g, &mut openings, notation)?;
+                super::games::write_stored(&state, &mut out, g, &mut openings, &mut headers, notation)?;
             }
         }
         Ok(out)

@@ -114,7 +114,7 @@ fn positions_of(conn: &Connection, game_id: i64) -> Result<Vec<PositionSample>> 
 
 /// The columns [`stored_game`] decodes, of `games g JOIN workers w`.
 const GAME_COLUMNS: &str = "g.id, g.run_id, g.pair_index, g.game_in_pair, g.opening_index, w.name, g.red, g.black,
-     g.start_fen, g.outcome, g.reason, g.moves, g.duration_ms, g.nodes";
+     g.start_fen, g.outcome, g.reason, g.moves, g.duration_ms, g.nodes, g.pairing";
 
 /// A row of [`GAME_COLUMNS`], as read.
 struct RawGame {
@@ -132,6 +132,7 @@ struct RawGame {
     moves: String,
     duration: i64,
     nodes: i64,
+    pairing: i64,
 }
 
 impl RawGame {
@@ -151,6 +152,7 @@ impl RawGame {
             moves: r.get(11)?,
             duration: r.get(12)?,
             nodes: r.get(13)?,
+            pairing: r.get(14)?,
         })
     }
 }
@@ -170,6 +172,7 @@ fn stored_game(conn: &Connection, raw: RawGame) -> Result<StoredGame> {
         game_id: to_u64(id, "game id")?,
         run: RunId::new(to_u64(raw.run, "run id")?),
         pair_index: to_u64(raw.pair, "pair index")?,
+        pairing: to_u32(raw.pairing, "pairing")?,
         game_in_pair: game_in_pair(id, raw.game_in_pair)?,
         opening_index: to_u32(raw.opening, "opening index")?,
         worker: raw.worker,

@@ -581,7 +581,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -592,7 +592,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8]);
     }
 
     #[test]
@@ -612,7 +612,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8]);
     }
 
     #[test]

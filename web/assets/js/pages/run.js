@@ -5,6 +5,7 @@ import { get, post, showError, showMessage } from '../api.js';
 import { histogram, lineChart } from '../charts.js';
 import { ago, fmt, h, setText, withCi } from '../dom.js';
 import { eloText, gamesText, llrCell, stateText, variantsText } from './runs.js';
+import { tournamentPanel } from './tournament.js';
 
 const PAGE = 50;
 
@@ -92,6 +93,22 @@ export async function render(app, { params, me }) {
         lineChart(p.points, { bounds: [p.start], testid: `spsa-${p.name}`, xLabel: 'pairs', width: 360, height: 150, zero: false }));
     }))) : null;
 
+  // A tournament: standings by round, cross table or bracket, the rounds.
+  const tournament = detail.tournament ? tournamentPanel(detail.tournament) : null;
+  let refreshing = false;
+  const refreshTournament = async () => {
+    if (!tournament || refreshing) return;
+    refreshing = true;
+    try {
+      const fresh = await get(`/api/runs/${run.id}`);
+      if (fresh.tournament) tournament.refresh(fresh.tournament);
+    } catch (e) {
+      showError(e);
+    } finally {
+      refreshing = false;
+    }
+  };
+
   // The games list, paged.
   const gamesBody = h('tbody', { id: 'games-body' });
   const pageInfo = h('span', { id: 'games-page', 'data-testid': 'games-page' });
@@ -125,6 +142,7 @@ export async function render(app, { params, me }) {
       h('section', { class: 'panel' }, h('h2', {}, 'Terminations'), terms),
       h('section', { class: 'panel' }, h('h2', {}, 'Game lengths'), lengths),
       h('section', { class: 'panel' }, h('h2', {}, 'Spec'), spec)),
+    ...(tournament ? [tournament] : []),
     ...(spsa ? [spsa] : []),
     h('h2', {}, 'Games'), h('div', { class: 'pager' }, prev, next, pageInfo), games);
   await loadGames();
@@ -134,7 +152,9 @@ export async function render(app, { params, me }) {
     try {
       const mine = (JSON.parse(e.data).runs || []).find((r) => String(r.id) === String(run.id));
       if (!mine) return;
+      const moved = mine.games !== run.games || mine.state !== run.state;
       run = mine;
+      if (moved) refreshTournament();
       stats.update(run);
       stop.classList.toggle('hidden', !canStop());
     } catch (err) {
