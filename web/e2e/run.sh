@@ -16,5 +16,5 @@ if [[ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
   exit 2
 fi
 npm ci --no-audit --no-fund --loglevel=error
-if [[ $# -eq 0 ]]; then set -- tests/static.test.mjs tests/contract.test.mjs tests/farm.test.mjs tests/play.test.mjs tests/tablebase.test.mjs; fi
+if [[ $# -eq 0 ]]; then set -- tests/static.test.mjs tests/contract.test.mjs tests/farm.test.mjs tests/play.test.mjs tests/tablebase.test.mjs tests/tournament.test.mjs; fi
 exec node --test --test-concurrency=1 "$@"

@@ -92,7 +92,10 @@ pub fn tournament_json(status: &RunStatus) -> Option<Value> {
     let names = status.tournament.as_ref().map(|d| d.names.clone()).unwrap_or_default();
     let s = &t.settings;
     let mut by_round: Vec<Value> = (1..t.round()).map(|r| standings_json(&t, &names, r, false)).collect();
-    by_round.push(standings_json(&t, &names, u32::MAX, true));
+    // Now: every game so far, labelled with the round being played.
+    let mut now = standings_json(&t, &names, u32::MAX, true);
+    now["round"] = json!(t.round());
+    by_round.push(now);
     let mut v = json!({
         "format": s.format.as_str(),
         "round": t.round(),

@@ -9,24 +9,26 @@ import { tournamentPanel } from './tournament.js';
 
 const PAGE = 50;
 
-function headline() {
+// A tournament's result is its standings: the two-player figures are left out.
+const MATCH_FIELDS = ['wdl', 'penta', 'elo', 'nelo', 'los', 'llr'];
+
+function headline(kind) {
   const fields = [
     ['state', 'State'], ['variants', 'Variants'], ['tc', 'TC'], ['games', 'Games'], ['wdl', 'W / D / L'],
     ['penta', 'Pentanomial'], ['elo', 'Elo'], ['nelo', 'nElo'], ['los', 'LOS'], ['llr', 'LLR'],
-  ];
+  ].filter(([k]) => kind !== 'tournament' || !MATCH_FIELDS.includes(k));
   const dl = h('dl', { class: 'stats', id: 'run-stats', 'data-testid': 'run-stats' });
   const dd = {};
   for (const [k, label] of fields) {
     dd[k] = h('dd', { 'data-stat': k });
     dl.append(h('dt', {}, label), dd[k]);
   }
-  const llr = llrCell();
-  dd.llr.append(llr);
   dl.update = (run) => {
     setText(dd.state, stateText(run));
     setText(dd.variants, variantsText(run));
     setText(dd.tc, run.tc);
     setText(dd.games, gamesText(run));
+    if (!dd.llr) return;
     setText(dd.wdl, (run.wdl || []).join(' / '));
     setText(dd.penta, `[${(run.pentanomial || []).join(', ')}]`);
     setText(dd.elo, withCi(run.elo, run.elo_ci));
@@ -34,6 +36,8 @@ function headline() {
     setText(dd.los, run.los === null || run.los === undefined ? '—' : `${fmt(100 * run.los, 1)} %`);
     llr.update(run);
   };
+  const llr = llrCell();
+  dd.llr?.append(llr);
   return dl;
 }
 
@@ -42,7 +46,7 @@ export async function render(app, { params, me }) {
   const detail = await get(`/api/runs/${id}`);
   let run = detail.run;
   const title = h('h1', { id: 'run-title' }, `Run ${run.id}: ${run.name}`);
-  const stats = headline();
+  const stats = headline(run.kind);
   stats.update(run);
 
   const toolbar = h('div', { class: 'toolbar' });
@@ -135,14 +139,14 @@ export async function render(app, { params, me }) {
     h('thead', {}, h('tr', {}, ['Game', 'Red', 'Black', 'Result', 'Reason', 'Plies', 'Worker'].map((t) => h('th', {}, t)))), gamesBody);
 
   app.append(title, toolbar,
+    ...(tournament ? [tournament] : []),
     h('div', { class: 'grid2' },
       h('section', { class: 'panel' }, h('h2', {}, 'Result'), stats),
-      h('section', { class: 'panel' }, h('h2', {}, 'LLR by games'), llrChart),
+      ...(tournament ? [] : [h('section', { class: 'panel' }, h('h2', {}, 'LLR by games'), llrChart)]),
       h('section', { class: 'panel' }, h('h2', {}, 'Workers'), workers),
       h('section', { class: 'panel' }, h('h2', {}, 'Terminations'), terms),
       h('section', { class: 'panel' }, h('h2', {}, 'Game lengths'), lengths),
       h('section', { class: 'panel' }, h('h2', {}, 'Spec'), spec)),
-    ...(tournament ? [tournament] : []),
     ...(spsa ? [spsa] : []),
     h('h2', {}, 'Games'), h('div', { class: 'pager' }, prev, next, pageInfo), games);
   await loadGames();

@@ -8,7 +8,7 @@ const TIEBREAK_LABELS = {
 };
 
 function standingsTable(t, standing) {
-  const final = standing.round >= t.round || standing.round > 1e9;
+  const final = standing.round >= t.round;
   const head = ['Rank', 'Player', 'Points', 'Games', 'W', 'D', 'L', ...t.tiebreaks.map((b) => TIEBREAK_LABELS[b] || b)];
   if (final) head.push('Elo (95%)');
   return h('table', { class: 'data', 'data-testid': 'tournament-standings', 'data-round': standing.round },
