@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every test of the repository, in the order that fails fastest: format and lints (seconds), the
-# Rust tests (`cargo test --workspace`), then the browser tests (web/e2e: Debian's Chromium
-# driven by playwright-core under `node --test`, against a real `xqfarm serve` and worker).
+# Rust tests (`cargo test --workspace`), the browser tests (web/e2e: Debian's Chromium driven by
+# playwright-core under `node --test`, against a real `xqfarm serve` and worker), then the
+# cluster tests (deploy/slurm: a real slurmctld and slurmd running the worker array job; they
+# need root and say so when skipped, unless XQFARM_REQUIRE_SLURM=1 makes that a failure).
 # `.ci/run` installs what a fresh machine lacks, then runs this.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,3 +16,4 @@ cargo test --workspace
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 export XQFARM_BIN="${XQFARM_BIN:-$target/debug/xqfarm}"
 web/e2e/run.sh
+deploy/slurm/test.sh
