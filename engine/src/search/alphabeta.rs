@@ -2,7 +2,8 @@
 //! pruning (with verification at high depth), reverse futility pruning, late-move
 //! reductions and pruning, static exchange pruning near the leaves (captures that lose more
 //! than `see_capture_margin` per ply, quiets that lose more than `see_quiet_margin` per ply
-//! squared), check extension, mate-distance pruning, and quiescence on the captures that do
+//! squared), futility pruning of quiet moves when the static evaluation plus
+//! `fp_base + fp_margin`·depth cannot reach alpha, check extension, mate-distance pruning, and quiescence on the captures that do
 //! not lose material (all evasions in check). The rules score inside the tree: repetitions
 //! by the Asian-rules verdict, the 120-ply natural limit, and no legal move = a loss.
 
@@ -296,8 +297,15 @@ impl<'a> Searcher<'a> {
                 && !capture
                 && depth <= sp.lmp_depth
                 && moves_tried > (sp.lmp_base + depth * depth * sp.lmp_scale) as usize;
+            // Futility: a quiet move cannot lift a static evaluation this far below alpha.
+            let futile = prunable
+                && !late_quiet
+                && !capture
+                && depth <= sp.fp_depth
+                && static_eval + sp.fp_base + sp.fp_margin * depth <= alpha;
             let see_losing = prunable
                 && !late_quiet
+                && !futile
                 && depth <= sp.see_prune_depth
                 && !self.pos.see_ge(
                     m,
@@ -305,7 +313,7 @@ impl<'a> Searcher<'a> {
                 );
             self.play(m);
             let gives_check = self.pos.in_check();
-            if (late_quiet || see_losing) && !gives_check {
+            if (late_quiet || futile || see_losing) && !gives_check {
                 self.pos.undo();
                 // The pruned move was counted as a node: keep a node limit exact.
                 if self.check_stop() {

@@ -119,6 +119,13 @@ search_params! {
     /// Static exchange pruning: a quiet move is pruned when it loses more than this many
     /// centipawns per depth squared.
     see_quiet_margin = 15, 0..=100, step 3;
+    /// Futility pruning: the deepest remaining depth at which quiet moves are skipped when
+    /// the static evaluation plus a margin cannot reach alpha.
+    fp_depth = 6, 1..=12, step 1;
+    /// Futility pruning: the margin's constant term, in centipawns.
+    fp_base = 100, 0..=400, step 10;
+    /// Futility pruning: the margin's centipawns per ply of depth.
+    fp_margin = 80, 20..=300, step 10;
     /// Aspiration windows: the first half-width, in centipawns.
     asp_delta = 30, 5..=200, step 4;
     /// Aspiration windows: the smallest iteration depth they are used from.
