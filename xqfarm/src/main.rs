@@ -10,6 +10,7 @@ mod farm_cmds;
 mod farm_target;
 mod local;
 mod local_match;
+mod logging;
 mod loop_cmd;
 mod match_side;
 mod remote;
@@ -148,13 +149,10 @@ enum OpeningsCommand {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("XQFARM_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    if let Err(e) = logging::init() {
+        eprintln!("error: {e:#}");
+        return ExitCode::from(2);
+    }
     match run() {
         Ok(code) => code,
         Err(e) => {
