@@ -17,6 +17,7 @@ use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::error::{Error, Result};
+use crate::metrics::{self, FarmGauges, Metrics};
 use crate::parquet::{self as pq, CompactionPolicy};
 use crate::referee;
 use crate::run_openings::RunOpenings;
@@ -63,6 +64,8 @@ pub struct Farm {
     /// Endgame tables the referee checks `tablebase` endings against (`None`: such an ending
     /// is refused).
     tables: Option<Arc<engine::tablebase::Tablebases>>,
+    /// What is counted as it happens (RPCs), for the metrics.
+    metrics: Arc<Metrics>,
 }
 
 /// How often an active SPSA run's history file is rewritten at most.
@@ -93,6 +96,7 @@ impl Farm {
             created: Mutex::new(VecDeque::new()),
             reference_nps: None,
             tables: None,
+            metrics: Arc::new(Metrics::default()),
         };
         // Results recorded just before a crash may have settled an SPRT whose verdict was
         // not stored yet.
@@ -168,6 +172,34 @@ impl Farm {
     }
 
     /// Games of `run` in Parquet (0 without a data directory).
+    /// What the coordinator counts as it runs: the RPC wrapper ([`crate::rpc_metrics`]) adds
+    /// to it.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The Prometheus text exposition of the farm's metrics: the counters, the storage's
+    /// transaction times, and the load read now (leases, pending pairs, games, export lag).
+    pub fn metrics_text(&self) -> Result<String> {
+        let load = self.storage.farm_load()?;
+        let exported = self.exported.borrow().clone();
+        let export_lag_games = match self.data_dir {
+            Some(_) => {
+                load.games_by_run.iter().map(|(run, g)| g.saturating_sub(exported.get(run).copied().unwrap_or(0))).sum()
+            }
+            // Nothing is exported without a data directory.
+            None => 0,
+        };
+        let gauges = FarmGauges {
+            active_leases: load.active_leases,
+            pending_pairs: load.pending_pairs,
+            open_ended_runs: load.open_ended_runs,
+            games_total: load.games_by_run.iter().map(|(_, g)| g).sum(),
+            export_lag_games,
+        };
+        Ok(metrics::render(&self.metrics, &self.storage.transaction_times(), &gauges))
+    }
+
     pub fn exported_games(&self, run: RunId) -> u64 {
         self.exported.borrow().get(&run).copied().unwrap_or(0)
     }

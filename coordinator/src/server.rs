@@ -12,6 +12,7 @@ use tonic::transport::ServerTlsConfig;
 
 use crate::farm::Farm;
 use crate::grpc::FarmService;
+use crate::rpc_metrics::Observed;
 
 /// Who may call, and over what: the tokens with their roles, and TLS (`None`: plaintext).
 #[derive(Debug)]
@@ -93,7 +94,8 @@ pub async fn serve_routes(
             }
         }
     });
-    let service = RoleGuard::new(FarmService::new(Arc::clone(&farm)).into_server(), Arc::new(security.access));
+    let guarded = RoleGuard::new(FarmService::new(Arc::clone(&farm)).into_server(), Arc::new(security.access));
+    let service = Observed::new(guarded, Arc::clone(farm.metrics()));
     let routes = tonic::service::Routes::from(web.fallback(unknown_path)).add_service(service);
     let result = builder
         .add_routes(routes)

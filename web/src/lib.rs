@@ -10,6 +10,7 @@ pub mod assets;
 pub mod auth;
 pub mod error;
 pub mod events;
+pub mod metrics;
 pub mod pgn;
 pub mod play;
 pub mod state;
@@ -27,6 +28,7 @@ pub fn router(state: AppState) -> axum::Router {
         .merge(assets::routes())
         .merge(api::routes())
         .merge(play::routes())
+        .merge(metrics::routes())
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }

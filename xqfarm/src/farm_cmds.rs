@@ -77,6 +77,10 @@ pub struct ServeArgs {
     /// An opening book (`xqfarm book build`) whose moves the play page shows.
     #[arg(long, value_name = "BOOK")]
     book: Option<PathBuf>,
+    /// Also serve the Prometheus metrics (`/metrics`) on this address, without a token (on the
+    /// farm's port they need a token with the read-only role).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<String>,
 }
 
 /// A speed in nodes per second given on the command line: a positive whole number (0 is what a
@@ -100,6 +104,8 @@ fn security(args: &ServeArgs) -> Result<coordinator::server::Security> {
 }
 
 pub async fn serve(args: ServeArgs) -> Result<()> {
+    // SIGTERM (Kubernetes, systemd) or SIGINT: stop serving, export what was recorded, exit.
+    let stop = stop_signal()?;
     let security = security(&args)?;
     let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
     let farm = Arc::new(
@@ -142,10 +148,32 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         listener.local_addr()?,
         if args.public { " (public read-only)" } else { " (sign in with a token)" }
     );
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+    let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        stop.await;
+        let _ = stopped_tx.send(true);
+    });
+    let until_stopped = move || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        }
     };
-    coordinator::server::serve_routes(listener, farm, security, web, shutdown).await.context("serving")?;
+    let metrics = match &args.metrics_listen {
+        Some(addr) => {
+            let metrics_listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("--metrics-listen: binding {addr}"))?;
+            eprintln!("metrics: http://{}/metrics (no token)", metrics_listener.local_addr()?);
+            let farm = Arc::clone(&farm);
+            Some(tokio::spawn(web::metrics::serve_open(metrics_listener, farm, until_stopped())))
+        }
+        None => None,
+    };
+    coordinator::server::serve_routes(listener, farm, security, web, until_stopped()).await.context("serving")?;
+    if let Some(task) = metrics {
+        task.await.context("the metrics server task")?.context("serving the metrics")?;
+    }
     Ok(())
 }
 

@@ -370,12 +370,15 @@ impl Tx for MemoryTx<'_> {
         Ok(())
     }
 
-    fn active_run_loads(&mut self, bench_signature: u64) -> Result<Vec<RunLoad>> {
+    fn active_run_loads(&mut self, bench_signature: Option<u64>) -> Result<Vec<RunLoad>> {
         let state = &*self.state;
         Ok(state
             .runs
             .iter()
-            .filter(|(_, r)| r.state == RunState::Active && r.spec.bench_signature.is_none_or(|s| s == bench_signature))
+            .filter(|(_, r)| {
+                r.state == RunState::Active
+                    && bench_signature.is_none_or(|b| r.spec.bench_signature.is_none_or(|s| s == b))
+            })
             .map(|(&run, r)| {
                 let pairings = r.allocation.allocated.len() as u64;
                 let allocated: u64 = r.allocation.allocated.iter().sum();

@@ -281,6 +281,12 @@ pub trait Storage: Send + Sync {
 
     /// A tournament's draw so far (`None` for a run of another kind).
     fn tournament_draw(&self, run: RunId) -> Result<Option<TournamentDraw>>;
+
+    /// Leases, pending pairs and games recorded, for the metrics.
+    fn farm_load(&self) -> Result<reads::FarmLoad>;
+    /// How long this backend's transactions took, by their name, queueing included (empty for
+    /// a backend that does not measure them).
+    fn transaction_times(&self) -> Vec<(String, crate::metrics::Histogram)>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT

@@ -51,6 +51,33 @@ pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
         .collect()
 }
 
+/// What the metrics read from the farm ([`farm_load`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FarmLoad {
+    /// Leases being played.
+    pub active_leases: u64,
+    /// Per active run: pairs in the pool plus pairs not yet created (runs of a fixed size).
+    pub pending_pairs: Vec<(RunId, u64)>,
+    /// Active runs with no fixed size (SPRTs).
+    pub open_ended_runs: u64,
+    /// Games recorded, per run (every run, whatever its state).
+    pub games_by_run: Vec<(RunId, u64)>,
+}
+
+/// The farm's load for the metrics, in one read transaction.
+pub fn farm_load(tx: &mut dyn Tx) -> Result<FarmLoad> {
+    let active_leases = tx.active_leases_by_worker()?.iter().map(|&(_, n)| u64::from(n)).sum();
+    let loads = tx.active_run_loads(None)?;
+    let pending_pairs = loads.iter().map(|l| (l.run, l.requeued + l.unallocated.unwrap_or(0))).collect();
+    let open_ended_runs = loads.iter().filter(|l| l.unallocated.is_none()).count() as u64;
+    let games_by_run = tx
+        .run_ids()?
+        .into_iter()
+        .map(|run| Ok((run, tx.run_stats(run)?.iter().map(|s| s.games()).sum())))
+        .collect::<Result<_>>()?;
+    Ok(FarmLoad { active_leases, pending_pairs, open_ended_runs, games_by_run })
+}
+
 /// Folds a run's game counts and pair tallies into its aggregates; `workers` names the
 /// workers the tallies name.
 pub fn aggregate(ends: &[GameEnds], tallies: &[PairTally], workers: &[WorkerSummary]) -> Result<RunAggregates> {

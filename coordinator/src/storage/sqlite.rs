@@ -20,6 +20,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -29,6 +30,7 @@ use self::tx::SqliteTx;
 use self::writer::Writer;
 use super::tx::{Backend, Tx};
 use crate::error::{Error, Result};
+use crate::metrics::Timings;
 
 /// Adds what was being done to a SQLite error.
 trait Ctx<T> {
@@ -94,6 +96,8 @@ pub struct SqliteStorage {
     /// Kept for its `Drop`, which stops the thread.
     _checkpointer: Option<Checkpointer>,
     path: Option<PathBuf>,
+    /// Every transaction's time, by its context (the metrics' storage transaction time).
+    timings: Timings,
 }
 
 impl std::fmt::Debug for SqliteStorage {
@@ -119,6 +123,7 @@ impl SqliteStorage {
             readers: Some(Readers { path: path.to_owned(), idle: Mutex::new(Vec::new()) }),
             _checkpointer: Some(checkpointer),
             path: Some(path.to_owned()),
+            timings: Timings::default(),
         })
     }
 
@@ -127,7 +132,7 @@ impl SqliteStorage {
         let mut conn = Connection::open_in_memory().ctx("opening an in-memory database")?;
         schema::prepare(&mut conn)?;
         let writer = Writer::start(Db::new(conn), |_: &Db| {})?;
-        Ok(SqliteStorage { writer, readers: None, _checkpointer: None, path: None })
+        Ok(SqliteStorage { writer, readers: None, _checkpointer: None, path: None, timings: Timings::default() })
     }
 
     /// The database file, if any.
@@ -142,7 +147,10 @@ impl Backend for SqliteStorage {
         T: Send + 'static,
         F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
-        self.writer.call(context, move |db| f(&mut SqliteTx(db)))
+        let start = Instant::now();
+        let out = self.writer.call(context, move |db| f(&mut SqliteTx(db)));
+        self.timings.observe(context, start.elapsed());
+        out
     }
 
     fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
@@ -151,9 +159,18 @@ impl Backend for SqliteStorage {
         F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         match &self.readers {
-            Some(readers) => readers.read(context, move |db| f(&mut SqliteTx(db))),
+            Some(readers) => {
+                let start = Instant::now();
+                let out = readers.read(context, move |db| f(&mut SqliteTx(db)));
+                self.timings.observe(context, start.elapsed());
+                out
+            }
             // An in-memory database has one connection: the writer's.
             None => self.write(context, f),
         }
+    }
+
+    fn timings(&self) -> Option<&Timings> {
+        Some(&self.timings)
     }
 }

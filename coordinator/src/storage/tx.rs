@@ -225,7 +225,9 @@ pub trait Tx {
     fn add_stats(&mut self, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()>;
     /// The load of every active run whose bench signature is unset or `bench_signature`,
     /// oldest first, each with the engines it needs (as [`Tx::run_engine_needs`]).
-    fn active_run_loads(&mut self, bench_signature: u64) -> Result<Vec<RunLoad>>;
+    /// The load of every active run a worker with `bench_signature` may play (`None`: every
+    /// active run, whatever signature it asks for).
+    fn active_run_loads(&mut self, bench_signature: Option<u64>) -> Result<Vec<RunLoad>>;
     fn allocation(&mut self, run: RunId) -> Result<Allocation>;
     fn exported_up_to(&mut self, run: RunId) -> Result<u64>;
     fn set_exported_up_to(&mut self, run: RunId, game_id: u64) -> Result<()>;
@@ -372,4 +374,9 @@ pub trait Backend: Send + Sync {
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static;
+
+    /// The backend's transaction times by context, if it measures them.
+    fn timings(&self) -> Option<&crate::metrics::Timings> {
+        None
+    }
 }

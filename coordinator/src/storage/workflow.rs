@@ -45,7 +45,7 @@ pub fn lease_batch(
     if free_slots == 0 {
         return Ok(None);
     }
-    let loads = tx.active_run_loads(bench.signature)?;
+    let loads = tx.active_run_loads(Some(bench.signature))?;
     let worker_engines = tx.worker_engines(worker)?;
     let Some(run) = scheduler::choose_run(&loads, &worker_engines) else {
         return Ok(None);
@@ -628,6 +628,14 @@ impl<B: Backend> Storage for B {
             tx.run_state(run)?;
             tx.spsa_history(run)
         })
+    }
+
+    fn farm_load(&self) -> Result<reads::FarmLoad> {
+        self.read("reading the farm's load", reads::farm_load)
+    }
+
+    fn transaction_times(&self) -> Vec<(String, crate::metrics::Histogram)> {
+        self.timings().map(|t| t.snapshot().into_iter().collect()).unwrap_or_default()
     }
 }
 

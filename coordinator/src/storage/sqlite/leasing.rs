@@ -71,8 +71,9 @@ pub(super) fn insert_worker(
     to_u64(conn.last_insert_rowid(), "worker id").map(WorkerId::new)
 }
 
-/// The load of every active run a worker with this bench signature may play.
-pub(super) fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad>> {
+/// The load of every active run a worker with this bench signature may play (`None`: every
+/// active run).
+pub(super) fn run_loads(conn: &Connection, signature: Option<u64>) -> Result<Vec<RunLoad>> {
     type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>);
     let rows: Vec<Raw> = conn
         .prepare_cached(
@@ -84,11 +85,11 @@ pub(super) fn run_loads(conn: &Connection, signature: u64) -> Result<Vec<RunLoad
                 CASE WHEN r.kind = 'tournament'
                      THEN (SELECT COALESCE(SUM(m.pairs), 0) FROM tournament_matches m WHERE m.run_id = r.id) END
              FROM runs r
-             WHERE r.state = 'active' AND (r.bench_signature IS NULL OR r.bench_signature = ?1)
+             WHERE r.state = 'active' AND (?1 IS NULL OR r.bench_signature IS NULL OR r.bench_signature = ?1)
              ORDER BY r.id",
         )
         .and_then(|mut s| {
-            s.query_map([bits(signature)], |r| {
+            s.query_map([signature.map(bits)], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
             })?
             .collect()

@@ -92,7 +92,7 @@ impl Tx for SqliteTx<'_> {
         catalog::add_stats(self.0, run, pairing, delta)
     }
 
-    fn active_run_loads(&mut self, bench_signature: u64) -> Result<Vec<RunLoad>> {
+    fn active_run_loads(&mut self, bench_signature: Option<u64>) -> Result<Vec<RunLoad>> {
         let mut loads = leasing::run_loads(self.0, bench_signature)?;
         engines::attach_needs(self.0, &mut loads)?;
         Ok(loads)
