@@ -294,12 +294,17 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
     });
     assert_eq!(tx(b, move |tx| tx.pooled_pairs(run, 10)), vec![0, 2], "lowest index first");
     assert_eq!(tx(b, move |tx| tx.pooled_pairs(run, 1)), vec![0]);
-    let loads = tx(b, |tx| Ok((tx.active_run_loads(1)?, tx.active_run_loads(9)?)));
+    let loads =
+        tx(b, |tx| Ok((tx.active_run_loads(Some(1))?, tx.active_run_loads(Some(9))?, tx.active_run_loads(None)?)));
     let games = RunLoad { run, requeued: 2, in_flight: 0, unallocated: Some(2), engines: Vec::new() };
     let sprt = RunLoad { run: pinned, requeued: 0, in_flight: 0, unallocated: None, engines: Vec::new() };
-    assert_eq!(loads, (vec![games.clone()], vec![games, sprt]), "a pinned run only for its bench signature");
+    assert_eq!(
+        loads,
+        (vec![games.clone()], vec![games.clone(), sprt.clone()], vec![games, sprt]),
+        "a pinned run only for its bench signature, and every active run without one"
+    );
     tx(b, move |tx| tx.set_pair_status(run, 0, PairStatus::Leased));
-    assert_eq!(tx(b, |tx| tx.active_run_loads(1))[0].in_flight, 1);
+    assert_eq!(tx(b, |tx| tx.active_run_loads(Some(1)))[0].in_flight, 1);
 
     let delta = PairingStats { pentanomial: [0, 1, 2, 0, 0], wins: 1, draws: 4, losses: 1 };
     tx(b, move |tx| {
@@ -310,7 +315,7 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, move |tx| tx.run_stats(run)), vec![twice]);
     tx(b, move |tx| tx.set_run_state(run, &RunState::Stopped));
     assert_eq!(tx(b, move |tx| tx.run(run)).state, RunState::Stopped);
-    assert!(tx(b, |tx| tx.active_run_loads(1)).is_empty(), "only active runs have a load");
+    assert!(tx(b, |tx| tx.active_run_loads(Some(1))).is_empty(), "only active runs have a load");
     tx(b, move |tx| tx.set_exported_up_to(run, 12));
     assert_eq!(tx(b, move |tx| tx.exported_up_to(run)), 12);
 }
@@ -471,7 +476,7 @@ fn engine_rows<B: Backend>(b: &B) {
     });
     let pinned = [need("fsf", Some('b')), need("pika", None)];
     assert_eq!(tx(b, move |tx| tx.run_engine_needs(run)), pinned, "the first pin stays; unknown names change nothing");
-    assert_eq!(tx(b, |tx| tx.active_run_loads(3))[0].engines, pinned, "a run's load names its engines");
+    assert_eq!(tx(b, |tx| tx.active_run_loads(Some(3)))[0].engines, pinned, "a run's load names its engines");
     let failed = b.write("a failing case", move |tx| {
         tx.pin_engine(run, &engine("pika", 'e'))?;
         tx.store_worker_engines(keyed, &[])?;
