@@ -171,7 +171,6 @@ impl Farm {
         self.exported.subscribe()
     }
 
-    /// Games of `run` in Parquet (0 without a data directory).
     /// What the coordinator counts as it runs: the RPC wrapper ([`crate::rpc_metrics`]) adds
     /// to it.
     pub fn metrics(&self) -> &Arc<Metrics> {
@@ -182,11 +181,8 @@ impl Farm {
     /// transaction times, and the load read now (leases, pending pairs, games, export lag).
     pub fn metrics_text(&self) -> Result<String> {
         let load = self.storage.farm_load()?;
-        let exported = self.exported.borrow().clone();
         let export_lag_games = match self.data_dir {
-            Some(_) => {
-                load.games_by_run.iter().map(|(run, g)| g.saturating_sub(exported.get(run).copied().unwrap_or(0))).sum()
-            }
+            Some(_) => load.games_by_run.iter().map(|&(run, g)| g.saturating_sub(self.exported_games(run))).sum(),
             // Nothing is exported without a data directory.
             None => 0,
         };
@@ -200,6 +196,7 @@ impl Farm {
         Ok(metrics::render(&self.metrics, &self.storage.transaction_times(), &gauges))
     }
 
+    /// Games of `run` in Parquet (0 without a data directory).
     pub fn exported_games(&self, run: RunId) -> u64 {
         self.exported.borrow().get(&run).copied().unwrap_or(0)
     }
