@@ -50,6 +50,11 @@ pub enum Error {
         #[source]
         source: BoxedSource,
     },
+    /// A database server that cannot serve as this coordinator's store: unreachable, refusing
+    /// the credentials, or holding a schema that is not (this version of) xqfarm's. `target`
+    /// names the server and database, never the password.
+    #[error("database {target}: {reason}")]
+    Database { target: String, reason: String },
     /// Stored data that does not decode: the database was edited or damaged.
     #[error("Parquet export: {0}")]
     Export(String),

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::num::NonZeroU64;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
@@ -22,6 +23,7 @@ use crate::parquet::{self as pq, CompactionPolicy};
 use crate::referee;
 use crate::run_openings::RunOpenings;
 use crate::storage::Storage;
+use crate::storage::feed::Change;
 use crate::tc_scale;
 
 /// How long a worker with no work waits before asking again.
@@ -41,8 +43,9 @@ pub struct Farm {
     storage: Arc<dyn Storage>,
     clock: Arc<dyn Clock>,
     data_dir: Option<PathBuf>,
-    /// Bumped after every change a watcher may care about.
-    changes: watch::Sender<u64>,
+    /// Bumped after every change a watcher may care about, here or (announced through the
+    /// store) by another coordinator on the same database.
+    changes: Arc<watch::Sender<u64>>,
     /// Exports of one run must not interleave (segment ranges, compaction).
     export_lock: Mutex<()>,
     /// Whether each run seen so far is an SPRT (a run's kind never changes).
@@ -52,7 +55,11 @@ pub struct Farm {
     /// Each SPSA run's history as last written: its number of points and when.
     spsa_written: Mutex<HashMap<RunId, (usize, u64)>>,
     /// Games of each run in Parquet; every export that adds some publishes the new counts.
-    exported: watch::Sender<ExportProgress>,
+    exported: Arc<watch::Sender<ExportProgress>>,
+    /// Whether this coordinator held the exporter's role at its last export: only the store's
+    /// exporter writes Parquet ([`Storage::exporter`]); one that takes the role over first
+    /// adopts what the previous exporter left.
+    exporting: AtomicBool,
     /// The runs CreateRun made for recent request keys, oldest first: a retried CreateRun
     /// gets the run its first attempt made. Held while a keyed run is created, so two
     /// attempts in flight at once cannot both create one.
@@ -81,8 +88,8 @@ impl Farm {
     /// A farm over `storage`; with a data directory, Parquet parts left by a crash are
     /// repaired or adopted and anything recorded but not yet exported is exported now.
     pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
-        let (changes, _) = watch::channel(0);
-        let (exported, _) = watch::channel(ExportProgress::new());
+        let changes = Arc::new(watch::channel(0).0);
+        let exported = Arc::new(watch::channel(ExportProgress::new()).0);
         let farm = Farm {
             storage,
             clock,
@@ -93,6 +100,7 @@ impl Farm {
             runs_written: Mutex::new(Vec::new()),
             spsa_written: Mutex::new(HashMap::new()),
             exported,
+            exporting: AtomicBool::new(false),
             created: Mutex::new(VecDeque::new()),
             reference_nps: None,
             tables: None,
@@ -103,29 +111,71 @@ impl Farm {
         for run in farm.storage.list_runs()? {
             farm.check_sprt(&run)?;
         }
-        if let Some(dir) = &farm.data_dir {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
-            for run in farm.storage.list_runs()? {
-                // Files an older version wrote, upgraded before `recover` judges them.
-                let mut lines = RunOpenings::of_run(farm.storage.as_ref(), &run)?;
-                pq::migrate_games(dir, run.id, |index| lines.get(index).cloned())
-                    .map_err(|e| Error::Export(e.to_string()))?;
-                let done = farm.storage.exported_up_to(run.id)?;
-                let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
-                if adopted > done {
-                    farm.storage.mark_exported(run.id, adopted)?;
-                }
-                farm.export(run.id)?;
-                // Everything recorded is exported now: the run's Parquet holds all its games.
-                let games = run_games(&farm.storage.get_run(run.id)?);
-                farm.exported.send_modify(|progress| {
+        // Other coordinators on the same database: their changes wake this one's watchers, and
+        // the exporter's counts are everyone's.
+        let (changes, exported) = (Arc::clone(&farm.changes), Arc::clone(&farm.exported));
+        farm.storage.listen(Arc::new(move |change| {
+            if let Change::Exported { run, games } = change {
+                exported.send_modify(|progress| {
+                    let count = progress.entry(run).or_insert(0);
+                    *count = games.max(*count);
+                });
+            }
+            changes.send_modify(|v| *v += 1);
+        }))?;
+        if farm.data_dir.is_some() {
+            if farm.storage.exporter()? {
+                farm.take_export_role()?;
+            } else {
+                farm.follow_exports()?;
+            }
+        }
+        Ok(farm)
+    }
+
+    /// Becomes the exporter: Parquet parts left by a crash (of this coordinator, or of the
+    /// exporter before it) are repaired or adopted, and everything recorded is exported.
+    fn take_export_role(&self) -> Result<()> {
+        let Some(dir) = &self.data_dir else {
+            return Ok(());
+        };
+        self.exporting.store(true, Ordering::SeqCst);
+        std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
+        for run in self.storage.list_runs()? {
+            // Files an older version wrote, upgraded before `recover` judges them.
+            let mut lines = RunOpenings::of_run(self.storage.as_ref(), &run)?;
+            pq::migrate_games(dir, run.id, |index| lines.get(index).cloned())
+                .map_err(|e| Error::Export(e.to_string()))?;
+            let done = self.storage.exported_up_to(run.id)?;
+            let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
+            if adopted > done {
+                self.storage.mark_exported(run.id, adopted)?;
+            }
+            self.export(run.id)?;
+            // Everything recorded is exported now: the run's Parquet holds all its games.
+            let games = run_games(&self.storage.get_run(run.id)?);
+            self.exported.send_modify(|progress| {
+                progress.insert(run.id, games);
+            });
+            self.storage.announce(Change::Exported { run: run.id, games });
+        }
+        // The `runs` table in today's vocabulary, even if an older version wrote it.
+        self.export_runs(&self.storage.list_runs()?)
+    }
+
+    /// Another coordinator exports: the runs it has exported completely count as such until
+    /// it announces more.
+    fn follow_exports(&self) -> Result<()> {
+        for run in self.storage.list_runs()? {
+            let done = self.storage.exported_up_to(run.id)?;
+            if self.storage.games_since(run.id, done, 1)?.is_empty() {
+                let games = run_games(&run);
+                self.exported.send_modify(|progress| {
                     progress.insert(run.id, games);
                 });
             }
-            // The `runs` table in today's vocabulary, even if an older version wrote it.
-            farm.export_runs(&farm.storage.list_runs()?)?;
         }
-        Ok(farm)
+        Ok(())
     }
 
     /// The farm with a reference speed: from now on, leases scale move times and clocks to each
@@ -162,6 +212,7 @@ impl Farm {
 
     fn notify(&self) {
         self.changes.send_modify(|v| *v += 1);
+        self.storage.announce(Change::Runs);
     }
 
     /// A receiver of the export progress: how many games of each run are in Parquet. It
@@ -370,6 +421,14 @@ impl Farm {
         if self.data_dir.is_none() {
             return Ok(());
         }
+        if !self.storage.exporter()? {
+            self.exporting.store(false, Ordering::SeqCst);
+            return Ok(());
+        }
+        if !self.exporting.load(Ordering::SeqCst) {
+            tracing::info!("taking over the export of Parquet");
+            return self.take_export_role();
+        }
         let runs = self.storage.list_runs()?;
         for run in &runs {
             self.export(run.id)?;
@@ -426,6 +485,13 @@ impl Farm {
         let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
         let mut lines: Option<RunOpenings> = None;
         loop {
+            // Checked before every part: a coordinator that lost the role (its database
+            // connection died, and another took it) writes nothing more.
+            if !self.storage.exporter()? {
+                self.exporting.store(false, Ordering::SeqCst);
+                tracing::warn!(run = %run, "lost the exporter role; another coordinator exports");
+                return Ok(());
+            }
             let done = self.storage.exported_up_to(run)?;
             let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
             let Some(last) = games.last().map(|g| g.game_id) else {
@@ -452,7 +518,13 @@ impl Farm {
             pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
             self.storage.mark_exported(run, last)?;
             let added = games.len() as u64;
-            self.exported.send_modify(|progress| *progress.entry(run).or_insert(0) += added);
+            let mut games_now = 0;
+            self.exported.send_modify(|progress| {
+                let count = progress.entry(run).or_insert(0);
+                *count += added;
+                games_now = *count;
+            });
+            self.storage.announce(Change::Exported { run, games: games_now });
             self.notify();
             if games.len() < EXPORT_BATCH {
                 break;

@@ -89,7 +89,7 @@ pub mod tournament;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Result};
 pub use storage::{
-    GameSummary, LeaseTerms, MemoryStorage, RecordOutcome, RunAggregates, SqliteStorage, Storage, StoredGame,
-    WorkerRow, WorkerRunStats,
+    GameSummary, LeaseTerms, MemoryStorage, PgStorage, RecordOutcome, RunAggregates, SqliteStorage, Storage,
+    StoredGame, WorkerRow, WorkerRunStats,
 };
 pub mod parquet;

@@ -1,7 +1,9 @@
 //! One behaviour for every storage backend: each case below runs against the in-memory
-//! backend and against SQLite on a temporary file — first the storage primitives (`Tx`, the
-//! same calls giving the same results), then the workflow written over them (`Storage`).
-//! SQLite-only cases (reopening, corrupt files) follow at the end.
+//! backend, against SQLite on a temporary file and against PostgreSQL (a fresh database on the
+//! server `XQFARM_TEST_POSTGRES` names; see `postgres_support`): first the storage primitives
+//! (`Tx`, the same calls giving the same results), then the workflow written over them
+//! (`Storage`). SQLite-only cases (reopening, corrupt files) follow at the end; PostgreSQL's own
+//! (named connection errors, two coordinators on one database) are in `tests/postgres.rs`.
 
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;
@@ -14,7 +16,7 @@ use coordinator::storage::tx::{
     PairRow, PairStatus, PairTally, Tx, WorkerBench,
 };
 use coordinator::tc_scale::TcScale;
-use coordinator::{Error, MemoryStorage, SqliteStorage, Storage};
+use coordinator::{Error, MemoryStorage, PgStorage, SqliteStorage, Storage};
 use engine::rules::Reason;
 use proto::domain::{
     Adjudication, GameOutcome, GameReport, Lease, LeaseId, MoveStat, PairReport, PairTask, PairingStats,
@@ -23,6 +25,8 @@ use proto::domain::{
 };
 use tempfile::TempDir;
 
+mod postgres_support;
+
 const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
 /// With `10+0.1` a pair takes over a minute: one pair per free slot.
 const SLOW: TimeControl = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
@@ -30,16 +34,25 @@ const SLOW: TimeControl = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
 struct Fixture {
     storage: Box<dyn Storage>,
     _dir: Option<TempDir>,
+    // Dropped after the storage: the database goes with its last connection.
+    _db: Option<postgres_support::TestDb>,
 }
 
 fn memory() -> Fixture {
-    Fixture { storage: Box::new(MemoryStorage::new()), _dir: None }
+    Fixture { storage: Box::new(MemoryStorage::new()), _dir: None, _db: None }
 }
 
 fn sqlite() -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("open");
-    Fixture { storage: Box::new(storage), _dir: Some(dir) }
+    Fixture { storage: Box::new(storage), _dir: Some(dir), _db: None }
+}
+
+/// A fresh PostgreSQL database, `None` (the case skips) without a test server.
+fn postgres() -> Option<Fixture> {
+    let db = postgres_support::fresh()?;
+    let storage = PgStorage::open(&db.url).expect("open");
+    Some(Fixture { storage: Box::new(storage), _dir: None, _db: Some(db) })
 }
 
 macro_rules! conformance {
@@ -49,6 +62,13 @@ macro_rules! conformance {
         }
         mod sqlite_backend {
             $( #[test] fn $case() { super::$case(&*super::sqlite().storage) } )*
+        }
+        mod postgres_backend {
+            $( #[test] fn $case() {
+                if let Some(f) = super::postgres() {
+                    super::$case(&*f.storage)
+                }
+            } )*
         }
     };
 }
@@ -99,6 +119,13 @@ macro_rules! primitives {
             $( #[test] fn $case() {
                 let dir = tempfile::tempdir().expect("temp dir");
                 super::$case(&coordinator::SqliteStorage::open(dir.path().join("farm.db")).expect("open"))
+            } )*
+        }
+        mod postgres_primitives {
+            $( #[test] fn $case() {
+                if let Some(db) = super::postgres_support::fresh() {
+                    super::$case(&coordinator::PgStorage::open(&db.url).expect("open"))
+                }
             } )*
         }
     };
@@ -234,10 +261,7 @@ fn total_pairs(stats: &[PairingStats]) -> u64 {
 // Primitives
 
 /// Runs `f` in one write transaction of `b`, which must succeed.
-fn tx<B: Backend, T: Send + 'static>(
-    b: &B,
-    f: impl FnOnce(&mut dyn Tx) -> coordinator::Result<T> + Send + 'static,
-) -> T {
+fn tx<B: Backend, T: Send + 'static>(b: &B, f: impl Fn(&mut dyn Tx) -> coordinator::Result<T> + Send + 'static) -> T {
     b.write("a conformance case", f).expect("the primitives succeed")
 }
 
@@ -253,7 +277,7 @@ fn primitive_run<B: Backend>(b: &B, kind: RunKind, bench_signature: Option<u64>)
         }
         let lines: Vec<String> = (0..3).map(|i| format!("{START} moves h2e2 opening{i}")).collect();
         let suite = tx.insert_suite("suite", &lines)?;
-        let spec = RunSpec { bench_signature, ..run_spec(kind, ids, suite, SLOW) };
+        let spec = RunSpec { bench_signature, ..run_spec(kind.clone(), ids, suite, SLOW) };
         tx.insert_run(&spec, 1, 77)
     })
 }
@@ -533,10 +557,11 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!(after.1, Allocation { next_pair_index: 0, allocated: vec![0] });
     assert_eq!((after.2.state, after.2.stats), (RunState::Active, vec![PairingStats::default()]));
     assert!(after.3.is_empty() && after.4, "no lease was left behind");
-    // The ids of rolled-back rows are given out again.
+    // The rolled-back submission is not seen, even by a new lease that gets the rolled-back
+    // lease's id again (SQLite gives such ids out again; PostgreSQL's sequences do not).
     let lease = tx(b, move |tx| tx.insert_lease(&short_lease(run, worker)));
-    assert_eq!(lease, LeaseId::new(1));
-    assert!(!tx(b, move |tx| tx.submission_seen(lease, 1)));
+    assert!(lease.get() == 1 || lease.get() == 2, "{lease:?}");
+    assert!(!tx(b, |tx| tx.submission_seen(LeaseId::new(1), 1)));
     // Nor were its games counted in the run's tallies.
     let tallies = tx(b, move |tx| Ok((tx.pair_results(run)?, tx.pair_tallies(run)?, tx.game_ends(run)?)));
     assert_eq!(tallies, (vec![], vec![], vec![]));
@@ -1932,4 +1957,140 @@ fn sqlite_a_tournament_between_rounds_survives_a_restart() {
     assert_eq!(pairings, BTreeSet::from([2, 3]));
     let players: Vec<[VariantId; 2]> = lease.tasks.iter().map(|t| t.variants.clone()).collect();
     assert!(players.contains(&[v[0].clone(), v[2].clone()]), "{players:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL only: several coordinators on one database, reopening, named errors
+
+/// Four workers, each leasing three pairs at a time through one of two coordinators (two
+/// `PgStorage` on one database, alternating per call), record every pair they are given, while a
+/// reader follows the games as the exporter does (`games_since` the highest id seen).
+#[test]
+fn postgres_two_coordinators_lease_each_pair_once_and_the_exporter_misses_no_game() {
+    let Some(db) = postgres_support::fresh() else { return };
+    let a = PgStorage::open(&db.url).expect("open a");
+    let b = PgStorage::open(&db.url).expect("open b");
+    let run = games_run(&a, 60, 0);
+    let coordinators = [&a, &b];
+    let workers: Vec<WorkerId> = (0..4).map(|i| worker(coordinators[i % 2], &format!("w{i}"), 1, 0)).collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (leased, followed) = std::thread::scope(|scope| {
+        let follower = scope.spawn(|| {
+            let mut seen = Vec::new();
+            let mut after = 0;
+            loop {
+                let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+                let games = b.games_since(run, after, 1000).expect("games since");
+                if let Some(last) = games.last() {
+                    after = last.game_id;
+                }
+                seen.extend(games.iter().map(|g| g.game_id));
+                if finished {
+                    return seen;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        let players: Vec<_> = workers
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                scope.spawn(move || {
+                    let mut leased = Vec::new();
+                    for call in i.. {
+                        let s = coordinators[call % 2];
+                        let Some(lease) = s.lease_batch(w, 3, 1).expect("lease") else { break };
+                        leased.extend(indices(&lease));
+                        let other = coordinators[(call + 1) % 2];
+                        other.record_results(w, lease.id, 1, &play_all(&lease), true, 2).expect("record");
+                    }
+                    leased
+                })
+            })
+            .collect();
+        let leased: Vec<u64> = players.into_iter().flat_map(|p| p.join().expect("worker thread")).collect();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (leased, follower.join().expect("follower thread"))
+    });
+    let mut sorted = leased.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..60).collect::<Vec<u64>>(), "every pair leased exactly once");
+    let r = a.get_run(run).expect("run");
+    assert_eq!(r.state, RunState::Completed);
+    assert_eq!(total_pairs(&r.stats), 60);
+    let games = a.games_since(run, 0, 1000).expect("games");
+    assert_eq!(games.len(), 120);
+    assert!(games.windows(2).all(|g| g[0].game_id < g[1].game_id));
+    let slots: BTreeSet<(u64, u8)> = games.iter().map(|g| (g.pair_index, g.game_in_pair)).collect();
+    assert_eq!(slots.len(), 120, "each game of each pair once");
+    let all: Vec<u64> = games.iter().map(|g| g.game_id).collect();
+    assert_eq!(followed, all, "following by highest id seen reads every game, in order, once");
+}
+
+#[test]
+fn postgres_reopen_keeps_everything() {
+    let Some(db) = postgres_support::fresh() else { return };
+    let (run, w, lease, before) = {
+        let s = PgStorage::open(&db.url).expect("open");
+        let run = games_run(&s, 6, 0);
+        let w = worker(&s, "w", 1, 0);
+        let lease = s.lease_batch(w, 4, 0).expect("lease").expect("work");
+        s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 1).expect("record");
+        s.mark_exported(run, 2).expect("mark");
+        (run, w, lease, s.get_run(run).expect("run"))
+    };
+    let s = PgStorage::open(&db.url).expect("reopen");
+    assert_eq!(s.get_run(run).expect("run"), before);
+    assert_eq!(s.exported_up_to(run).expect("mark"), 2);
+    assert!(s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 2).expect("resend").duplicate);
+    let more = s.lease_batch(w, 4, 3).expect("lease").expect("work");
+    assert_eq!(indices(&more), vec![4, 5], "pair numbering continues");
+}
+
+#[test]
+fn postgres_unreachable_server_is_named_at_once() {
+    // Port 1 on loopback: nothing listens there, so the connection is refused.
+    let start = std::time::Instant::now();
+    let e = PgStorage::open("postgres://farm:s3cret@127.0.0.1:1/xqfarm").expect_err("nothing listens");
+    let text = e.to_string();
+    assert!(matches!(e, Error::Database { .. }), "{e:?}");
+    assert!(text.contains("127.0.0.1:1") && text.contains("cannot reach"), "{text}");
+    assert!(!text.contains("s3cret"), "the password is never shown: {text}");
+    assert!(start.elapsed() < coordinator::storage::postgres::CONNECT_TIMEOUT, "refused, not timed out");
+}
+
+#[test]
+fn postgres_wrong_password_is_named() {
+    let Some(db) = postgres_support::fresh() else { return };
+    let url = db.url.replacen(":xqfarm-test@", ":not-the-password@", 1);
+    assert_ne!(url, db.url, "the test server's URL carries its password");
+    let e = PgStorage::open(&url).expect_err("wrong password");
+    let text = e.to_string();
+    assert!(matches!(e, Error::Database { .. }) && text.contains("refused the password"), "{text}");
+    assert!(!text.contains("not-the-password"), "{text}");
+}
+
+#[test]
+fn postgres_foreign_schema_is_refused_untouched() {
+    let Some(db) = postgres_support::fresh() else { return };
+    db.execute("CREATE TABLE accounts (id BIGINT PRIMARY KEY); INSERT INTO accounts VALUES (7);");
+    let e = PgStorage::open(&db.url).expect_err("another application's database");
+    let text = e.to_string();
+    assert!(matches!(e, Error::Database { .. }) && text.contains("accounts"), "{text}");
+    // Nothing was created beside it: an empty database for the coordinator still works elsewhere.
+    let mut c = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");
+    let tables: i64 = c
+        .query_one("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
+        .expect("count")
+        .get(0);
+    assert_eq!(tables, 1, "only the application's own table");
+}
+
+#[test]
+fn postgres_refuses_a_newer_schema() {
+    let Some(db) = postgres_support::fresh() else { return };
+    drop(PgStorage::open(&db.url).expect("create"));
+    db.execute("UPDATE xqfarm_schema_version SET version = 99");
+    let e = PgStorage::open(&db.url).expect_err("newer");
+    assert!(matches!(&e, Error::Database { reason, .. } if reason.contains("99")), "{e}");
 }

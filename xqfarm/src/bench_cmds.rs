@@ -1,7 +1,8 @@
 //! `xqfarm bench rpc` and `xqfarm bench worker`: the farm's own speed figures.
-//! - rpc: lease + submit round trips per second that one embedded coordinator (SQLite)
-//!   sustains with many simulated workers on loopback, each submitting legal 120-ply games
-//!   that the coordinator's referee replays; and the referee's own cost per game;
+//! - rpc: lease + submit round trips per second that one embedded coordinator (SQLite, or
+//!   PostgreSQL with `--db postgres://...`) sustains with many simulated workers on loopback,
+//!   each submitting legal 120-ply games that the coordinator's referee replays; and the
+//!   referee's own cost per game;
 //! - worker: games per minute per core at a node limit, and the share of the worker's
 //!   CPU spent outside engine search (the arbiter, sampling, bookkeeping).
 
@@ -42,6 +43,10 @@ pub struct RpcArgs {
     /// Seconds to measure.
     #[arg(long, default_value_t = 10)]
     seconds: u64,
+    /// The coordinator's store: a PostgreSQL URL (`postgres://USER:PASSWORD@HOST:PORT/DB`, an
+    /// empty database) or a SQLite file; a fresh SQLite file in a temporary directory if absent.
+    #[arg(long, env = "XQFARM_DB", hide_env_values = true)]
+    db: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -68,7 +73,13 @@ pub async fn run(cmd: BenchCommand) -> Result<()> {
 async fn rpc(a: RpcArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let token = "bench";
-    let emb = Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?;
+    let emb = match &a.db {
+        Some(db) => {
+            let storage = coordinator::storage::open(db).context("opening the coordinator's database (--db)")?;
+            Embedded::start_on(storage, &dir.path().join("data"), token).await?
+        }
+        None => Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?,
+    };
     let client = remote::connect(&emb.url, token, None).await?;
     let toml = Params::default().to_toml();
     let mut ids = Vec::new();

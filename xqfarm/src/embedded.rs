@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use coordinator::farm::Farm;
-use coordinator::{SqliteStorage, SystemClock};
+use coordinator::{SqliteStorage, Storage, SystemClock};
 use proto::domain::WorkerInfo;
 use tokio::task::JoinHandle;
 use worker::client::{WorkerConfig, run_worker};
@@ -25,9 +25,13 @@ impl Embedded {
     /// Serves a farm over `db` and `data` on 127.0.0.1 (a free port).
     pub async fn start(db: &Path, data: &Path, token: &str) -> Result<Embedded> {
         let storage = SqliteStorage::open(db).with_context(|| format!("opening the database {}", db.display()))?;
+        Embedded::start_on(Arc::new(storage), data, token).await
+    }
+
+    /// Serves a farm over an opened store (SQLite or PostgreSQL) and `data` on 127.0.0.1.
+    pub async fn start_on(storage: Arc<dyn Storage>, data: &Path, token: &str) -> Result<Embedded> {
         let farm = Arc::new(
-            Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.to_owned()))
-                .context("starting the coordinator")?,
+            Farm::new(storage, Arc::new(SystemClock), Some(data.to_owned())).context("starting the coordinator")?,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding 127.0.0.1:0")?;
         let addr = listener.local_addr()?;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
+use coordinator::SystemClock;
 use coordinator::farm::Farm;
-use coordinator::{SqliteStorage, SystemClock};
 use proto::client::FarmClient;
 use proto::domain::{
     EloModel, EngineProtocol, OpeningSuiteSpec, RunFilter, RunId, RunKindName, RunRequest, SuiteId, VariantId,
@@ -25,9 +25,12 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:7878")]
     listen: String,
-    /// SQLite database file (created if missing).
-    #[arg(long, default_value = "xqfarm.db")]
-    db: PathBuf,
+    /// The coordinator's state: a SQLite database file (created if missing), or a PostgreSQL
+    /// database `postgres://USER:PASSWORD@HOST:PORT/DBNAME` (an empty database, or one an xqfarm
+    /// coordinator created; several coordinators may share it). Or XQFARM_DB, which keeps the
+    /// password out of the process list.
+    #[arg(long, env = "XQFARM_DB", default_value = "xqfarm.db", hide_env_values = true)]
+    db: String,
     /// Directory of the Parquet data.
     #[arg(long, default_value = "xqfarm-data")]
     data: PathBuf,
@@ -107,9 +110,9 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     // SIGTERM (Kubernetes, systemd) or SIGINT: stop serving, export what was recorded, exit.
     let stop = stop_signal()?;
     let security = security(&args)?;
-    let storage = SqliteStorage::open(&args.db).with_context(|| format!("opening {}", args.db.display()))?;
+    let storage = coordinator::storage::open(&args.db).context("opening the coordinator's database (--db)")?;
     let farm = Arc::new(
-        Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(args.data.clone()))?
+        Farm::new(storage, Arc::new(SystemClock), Some(args.data.clone()))?
             .with_reference_nps(args.reference_nps)
             .with_tablebases(tablebases(args.tablebases.as_deref())?),
     );
@@ -119,7 +122,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         "xqfarm coordinator on {} ({}, db {}, data {}, {} token{})",
         listener.local_addr()?,
         if security.tls.is_some() { "TLS: https://" } else { "plaintext: http://" },
-        args.db.display(),
+        coordinator::storage::describe(&args.db),
         args.data.display(),
         security.access.len(),
         if security.access.len() == 1 { "" } else { "s" }

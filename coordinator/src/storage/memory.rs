@@ -40,7 +40,7 @@ impl Backend for MemoryStorage {
     fn write<T, F>(&self, _context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let mut guard = self.lock()?;
         let mut tx = MemoryTx { state: &mut guard, undo: Vec::new() };
@@ -57,7 +57,7 @@ impl Backend for MemoryStorage {
     fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         // One lock for both: a read sees no transaction half done.
         self.write(context, f)

@@ -16,13 +16,17 @@ use proto::domain::{
 use crate::error::{Error, Result};
 use crate::scheduler::EngineNeed;
 
+mod codec;
+pub mod feed;
 pub mod memory;
+pub mod postgres;
 pub mod reads;
 pub mod sqlite;
 pub mod tx;
 pub mod workflow;
 
 pub use memory::MemoryStorage;
+pub use postgres::PgStorage;
 pub use sqlite::SqliteStorage;
 pub use tx::{Backend, Tx};
 
@@ -287,6 +291,16 @@ pub trait Storage: Send + Sync {
     /// How long this backend's transactions took, by their name, queueing included (empty for
     /// a backend that does not measure them).
     fn transaction_times(&self) -> Vec<(String, crate::metrics::Histogram)>;
+
+    // Other coordinators on the same store ([`feed`]).
+
+    /// Tells the other coordinators on this store about a change, without waiting.
+    fn announce(&self, change: feed::Change);
+    /// Delivers the changes other coordinators announce to `sink`; `false` when no other
+    /// coordinator can share this store.
+    fn listen(&self, sink: feed::ChangeSink) -> Result<bool>;
+    /// Whether this coordinator is the one that writes Parquet now.
+    fn exporter(&self) -> Result<bool>;
 }
 
 /// The state changes a user or the SPRT may make: an active run stops or gets its SPRT
@@ -330,4 +344,19 @@ pub(crate) fn task_variant_ids(tasks: &[PairTask]) -> Vec<VariantId> {
         }
     }
     ids
+}
+
+/// Opens the store `db` names: a PostgreSQL database for a `postgres://` (or `postgresql://`)
+/// URL, else a SQLite file (created if missing).
+pub fn open(db: &str) -> Result<std::sync::Arc<dyn Storage>> {
+    Ok(if postgres::is_postgres_url(db) {
+        std::sync::Arc::new(PgStorage::open(db)?)
+    } else {
+        std::sync::Arc::new(SqliteStorage::open(db)?)
+    })
+}
+
+/// `db` as [`open`] reads it, for logs and messages: a PostgreSQL URL without its password.
+pub fn describe(db: &str) -> String {
+    if postgres::is_postgres_url(db) { postgres::redact(db) } else { db.to_owned() }
 }

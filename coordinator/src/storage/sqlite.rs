@@ -6,7 +6,6 @@
 //! only once committed. Opening the same file again restores every run, lease and game.
 mod catalog;
 mod checkpoint;
-mod codec;
 mod db;
 mod engines;
 mod leasing;
@@ -145,7 +144,7 @@ impl Backend for SqliteStorage {
     fn write<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
         let out = self.writer.call(context, move |db| f(&mut SqliteTx(db)));
@@ -156,7 +155,7 @@ impl Backend for SqliteStorage {
     fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         match &self.readers {
             Some(readers) => {

@@ -11,6 +11,7 @@ use proto::domain::{
     RunId, RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
+use super::feed::{Change, ChangeSink};
 use super::{GameSummary, StoredGame};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
@@ -223,10 +224,9 @@ pub trait Tx {
     fn run_stats(&mut self, id: RunId) -> Result<Vec<PairingStats>>;
     /// Adds `delta` to a pairing's statistics.
     fn add_stats(&mut self, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()>;
-    /// The load of every active run whose bench signature is unset or `bench_signature`,
-    /// oldest first, each with the engines it needs (as [`Tx::run_engine_needs`]).
-    /// The load of every active run a worker with `bench_signature` may play (`None`: every
-    /// active run, whatever signature it asks for).
+    /// The load of every active run a worker with `bench_signature` may play (its signature
+    /// unset or equal; `None`: every active run, whatever signature it asks for), oldest first,
+    /// each with the engines it needs (as [`Tx::run_engine_needs`]).
     fn active_run_loads(&mut self, bench_signature: Option<u64>) -> Result<Vec<RunLoad>>;
     fn allocation(&mut self, run: RunId) -> Result<Allocation>;
     fn exported_up_to(&mut self, run: RunId) -> Result<u64>;
@@ -363,20 +363,38 @@ pub trait Tx {
 /// sees one consistent state.
 ///
 /// Closures are `Send + 'static` because a backend may run them on a thread of its own (SQLite's
-/// single writer).
+/// single writer), and `Fn` because a backend may run one again from the start after rolling it
+/// back (PostgreSQL, when a concurrent coordinator's transaction conflicted with it): a closure
+/// must not consume what it captured.
 pub trait Backend: Send + Sync {
     fn write<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static;
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static;
 
     fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Tx) -> Result<T> + Send + 'static;
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static;
 
     /// The backend's transaction times by context, if it measures them.
     fn timings(&self) -> Option<&crate::metrics::Timings> {
         None
+    }
+
+    /// Tells the other coordinators on this store about a change, soon and without waiting
+    /// (nothing for a store no other coordinator can open).
+    fn announce(&self, _change: Change) {}
+
+    /// Delivers to `sink`, from a thread of the backend's, every change another coordinator
+    /// announces, until the backend drops. `false`: no other coordinator can share this store.
+    fn listen(&self, _sink: ChangeSink) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// Whether this coordinator is the store's exporter now: the only one that writes Parquet.
+    /// Always for a store only one coordinator opens.
+    fn exporter(&self) -> Result<bool> {
+        Ok(true)
     }
 }

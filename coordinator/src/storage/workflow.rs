@@ -496,7 +496,7 @@ impl<B: Backend> Storage for B {
     }
 
     fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {
-        let run = self.write("setting a run's state", move |tx| set_run_state(tx, id, state))?;
+        let run = self.write("setting a run's state", move |tx| set_run_state(tx, id, state.clone()))?;
         tracing::info!(run = %id, state = ?run.state, "run state set");
         Ok(run)
     }
@@ -636,6 +636,18 @@ impl<B: Backend> Storage for B {
 
     fn transaction_times(&self) -> Vec<(String, crate::metrics::Histogram)> {
         self.timings().map(|t| t.snapshot().into_iter().collect()).unwrap_or_default()
+    }
+
+    fn announce(&self, change: super::feed::Change) {
+        Backend::announce(self, change);
+    }
+
+    fn listen(&self, sink: super::feed::ChangeSink) -> Result<bool> {
+        Backend::listen(self, sink)
+    }
+
+    fn exporter(&self) -> Result<bool> {
+        Backend::exporter(self)
     }
 }
 

@@ -9,9 +9,9 @@ use proto::domain::{
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
 use super::db::Db;
 use crate::error::{Error, Result};
+use crate::storage::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
 use crate::storage::tx::Allocation;
 use crate::{scheduler, spec};
 

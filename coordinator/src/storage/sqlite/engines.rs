@@ -8,10 +8,10 @@ use proto::domain::{EngineInfo, RunId, WorkerId};
 use rusqlite::{Connection, params};
 
 use super::Ctx;
-use super::codec::{int, key, to_u64};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, RunLoad};
 use crate::spec;
+use crate::storage::codec::{int, key, to_u64};
 
 /// Replaces what `worker` advertised with `engines`. A name another worker advertised with a
 /// different binary is allowed (a run pins one binary per name and leases only to workers with

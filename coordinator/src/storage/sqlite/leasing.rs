@@ -4,9 +4,9 @@ use proto::domain::{LeaseId, RunId, WorkerId, WorkerInfo};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, RunLoad};
+use crate::storage::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::storage::tx::{
     LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerBench, WorkerSummary,
 };

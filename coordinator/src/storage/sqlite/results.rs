@@ -5,8 +5,8 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::Ctx;
 use super::catalog::run_exists;
-use super::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
 use crate::error::{Error, Result};
+use crate::storage::codec::{self, bits, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
 use crate::storage::tx::{GameEnds, NewGame, PairResult, PairTally};
 use crate::storage::{GameSummary, StoredGame};
 

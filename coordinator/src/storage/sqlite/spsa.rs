@@ -6,9 +6,9 @@ use proto::domain::{LeaseId, RunId, SpsaParam};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::codec::{corrupt, int, key, to_u64};
 use crate::error::{Error, Result};
 use crate::spsa::{self, HistoryPoint, Perturbation};
+use crate::storage::codec::{corrupt, int, key, to_u64};
 
 pub(super) fn insert_params(conn: &Connection, run: i64, ps: &[SpsaParam]) -> Result<()> {
     for (idx, p) in ps.iter().enumerate() {

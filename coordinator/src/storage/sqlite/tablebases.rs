@@ -5,8 +5,8 @@ use proto::domain::{RunId, TablePin};
 use rusqlite::{Connection, params};
 
 use super::Ctx;
-use super::codec::{bits, from_bits, key};
 use crate::error::Result;
+use crate::storage::codec::{bits, from_bits, key};
 
 pub(super) fn insert(conn: &Connection, run: RunId, pins: &[TablePin]) -> Result<()> {
     let mut insert = conn

@@ -6,8 +6,8 @@ use proto::domain::{RunId, TournamentFormat, TournamentSettings, parse_tiebreaks
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Ctx;
-use super::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use crate::error::Result;
+use crate::storage::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 use proto::domain::{ByeSlot, Match, MatchRow, MatchStage};
 
 pub(super) fn insert_settings(conn: &Connection, run: i64, t: &TournamentSettings) -> Result<()> {

@@ -8,12 +8,12 @@ use proto::domain::{
     TablePin, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
-use super::codec::key;
 use super::db::Db;
 use super::{catalog, engines, leasing, results, spsa, tablebases, tournament};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
+use crate::storage::codec::key;
 use crate::storage::tx::{
     Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
     PairStatus, PairTally, Tx, WorkerBench, WorkerSummary,

@@ -1,4 +1,5 @@
-//! Domain values to SQLite columns and back. Reading never trusts the file: every value is
+//! Domain values to SQL columns and back, shared by the SQLite and PostgreSQL backends (both store
+//! ids, counts and times as signed 64-bit integers). Reading never trusts the file: every value is
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
@@ -10,41 +11,41 @@ use rusqlite::Row;
 use crate::error::{Error, Result};
 
 /// A caller's id as a key: ids beyond `i64` were never handed out, and -1 matches no row.
-pub(super) fn key(id: impl Into<u64>) -> i64 {
+pub(crate) fn key(id: impl Into<u64>) -> i64 {
     i64::try_from(id.into()).unwrap_or(-1)
 }
 
 /// A time or count, saturating at `i64::MAX` (far beyond any real value).
-pub(super) fn int(v: u64) -> i64 {
+pub(crate) fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// The 64 bits of a value compared only for equality (bench signatures, sequence numbers).
-pub(super) fn bits(v: u64) -> i64 {
+pub(crate) fn bits(v: u64) -> i64 {
     i64::from_ne_bytes(v.to_ne_bytes())
 }
 
-pub(super) fn from_bits(v: i64) -> u64 {
+pub(crate) fn from_bits(v: i64) -> u64 {
     u64::from_ne_bytes(v.to_ne_bytes())
 }
 
-pub(super) fn corrupt(what: impl std::fmt::Display) -> Error {
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> Error {
     Error::Corrupt(what.to_string())
 }
 
-pub(super) fn to_u64(v: i64, what: &str) -> Result<u64> {
+pub(crate) fn to_u64(v: i64, what: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
 }
 
-pub(super) fn to_u32(v: i64, what: &str) -> Result<u32> {
+pub(crate) fn to_u32(v: i64, what: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
 }
 
-pub(super) fn to_i32(v: i64, what: &str) -> Result<i32> {
+pub(crate) fn to_i32(v: i64, what: &str) -> Result<i32> {
     i32::try_from(v).map_err(|_| corrupt(format!("{what} is {v}")))
 }
 
-pub(super) fn to_bool(v: i64, what: &str) -> Result<bool> {
+pub(crate) fn to_bool(v: i64, what: &str) -> Result<bool> {
     match v {
         0 => Ok(false),
         1 => Ok(true),
@@ -52,24 +53,24 @@ pub(super) fn to_bool(v: i64, what: &str) -> Result<bool> {
     }
 }
 
-pub(super) fn outcome_text(o: GameOutcome) -> &'static str {
+pub(crate) fn outcome_text(o: GameOutcome) -> &'static str {
     o.as_str()
 }
 
-pub(super) fn outcome_from(text: &str) -> Result<GameOutcome> {
+pub(crate) fn outcome_from(text: &str) -> Result<GameOutcome> {
     text.parse().map_err(|e| corrupt(format!("game outcome: {e}")))
 }
 
-pub(super) fn state_text(state: &RunState) -> &'static str {
+pub(crate) fn state_text(state: &RunState) -> &'static str {
     state.as_str()
 }
 
-pub(super) fn state_from(text: &str) -> Result<RunState> {
+pub(crate) fn state_from(text: &str) -> Result<RunState> {
     text.parse().map_err(|e| corrupt(format!("run state: {e}")))
 }
 
 /// `(tc_kind, tc_value, tc_inc_ms)`.
-pub(super) fn tc_columns(tc: TimeControl) -> (&'static str, i64, i64) {
+pub(crate) fn tc_columns(tc: TimeControl) -> (&'static str, i64, i64) {
     match tc {
         TimeControl::Nodes(n) => ("nodes", int(n), 0),
         TimeControl::Depth(d) => ("depth", i64::from(d), 0),
@@ -91,7 +92,7 @@ fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
 }
 
 /// `(kind, pairs_per_pairing, SPRT settings)`.
-pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
+pub(crate) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
     let name = kind.name().as_str();
     match kind {
         RunKind::Sprt(settings) => (name, None, Some(*settings)),
@@ -105,34 +106,35 @@ pub(super) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option
     }
 }
 
-pub(super) fn model_text(model: EloModel) -> &'static str {
+pub(crate) fn model_text(model: EloModel) -> &'static str {
     model.as_str()
 }
 
 /// The columns of `runs` that [`RunRow::read`] expects, in order: the run's spec, fixed when
 /// it is created.
-pub(super) const RUN_COLUMNS: &str = "id, name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, \
+pub(crate) const RUN_COLUMNS: &str = "id, name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, \
      sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score, draw_moves, \
      draw_after_move, bench_signature, sample_every";
 
 /// The spec columns of a `runs` row as stored, before any check.
 #[derive(Debug)]
-pub(super) struct RunRow {
-    id: i64,
-    name: String,
-    kind: String,
-    pairs: Option<i64>,
-    sprt: [Option<f64>; 4],
-    sprt_model: Option<String>,
-    tc: (String, i64, i64),
-    suite: i64,
-    adjudication: [i64; 5],
-    bench_signature: Option<i64>,
-    sample_every: i64,
+pub(crate) struct RunRow {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+    pub(crate) kind: String,
+    pub(crate) pairs: Option<i64>,
+    pub(crate) sprt: [Option<f64>; 4],
+    pub(crate) sprt_model: Option<String>,
+    pub(crate) tc: (String, i64, i64),
+    pub(crate) suite: i64,
+    pub(crate) adjudication: [i64; 5],
+    pub(crate) bench_signature: Option<i64>,
+    pub(crate) sample_every: i64,
 }
 
 impl RunRow {
-    pub(super) fn read(row: &Row<'_>) -> rusqlite::Result<RunRow> {
+    /// The row of a SQLite query over [`RUN_COLUMNS`].
+    pub(crate) fn read(row: &Row<'_>) -> rusqlite::Result<RunRow> {
         Ok(RunRow {
             id: row.get(0)?,
             name: row.get(1)?,
@@ -149,12 +151,12 @@ impl RunRow {
     }
 
     /// Whether the row is an SPSA run's, whose parameters are rows of their own.
-    pub(super) fn is_spsa(&self) -> bool {
+    pub(crate) fn is_spsa(&self) -> bool {
         self.kind == RunKindName::Spsa.as_str()
     }
 
     /// A tournament's pairs per match (`None` for another kind), whose design is a row of its own.
-    pub(super) fn tournament_pairs(&self) -> Result<Option<u64>> {
+    pub(crate) fn tournament_pairs(&self) -> Result<Option<u64>> {
         if self.kind != RunKindName::Tournament.as_str() {
             return Ok(None);
         }
@@ -165,7 +167,7 @@ impl RunRow {
     /// The run's spec, given its variants (and an SPSA run's parameters, a tournament's
     /// design) read from their own tables. The spec never changes once the run exists; its
     /// state and statistics do.
-    pub(super) fn into_spec(
+    pub(crate) fn into_spec(
         self,
         variants: Vec<VariantId>,
         spsa_params: Vec<SpsaParam>,
@@ -218,9 +220,9 @@ impl RunRow {
 }
 
 /// The statistics columns of `run_pairings` that [`stats_from`] expects, in order.
-pub(super) const STATS_COLUMNS: &str = "ptnml0, ptnml1, ptnml2, ptnml3, ptnml4, wins, draws, losses";
+pub(crate) const STATS_COLUMNS: &str = "ptnml0, ptnml1, ptnml2, ptnml3, ptnml4, wins, draws, losses";
 
-pub(super) fn stats_from(raw: [i64; 8]) -> Result<PairingStats> {
+pub(crate) fn stats_from(raw: [i64; 8]) -> Result<PairingStats> {
     let mut v = [0u64; 8];
     for (out, x) in v.iter_mut().zip(raw) {
         *out = to_u64(x, "a statistics count")?;

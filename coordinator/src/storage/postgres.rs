@@ -1,0 +1,322 @@
+//! The PostgreSQL backend (`--db postgres://...`): the storage primitives ([`Tx`]) as SQL
+//! statements on a pool of connections, so that several coordinators can serve one farm from
+//! one database.
+//!
+//! - A write transaction runs at `SERIALIZABLE`: whatever two coordinators do at once, the
+//!   outcome is that of some order of their transactions. One that PostgreSQL aborts for a
+//!   serialization conflict or a deadlock is run again from the start (the closure is `Fn` for
+//!   that reason), up to [`WRITE_ATTEMPTS`] times.
+//! - Pooled pairs are claimed with `SELECT ... FOR UPDATE SKIP LOCKED`: a coordinator leasing
+//!   pairs passes over the ones another is leasing instead of queueing behind it.
+//! - A read transaction is `REPEATABLE READ READ ONLY`: one consistent snapshot.
+//! - Coordinators on one database tell each other about changes (LISTEN/NOTIFY) and agree on
+//!   which of them exports Parquet (an advisory lock): `feed.rs`.
+//! - Errors that concern the server itself (unreachable, wrong password, a database holding
+//!   another application's tables) are [`Error::Database`], naming the server and database but
+//!   never the password; connecting gives up after [`CONNECT_TIMEOUT`].
+mod catalog;
+mod engines;
+mod feed;
+mod leasing;
+mod results;
+mod schema;
+mod spsa;
+mod tablebases;
+mod tournament;
+mod tx;
+
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use postgres::error::SqlState;
+use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
+
+use self::tx::PgTx;
+use super::feed::{Change, ChangeSink};
+use super::tx::{Backend, Tx};
+use crate::error::{Error, Result};
+use crate::metrics::Timings;
+
+/// How long connecting may take before the server counts as unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Tries of a write transaction that conflicts with another coordinator's.
+const WRITE_ATTEMPTS: u32 = 16;
+
+/// Idle connections kept open; more are opened when more transactions run at once.
+const IDLE_CONNECTIONS: usize = 8;
+
+/// Adds what was being done to a PostgreSQL error.
+trait Ctx<T> {
+    fn ctx(self, context: &str) -> Result<T>;
+}
+
+impl<T> Ctx<T> for std::result::Result<T, postgres::Error> {
+    fn ctx(self, context: &str) -> Result<T> {
+        self.map_err(|e| Error::storage(context, e))
+    }
+}
+
+/// Whether `url` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a
+/// SQLite file.
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+/// The server and database a configuration names, without the password: what errors show.
+fn describe(config: &Config) -> String {
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .zip(config.get_ports().iter().chain(std::iter::repeat(&5432)))
+        .map(|(host, port)| match host {
+            postgres::config::Host::Tcp(h) => format!("{h}:{port}"),
+            postgres::config::Host::Unix(path) => format!("{}:{port}", path.display()),
+        })
+        .collect();
+    format!(
+        "postgres://{}@{}/{}",
+        config.get_user().unwrap_or("?"),
+        if hosts.is_empty() { "localhost".to_owned() } else { hosts.join(",") },
+        config.get_dbname().or(config.get_user()).unwrap_or("?")
+    )
+}
+
+/// A connection failure, named: the server refused the password, the database does not exist,
+/// or the server could not be reached.
+fn connect_error(target: &str, e: &postgres::Error) -> Error {
+    let reason = match e.code() {
+        Some(code) if *code == SqlState::INVALID_PASSWORD => {
+            format!("the server refused the password ({e})")
+        }
+        Some(code) if *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => {
+            format!("the server refused the login ({e})")
+        }
+        Some(code) if *code == SqlState::INVALID_CATALOG_NAME => format!("no such database ({e})"),
+        Some(_) => format!("the server refused the connection ({e})"),
+        None => format!("cannot reach the server within {} s ({e})", CONNECT_TIMEOUT.as_secs()),
+    };
+    Error::Database { target: target.to_owned(), reason }
+}
+
+/// Whether a failed transaction may succeed when run again: PostgreSQL aborted it because it
+/// conflicted with a concurrent one. A unique violation counts too: under `SERIALIZABLE` it can
+/// be the trace of a concurrent insert of the same key (two coordinators registering one worker
+/// key), and the workflow checks for existing rows before it inserts, so that a real duplicate
+/// only fails after the retries.
+fn is_conflict(e: &Error) -> bool {
+    let Error::Storage { source, .. } = e else { return false };
+    source.downcast_ref::<postgres::Error>().and_then(postgres::Error::code).is_some_and(|code| {
+        *code == SqlState::T_R_SERIALIZATION_FAILURE
+            || *code == SqlState::T_R_DEADLOCK_DETECTED
+            || *code == SqlState::UNIQUE_VIOLATION
+    })
+}
+
+/// Connections to one database.
+struct Pool {
+    config: Config,
+    target: String,
+    idle: Mutex<Vec<Client>>,
+}
+
+impl Pool {
+    fn connect(&self) -> Result<Client> {
+        self.config.connect(NoTls).map_err(|e| connect_error(&self.target, &e))
+    }
+
+    fn take(&self) -> Result<Client> {
+        let idle = self.idle.lock().map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))?.pop();
+        match idle {
+            Some(client) if !client.is_closed() => Ok(client),
+            _ => self.connect(),
+        }
+    }
+
+    fn give_back(&self, client: Client) {
+        if client.is_closed() {
+            return;
+        }
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < IDLE_CONNECTIONS
+        {
+            idle.push(client);
+        }
+    }
+}
+
+pub struct PgStorage {
+    pool: Pool,
+    timings: Timings,
+    /// This coordinator's id in its announcements, so that it ignores its own.
+    origin: u64,
+    announcer: feed::Announcer,
+    /// The listener, once the farm listens (dropped with the storage).
+    listener: Mutex<Option<feed::Listener>>,
+    exporter: feed::ExporterRole,
+}
+
+impl std::fmt::Debug for PgStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStorage").field("target", &self.pool.target).finish_non_exhaustive()
+    }
+}
+
+impl PgStorage {
+    /// Connects to the database `url` names (`postgres://user:password@host:port/dbname`) and
+    /// creates or checks its schema.
+    pub fn open(url: &str) -> Result<PgStorage> {
+        let mut config = Config::from_str(url).map_err(|e| Error::Database {
+            target: redact(url),
+            reason: format!("not a PostgreSQL connection URL ({e})"),
+        })?;
+        config.connect_timeout(CONNECT_TIMEOUT);
+        config.application_name("xqfarm");
+        let target = describe(&config);
+        let pool = Pool { config, target, idle: Mutex::new(Vec::new()) };
+        let mut client = pool.connect()?;
+        let mut tx = client.transaction().ctx("starting the schema check")?;
+        schema::prepare(&mut tx, &pool.target)?;
+        tx.commit().ctx("committing the schema")?;
+        pool.give_back(client);
+        tracing::info!(database = %pool.target, "database opened");
+        let origin = random_origin();
+        let announcer = feed::Announcer::start(pool.config.clone(), origin);
+        let exporter = feed::ExporterRole::new(pool.config.clone());
+        Ok(PgStorage { pool, timings: Timings::default(), origin, announcer, listener: Mutex::new(None), exporter })
+    }
+
+    /// The server and database, without the password.
+    pub fn target(&self) -> &str {
+        &self.pool.target
+    }
+
+    /// Runs `f` in one transaction of the given kind, again after a conflict when writing.
+    fn run<T>(&self, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        let mut client = self.pool.take()?;
+        let mut attempt = 1;
+        let out = loop {
+            let out = attempt_once(&mut client, context, write, f);
+            match out {
+                Err(e) if write && attempt < WRITE_ATTEMPTS && is_conflict(&e) && !client.is_closed() => {
+                    tracing::debug!(context, attempt, "write transaction conflicted; running it again");
+                    // Back off a little, more each time, so that the conflicting transaction ends.
+                    std::thread::sleep(Duration::from_millis(u64::from(attempt * attempt)));
+                    attempt += 1;
+                }
+                out => break out,
+            }
+        };
+        self.pool.give_back(client);
+        out
+    }
+}
+
+fn attempt_once<T>(client: &mut Client, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    let builder = client.build_transaction();
+    let builder = if write {
+        builder.isolation_level(IsolationLevel::Serializable)
+    } else {
+        builder.isolation_level(IsolationLevel::RepeatableRead).read_only(true)
+    };
+    let mut tx: Transaction<'_> = builder.start().ctx(context)?;
+    // An error rolls the transaction back when `tx` drops.
+    let out = f(&mut PgTx(&mut tx))?;
+    tx.commit().ctx(context)?;
+    Ok(out)
+}
+
+/// An id for this coordinator's announcements: distinct between processes and between stores
+/// of one process.
+fn random_origin() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u64(OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    h.finish()
+}
+
+/// `url` without its password, for an error about the URL itself.
+pub(crate) fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{user}@{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+impl Backend for PgStorage {
+    fn write<T, F>(&self, context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
+    {
+        let start = Instant::now();
+        let out = self.run(context, true, &f);
+        self.timings.observe(context, start.elapsed());
+        out
+    }
+
+    fn read<T, F>(&self, context: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
+    {
+        let start = Instant::now();
+        let out = self.run(context, false, &f);
+        self.timings.observe(context, start.elapsed());
+        out
+    }
+
+    fn timings(&self) -> Option<&Timings> {
+        Some(&self.timings)
+    }
+
+    fn announce(&self, change: Change) {
+        self.announcer.announce(change);
+    }
+
+    fn listen(&self, sink: ChangeSink) -> Result<bool> {
+        let listener = feed::Listener::start(self.pool.config.clone(), self.origin, sink)?;
+        let mut slot = self.listener.lock().map_err(|_| Error::storage("listening", "lock poisoned"))?;
+        *slot = Some(listener);
+        Ok(true)
+    }
+
+    fn exporter(&self) -> Result<bool> {
+        self.exporter.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_recognised_and_redacted() {
+        assert!(is_postgres_url("postgres://u@h/db"));
+        assert!(is_postgres_url("postgresql://u@h/db"));
+        assert!(!is_postgres_url("farm.db"));
+        assert_eq!(redact("postgres://farm:s3cret@db.lan:5433/xq"), "postgres://farm@db.lan:5433/xq");
+        assert_eq!(redact("postgres://farm@db.lan/xq"), "postgres://farm@db.lan/xq");
+    }
+
+    #[test]
+    fn descriptions_never_show_the_password() {
+        let config = Config::from_str("postgres://farm:s3cret@db.lan:5433/xq").expect("parses");
+        assert_eq!(describe(&config), "postgres://farm@db.lan:5433/xq");
+    }
+
+    #[test]
+    fn a_malformed_url_is_named_without_its_password() {
+        let e = PgStorage::open("postgres://farm:s3cret@db.lan:notaport/xq").expect_err("refused");
+        let text = e.to_string();
+        assert!(text.contains("not a PostgreSQL connection URL"), "{text}");
+        assert!(!text.contains("s3cret"), "{text}");
+    }
+}

@@ -1,0 +1,383 @@
+//! Variants, opening suites and runs: writing them and reading them back checked. Unlike
+//! SQLite's, nothing is cached: another coordinator may write the same database, and every row
+//! is read inside the calling transaction's snapshot.
+//!
+//! Text is ordered `COLLATE "C"` (byte order), as SQLite orders it, whatever the database's
+//! collation.
+
+use std::sync::Arc;
+
+use postgres::{Row, Transaction};
+use proto::domain::{
+    OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState, SuiteId, Variant,
+    VariantId,
+};
+
+use super::Ctx;
+use crate::error::{Error, Result};
+use crate::storage::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
+use crate::storage::tx::Allocation;
+use crate::{scheduler, spec};
+
+pub(super) fn insert_variant(c: &mut Transaction<'_>, variant: &Variant) -> Result<()> {
+    c.execute(
+        "INSERT INTO variants (id, spec) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        &[&variant.id.as_str(), &spec::encode_variant(&variant.spec)],
+    )
+    .ctx("adding a variant")?;
+    Ok(())
+}
+
+pub(super) fn variant_exists(c: &mut Transaction<'_>, id: &VariantId) -> Result<bool> {
+    let row = c.query_opt("SELECT 1 FROM variants WHERE id = $1", &[&id.as_str()]).ctx("looking up a variant")?;
+    Ok(row.is_some())
+}
+
+/// A variant's stored text, checked against its id.
+fn checked_variant(id: VariantId, text: &str) -> Result<Variant> {
+    let spec = spec::decode_variant(text)?;
+    // The stored text, not the decoded spec: a command-line variant of schema 2 decodes to an
+    // engine name and keeps its id.
+    if spec::encoding_id(text) != id {
+        return Err(corrupt(format!("variant {id} does not hash to its id")));
+    }
+    Ok(Variant { id, spec })
+}
+
+/// A variant, checked against its id.
+pub(super) fn load_variant(c: &mut Transaction<'_>, id: &VariantId) -> Result<Variant> {
+    let row = c.query_opt("SELECT spec FROM variants WHERE id = $1", &[&id.as_str()]).ctx("reading a variant")?;
+    let row = row.ok_or_else(|| Error::VariantNotFound(id.clone()))?;
+    let text: String = row.try_get(0).ctx("reading a variant")?;
+    checked_variant(id.clone(), &text)
+}
+
+pub(super) fn insert_suite(c: &mut Transaction<'_>, name: &str, lines: &[String]) -> Result<SuiteId> {
+    let id: i64 = c
+        .query_one(
+            "INSERT INTO suites (name, opening_count) VALUES ($1, $2) RETURNING id",
+            &[&name, &int(lines.len() as u64)],
+        )
+        .and_then(|r| r.try_get(0))
+        .ctx("adding a suite")?;
+    for (idx, line) in lines.iter().enumerate() {
+        c.execute(
+            "INSERT INTO suite_openings (suite_id, idx, line) VALUES ($1, $2, $3)",
+            &[&id, &int(idx as u64), line],
+        )
+        .ctx("adding an opening")?;
+    }
+    to_u64(id, "suite id").map(SuiteId::new)
+}
+
+pub(super) fn load_suite(c: &mut Transaction<'_>, id: SuiteId) -> Result<OpeningSuite> {
+    let row = c
+        .query_opt("SELECT name, opening_count FROM suites WHERE id = $1", &[&key(id)])
+        .ctx("reading a suite")?
+        .ok_or(Error::SuiteNotFound(id))?;
+    let name: String = row.try_get(0).ctx("reading a suite")?;
+    let count: i64 = row.try_get(1).ctx("reading a suite")?;
+    let rows = c
+        .query("SELECT idx, line FROM suite_openings WHERE suite_id = $1 ORDER BY idx", &[&key(id)])
+        .ctx("reading openings")?
+        .iter()
+        .map(|r| Ok((r.try_get::<_, i64>(0)?, r.try_get::<_, String>(1)?)))
+        .collect::<std::result::Result<Vec<_>, postgres::Error>>()
+        .ctx("reading openings")?;
+    if !rows.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) || rows.len() as i64 != count {
+        return Err(corrupt(format!("suite {id} has gaps in its openings")));
+    }
+    Ok(OpeningSuite { id, name, openings: rows.into_iter().map(|(_, line)| line).collect() })
+}
+
+/// How many openings a suite holds.
+pub(super) fn suite_size(c: &mut Transaction<'_>, suite: SuiteId) -> Result<usize> {
+    let size: i64 = c
+        .query_opt("SELECT opening_count FROM suites WHERE id = $1", &[&key(suite)])
+        .ctx("reading a suite's size")?
+        .ok_or(Error::SuiteNotFound(suite))?
+        .try_get(0)
+        .ctx("reading a suite's size")?;
+    usize::try_from(size).ok().filter(|n| *n > 0).ok_or_else(|| corrupt(format!("suite size {size}")))
+}
+
+pub(super) fn opening_line(c: &mut Transaction<'_>, suite: SuiteId, index: u32) -> Result<String> {
+    c.query_opt("SELECT line FROM suite_openings WHERE suite_id = $1 AND idx = $2", &[&key(suite), &i64::from(index)])
+        .ctx("reading an opening")?
+        .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))?
+        .try_get(0)
+        .ctx("reading an opening")
+}
+
+/// Inserts a run whose spec was checked, with `pairings` pairings; its variants and suite
+/// must exist.
+pub(super) fn insert_run(c: &mut Transaction<'_>, run_spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
+    let (kind, pairs, sprt) = codec::kind_columns(&run_spec.kind);
+    let (tc_kind, tc_value, tc_inc) = codec::tc_columns(run_spec.tc);
+    let a = run_spec.adjudication;
+    let id: i64 = c
+        .query_one(
+            "INSERT INTO runs (name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta,
+                 sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score,
+                 draw_moves, draw_after_move, bench_signature, sample_every, state, created_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+                 'active', $20)
+             RETURNING id",
+            &[
+                &run_spec.name,
+                &kind,
+                &pairs,
+                &sprt.map(|s| s.elo0),
+                &sprt.map(|s| s.elo1),
+                &sprt.map(|s| s.alpha),
+                &sprt.map(|s| s.beta),
+                &sprt.map(|s| codec::model_text(s.model)),
+                &tc_kind,
+                &tc_value,
+                &tc_inc,
+                &key(run_spec.openings),
+                &i64::from(a.resign_score),
+                &i64::from(a.resign_moves),
+                &i64::from(a.draw_score),
+                &i64::from(a.draw_moves),
+                &i64::from(a.draw_after_move),
+                &run_spec.bench_signature.map(bits),
+                &i64::from(run_spec.sample_every),
+                &int(now_ms),
+            ],
+        )
+        .and_then(|r| r.try_get(0))
+        .ctx("creating a run")?;
+    for (idx, variant) in run_spec.variants.iter().enumerate() {
+        c.execute(
+            "INSERT INTO run_variants (run_id, idx, variant_id) VALUES ($1, $2, $3)",
+            &[&id, &int(idx as u64), &variant.as_str()],
+        )
+        .ctx("naming a run's variants")?;
+    }
+    if let RunKind::Spsa(settings) = &run_spec.kind {
+        super::spsa::insert_params(c, id, &settings.params)?;
+    }
+    if let RunKind::Tournament(settings) = &run_spec.kind {
+        super::tournament::insert_settings(c, id, settings)?;
+    }
+    for pairing in 0..pairings {
+        c.execute("INSERT INTO run_pairings (run_id, pairing) VALUES ($1, $2)", &[&id, &int(pairing as u64)])
+            .ctx("creating a run's pairings")?;
+    }
+    to_u64(id, "run id").map(RunId::new)
+}
+
+/// The row of a query over [`RUN_COLUMNS`].
+fn run_row(row: &Row) -> Result<RunRow> {
+    let read = || -> std::result::Result<RunRow, postgres::Error> {
+        Ok(RunRow {
+            id: row.try_get(0)?,
+            name: row.try_get(1)?,
+            kind: row.try_get(2)?,
+            pairs: row.try_get(3)?,
+            sprt: [row.try_get(4)?, row.try_get(5)?, row.try_get(6)?, row.try_get(7)?],
+            sprt_model: row.try_get(8)?,
+            tc: (row.try_get(9)?, row.try_get(10)?, row.try_get(11)?),
+            suite: row.try_get(12)?,
+            adjudication: [row.try_get(13)?, row.try_get(14)?, row.try_get(15)?, row.try_get(16)?, row.try_get(17)?],
+            bench_signature: row.try_get(18)?,
+            sample_every: row.try_get(19)?,
+        })
+    };
+    read().ctx("reading a run")
+}
+
+/// A run's spec, which never changes once the run exists.
+pub(super) fn run_spec(c: &mut Transaction<'_>, id: RunId) -> Result<Arc<RunSpec>> {
+    let row = c
+        .query_opt(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1"), &[&key(id)])
+        .ctx("reading a run")?
+        .ok_or(Error::RunNotFound(id))?;
+    let row = run_row(&row)?;
+    let variants = c
+        .query("SELECT idx, variant_id FROM run_variants WHERE run_id = $1 ORDER BY idx", &[&key(id)])
+        .ctx("reading a run's variants")?
+        .iter()
+        .map(|r| Ok((r.try_get::<_, i64>(0)?, r.try_get::<_, String>(1)?)))
+        .collect::<std::result::Result<Vec<_>, postgres::Error>>()
+        .ctx("reading a run's variants")?;
+    if !variants.iter().enumerate().all(|(i, (idx, _))| *idx == i as i64) {
+        return Err(corrupt(format!("run {id} has gaps in its variants")));
+    }
+    let spsa_params = if row.is_spsa() { super::spsa::params(c, id)? } else { Vec::new() };
+    let tournament = match row.tournament_pairs()? {
+        Some(pairs_per_match) => Some(super::tournament::settings(c, id, pairs_per_match)?),
+        None => None,
+    };
+    let variants = variants.into_iter().map(|(_, v)| VariantId::new(v)).collect();
+    Ok(Arc::new(row.into_spec(variants, spsa_params, tournament)?))
+}
+
+/// A run's state.
+pub(super) fn run_state(c: &mut Transaction<'_>, id: RunId) -> Result<RunState> {
+    let state: String = c
+        .query_opt("SELECT state FROM runs WHERE id = $1", &[&key(id)])
+        .ctx("reading a run's state")?
+        .ok_or(Error::RunNotFound(id))?
+        .try_get(0)
+        .ctx("reading a run's state")?;
+    codec::state_from(&state)
+}
+
+/// A run's statistics, one entry per pairing.
+pub(super) fn run_stats(c: &mut Transaction<'_>, id: RunId) -> Result<Vec<PairingStats>> {
+    let raw = c
+        .query(
+            &format!("SELECT pairing, {STATS_COLUMNS} FROM run_pairings WHERE run_id = $1 ORDER BY pairing"),
+            &[&key(id)],
+        )
+        .ctx("reading a run's statistics")?
+        .iter()
+        .map(|r| {
+            let mut v = [0i64; 8];
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = r.try_get(i + 1)?;
+            }
+            Ok((r.try_get::<_, i64>(0)?, v))
+        })
+        .collect::<std::result::Result<Vec<_>, postgres::Error>>()
+        .ctx("reading a run's statistics")?;
+    if !raw.iter().enumerate().all(|(i, (pairing, _))| *pairing == i as i64) {
+        return Err(corrupt(format!("run {id} has gaps in its pairings")));
+    }
+    raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect()
+}
+
+pub(super) fn load_run(c: &mut Transaction<'_>, id: RunId) -> Result<Run> {
+    let spec = run_spec(c, id)?;
+    let row = c
+        .query_opt("SELECT state, created_ms FROM runs WHERE id = $1", &[&key(id)])
+        .ctx("reading a run")?
+        .ok_or(Error::RunNotFound(id))?;
+    let state: String = row.try_get(0).ctx("reading a run")?;
+    let created_ms: i64 = row.try_get(1).ctx("reading a run")?;
+    let stats = run_stats(c, id)?;
+    let tournament = matches!(spec.kind, RunKind::Tournament(_));
+    if !tournament && stats.len() != scheduler::pairings(&spec).len() {
+        return Err(corrupt(format!("run {id} has {} pairings stored", stats.len())));
+    }
+    Ok(Run {
+        id,
+        spec: RunSpec::clone(&spec),
+        state: codec::state_from(&state)?,
+        stats,
+        created_unix_ms: to_u64(created_ms, "run creation time")?,
+        tablebases: super::tablebases::of_run(c, id)?,
+    })
+}
+
+pub(super) fn run_ids(c: &mut Transaction<'_>) -> Result<Vec<RunId>> {
+    c.query("SELECT id FROM runs ORDER BY id", &[])
+        .ctx("listing runs")?
+        .iter()
+        .map(|r| to_u64(r.try_get(0).ctx("listing runs")?, "run id").map(RunId::new))
+        .collect()
+}
+
+pub(super) fn set_run_state(c: &mut Transaction<'_>, id: RunId, state: &RunState) -> Result<()> {
+    let changed = c
+        .execute("UPDATE runs SET state = $2 WHERE id = $1", &[&key(id), &codec::state_text(state)])
+        .ctx("setting a run's state")?;
+    if changed == 0 { Err(Error::RunNotFound(id)) } else { Ok(()) }
+}
+
+/// Adds to a pairing's statistics.
+pub(super) fn add_stats(c: &mut Transaction<'_>, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
+    let [p0, p1, p2, p3, p4] = delta.pentanomial.map(int);
+    let changed = c
+        .execute(
+            "UPDATE run_pairings SET ptnml0 = ptnml0 + $3, ptnml1 = ptnml1 + $4, ptnml2 = ptnml2 + $5,
+                 ptnml3 = ptnml3 + $6, ptnml4 = ptnml4 + $7, wins = wins + $8, draws = draws + $9,
+                 losses = losses + $10
+             WHERE run_id = $1 AND pairing = $2",
+            &[
+                &key(run),
+                &i64::from(pairing),
+                &p0,
+                &p1,
+                &p2,
+                &p3,
+                &p4,
+                &int(delta.wins),
+                &int(delta.draws),
+                &int(delta.losses),
+            ],
+        )
+        .ctx("updating statistics")?;
+    if changed == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
+}
+
+/// A run's next pair index and pairs ever created per pairing.
+pub(super) fn allocation(c: &mut Transaction<'_>, run: RunId) -> Result<Allocation> {
+    let next: i64 = c
+        .query_opt("SELECT next_pair_index FROM runs WHERE id = $1", &[&key(run)])
+        .ctx("reading a run's next pair")?
+        .ok_or(Error::RunNotFound(run))?
+        .try_get(0)
+        .ctx("reading a run's next pair")?;
+    let allocated = c
+        .query("SELECT allocated FROM run_pairings WHERE run_id = $1 ORDER BY pairing", &[&key(run)])
+        .ctx("reading a run's allocation")?
+        .iter()
+        .map(|r| to_u64(r.try_get(0).ctx("reading a run's allocation")?, "allocated pairs"))
+        .collect::<Result<_>>()?;
+    Ok(Allocation { next_pair_index: to_u64(next, "next pair index")?, allocated })
+}
+
+pub(super) fn run_exists(c: &mut Transaction<'_>, run: RunId) -> Result<()> {
+    let row = c.query_opt("SELECT 1 FROM runs WHERE id = $1", &[&key(run)]).ctx("looking up a run")?;
+    if row.is_some() { Ok(()) } else { Err(Error::RunNotFound(run)) }
+}
+
+pub(super) fn set_exported_up_to(c: &mut Transaction<'_>, run: RunId, up_to_game_id: u64) -> Result<()> {
+    let changed = c
+        .execute("UPDATE runs SET exported_up_to = $2 WHERE id = $1", &[&key(run), &int(up_to_game_id)])
+        .ctx("marking games exported")?;
+    if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
+}
+
+pub(super) fn exported_up_to(c: &mut Transaction<'_>, run: RunId) -> Result<u64> {
+    let v: i64 = c
+        .query_opt("SELECT exported_up_to FROM runs WHERE id = $1", &[&key(run)])
+        .ctx("reading the export mark")?
+        .ok_or(Error::RunNotFound(run))?
+        .try_get(0)
+        .ctx("reading the export mark")?;
+    to_u64(v, "export mark")
+}
+
+/// Every variant, by id, each checked as [`load_variant`] checks it.
+pub(super) fn variants(c: &mut Transaction<'_>) -> Result<Vec<Variant>> {
+    c.query(r#"SELECT id, spec FROM variants ORDER BY id COLLATE "C""#, &[])
+        .ctx("listing variants")?
+        .iter()
+        .map(|r| {
+            let id: String = r.try_get(0).ctx("listing variants")?;
+            let text: String = r.try_get(1).ctx("listing variants")?;
+            checked_variant(VariantId::from(id), &text)
+        })
+        .collect()
+}
+
+pub(super) fn suite_summaries(c: &mut Transaction<'_>) -> Result<Vec<OpeningSuiteSummary>> {
+    c.query("SELECT id, name, opening_count FROM suites ORDER BY id", &[])
+        .ctx("listing suites")?
+        .iter()
+        .map(|r| {
+            let id: i64 = r.try_get(0).ctx("listing suites")?;
+            let name: String = r.try_get(1).ctx("listing suites")?;
+            let count: i64 = r.try_get(2).ctx("listing suites")?;
+            Ok(OpeningSuiteSummary {
+                id: SuiteId::new(to_u64(id, "suite id")?),
+                name,
+                openings: u32::try_from(count).map_err(|_| corrupt(format!("suite {id} holds {count} openings")))?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,423 @@
+//! Submissions and games: storing them and reading games back.
+
+use postgres::types::ToSql;
+use postgres::{Row, Transaction};
+use proto::domain::{GameReport, LeaseId, PositionSample, RunId, Termination, WorkerId};
+
+use super::Ctx;
+use super::catalog::run_exists;
+use crate::error::{Error, Result};
+use crate::storage::codec::{self, corrupt, int, key, to_bool, to_i32, to_u32, to_u64};
+use crate::storage::tx::{GameEnds, NewGame, PairResult, PairTally};
+use crate::storage::{GameSummary, StoredGame};
+
+/// Sampled positions stored by one statement (10 parameters each, far below PostgreSQL's
+/// 65 535): a game's positions take one round trip, not one per position.
+const POSITIONS_PER_INSERT: usize = 500;
+
+/// The game's id is the counter's next: the counter row stays locked until the transaction
+/// commits, so games become visible in id order (see `schema.rs`). The triggers count the
+/// game in the run's tallies.
+pub(super) fn insert_game(c: &mut Transaction<'_>, new: NewGame<'_>) -> Result<u64> {
+    let game = new.report;
+    let game_id: i64 = c
+        .query_one("UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id", &[])
+        .and_then(|r| r.try_get(0))
+        .ctx("taking a game id")?;
+    c.execute(
+        "INSERT INTO games (id, run_id, pair_index, game_in_pair, opening_index, worker_id, red, black, start_fen,
+                            outcome, reason, moves, duration_ms, nodes, plies, pairing)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+        &[
+            &game_id,
+            &key(new.run),
+            &int(new.pair_index),
+            &i64::from(new.game_in_pair),
+            &i64::from(new.opening_index),
+            &key(new.worker),
+            &game.red.as_str(),
+            &game.black.as_str(),
+            &game.start_fen,
+            &codec::outcome_text(game.outcome),
+            &game.reason.as_str(),
+            &game.moves.join(" "),
+            &int(game.duration_ms),
+            &int(game.nodes),
+            &int(game.moves.len() as u64),
+            &i64::from(new.pairing),
+        ],
+    )
+    .ctx("storing a game")?;
+    for (chunk_index, chunk) in game.positions.chunks(POSITIONS_PER_INSERT).enumerate() {
+        insert_positions(c, game_id, chunk_index * POSITIONS_PER_INSERT, chunk)?;
+    }
+    to_u64(game_id, "game id")
+}
+
+/// Stores `positions`, the first as sample `first_seq` of the game.
+fn insert_positions(
+    c: &mut Transaction<'_>,
+    game_id: i64,
+    first_seq: usize,
+    positions: &[PositionSample],
+) -> Result<()> {
+    if positions.is_empty() {
+        return Ok(());
+    }
+    // The integer columns of each row, in column order (fen and best move are bound from `p`).
+    let numbers: Vec<[i64; 7]> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            [
+                int((first_seq + i) as u64),
+                i64::from(p.ply),
+                i64::from(p.red_to_move),
+                i64::from(p.static_eval),
+                i64::from(p.search_score),
+                i64::from(p.in_check),
+                i64::from(p.quiet),
+            ]
+        })
+        .collect();
+    // `$1` is the game id; each row's other nine columns take the next nine placeholders.
+    let rows: Vec<String> = (0..positions.len())
+        .map(|i| {
+            let first = 2 + i * 9;
+            let columns: Vec<String> = (first..first + 9).map(|k| format!("${k}")).collect();
+            format!("($1, {})", columns.join(", "))
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO positions (game_id, seq, ply, fen, red_to_move, static_eval, search_score, best_move, in_check,
+                                quiet)
+         VALUES {}",
+        rows.join(", ")
+    );
+    let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(1 + positions.len() * 9);
+    params.push(&game_id);
+    for (p, [seq, ply, red, static_eval, score, in_check, quiet]) in positions.iter().zip(&numbers) {
+        params.extend_from_slice(&[seq, ply, &p.fen, red, static_eval, score, &p.best_move, in_check, quiet]);
+    }
+    c.execute(&sql, &params).ctx("storing sampled positions")?;
+    Ok(())
+}
+
+pub(super) fn submission_seen(c: &mut Transaction<'_>, lease: LeaseId, seq: u64) -> Result<bool> {
+    c.query_opt("SELECT 1 FROM submissions WHERE lease_id = $1 AND seq = $2", &[&key(lease), &codec::bits(seq)])
+        .map(|row| row.is_some())
+        .ctx("looking up a submission")
+}
+
+pub(super) fn insert_submission(
+    c: &mut Transaction<'_>,
+    lease: LeaseId,
+    seq: u64,
+    accepted: usize,
+    now_ms: u64,
+) -> Result<()> {
+    c.execute(
+        "INSERT INTO submissions (lease_id, seq, accepted, received_ms) VALUES ($1, $2, $3, $4)",
+        &[&key(lease), &codec::bits(seq), &int(accepted as u64), &int(now_ms)],
+    )
+    .ctx("recording a submission")?;
+    Ok(())
+}
+
+/// The columns [`position`] decodes, of `positions`: the game id, then the sample.
+const POSITION_COLUMNS: &str = "game_id, ply, fen, red_to_move, static_eval, search_score, best_move, in_check, quiet";
+
+/// A row of [`POSITION_COLUMNS`], as read.
+type RawPosition = (i64, i64, String, i64, i64, i64, String, i64, i64);
+
+fn read_position(r: &Row) -> std::result::Result<RawPosition, postgres::Error> {
+    Ok((
+        r.try_get(0)?,
+        r.try_get(1)?,
+        r.try_get(2)?,
+        r.try_get(3)?,
+        r.try_get(4)?,
+        r.try_get(5)?,
+        r.try_get(6)?,
+        r.try_get(7)?,
+        r.try_get(8)?,
+    ))
+}
+
+/// A row of [`POSITION_COLUMNS`]: its game's id and the sample.
+fn position(r: &Row) -> Result<(i64, PositionSample)> {
+    let (game, ply, fen, red, static_eval, score, best_move, in_check, quiet) =
+        read_position(r).ctx("reading sampled positions")?;
+    Ok((
+        game,
+        PositionSample {
+            ply: to_u32(ply, "ply")?,
+            fen,
+            red_to_move: to_bool(red, "side to move")?,
+            static_eval: to_i32(static_eval, "static eval")?,
+            search_score: to_i32(score, "search score")?,
+            best_move,
+            in_check: to_bool(in_check, "in-check flag")?,
+            quiet: to_bool(quiet, "quiet flag")?,
+        },
+    ))
+}
+
+/// The columns [`RawGame::read`] decodes, of `games g JOIN workers w`.
+const GAME_COLUMNS: &str = "g.id, g.run_id, g.pair_index, g.game_in_pair, g.opening_index, w.name, g.red, g.black,
+     g.start_fen, g.outcome, g.reason, g.moves, g.duration_ms, g.nodes, g.pairing";
+
+/// A row of [`GAME_COLUMNS`], as read.
+struct RawGame {
+    id: i64,
+    run: i64,
+    pair: i64,
+    game_in_pair: i64,
+    opening: i64,
+    worker: String,
+    red: String,
+    black: String,
+    start_fen: String,
+    outcome: String,
+    reason: String,
+    moves: String,
+    duration: i64,
+    nodes: i64,
+    pairing: i64,
+}
+
+impl RawGame {
+    fn read(r: &Row) -> std::result::Result<RawGame, postgres::Error> {
+        Ok(RawGame {
+            id: r.try_get(0)?,
+            run: r.try_get(1)?,
+            pair: r.try_get(2)?,
+            game_in_pair: r.try_get(3)?,
+            opening: r.try_get(4)?,
+            worker: r.try_get(5)?,
+            red: r.try_get(6)?,
+            black: r.try_get(7)?,
+            start_fen: r.try_get(8)?,
+            outcome: r.try_get(9)?,
+            reason: r.try_get(10)?,
+            moves: r.try_get(11)?,
+            duration: r.try_get(12)?,
+            nodes: r.try_get(13)?,
+            pairing: r.try_get(14)?,
+        })
+    }
+}
+
+fn game_in_pair(id: i64, value: i64) -> Result<u8> {
+    u8::try_from(value).ok().filter(|g| *g < 2).ok_or_else(|| corrupt(format!("game {id} is game {value} of its pair")))
+}
+
+fn reason(id: i64, text: &str) -> Result<Termination> {
+    text.parse().map_err(|e: proto::Error| corrupt(format!("game {id}: {e}")))
+}
+
+/// A game, given its sampled positions.
+fn stored_game(raw: RawGame, positions: Vec<PositionSample>) -> Result<StoredGame> {
+    let id = raw.id;
+    Ok(StoredGame {
+        game_id: to_u64(id, "game id")?,
+        run: RunId::new(to_u64(raw.run, "run id")?),
+        pair_index: to_u64(raw.pair, "pair index")?,
+        pairing: to_u32(raw.pairing, "pairing")?,
+        game_in_pair: game_in_pair(id, raw.game_in_pair)?,
+        opening_index: to_u32(raw.opening, "opening index")?,
+        worker: raw.worker,
+        report: GameReport {
+            red: raw.red.into(),
+            black: raw.black.into(),
+            start_fen: raw.start_fen,
+            outcome: codec::outcome_from(&raw.outcome)?,
+            reason: reason(id, &raw.reason)?,
+            moves: raw.moves.split_ascii_whitespace().map(str::to_owned).collect(),
+            move_stats: Vec::new(),
+            forfeit: None,
+            duration_ms: to_u64(raw.duration, "game duration")?,
+            nodes: to_u64(raw.nodes, "game nodes")?,
+            positions,
+        },
+    })
+}
+
+/// The page's positions are read by one query over the page's id range (the run's games in it
+/// are exactly the page's), not one query per game.
+pub(super) fn games_since(c: &mut Transaction<'_>, run: RunId, after: u64, limit: usize) -> Result<Vec<StoredGame>> {
+    run_exists(c, run)?;
+    let rows: Vec<RawGame> = c
+        .query(
+            &format!(
+                "SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id
+                 WHERE g.run_id = $1 AND g.id > $2 ORDER BY g.id LIMIT $3"
+            ),
+            &[&key(run), &int(after), &int(limit as u64)],
+        )
+        .and_then(|rows| rows.iter().map(RawGame::read).collect())
+        .ctx("reading games")?;
+    let Some(last) = rows.last().map(|g| g.id) else { return Ok(Vec::new()) };
+    let positions = c
+        .query(
+            &format!(
+                "SELECT {POSITION_COLUMNS} FROM positions
+                 WHERE game_id > $2 AND game_id <= $3 AND game_id IN (SELECT id FROM games WHERE run_id = $1)
+                 ORDER BY game_id, seq"
+            ),
+            &[&key(run), &int(after), &last],
+        )
+        .ctx("reading sampled positions")?;
+    let mut positions = positions.iter().map(position).peekable();
+    rows.into_iter()
+        .map(|raw| {
+            let mut own = Vec::new();
+            while let Some(p) = positions.next_if(|p| p.as_ref().map_or(true, |(game, _)| *game == raw.id)) {
+                own.push(p?.1);
+            }
+            stored_game(raw, own)
+        })
+        .collect()
+}
+
+pub(super) fn game(c: &mut Transaction<'_>, game_id: u64) -> Result<StoredGame> {
+    let raw = c
+        .query_opt(
+            &format!("SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = $1"),
+            &[&key(game_id)],
+        )
+        .and_then(|row| row.as_ref().map(RawGame::read).transpose())
+        .ctx("reading a game")?
+        .ok_or(Error::GameNotFound(game_id))?;
+    let positions = c
+        .query(&format!("SELECT {POSITION_COLUMNS} FROM positions WHERE game_id = $1 ORDER BY seq"), &[&raw.id])
+        .ctx("reading sampled positions")?
+        .iter()
+        .map(|r| position(r).map(|(_, p)| p))
+        .collect::<Result<_>>()?;
+    stored_game(raw, positions)
+}
+
+/// A page of a run's games: `$1` run, `$2` offset, `$3` limit.
+const GAME_PAGE: &str =
+    "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name
+     FROM games g JOIN workers w ON w.id = g.worker_id
+     WHERE g.id IN (SELECT id FROM games WHERE run_id = $1 ORDER BY id LIMIT $3 OFFSET $2)
+     ORDER BY g.id";
+
+/// Run `$1`'s pairs in recording order (kept by the trigger `games_recorded`).
+const PAIR_RESULTS: &str = "SELECT first_game_id, pairing, worker_id, points FROM run_pair_results
+     WHERE run_id = $1 ORDER BY first_game_id";
+
+/// Run `$1`'s game counts by termination and length (kept by the trigger `games_recorded`).
+const GAME_ENDS: &str = "SELECT reason, plies, games FROM run_game_ends WHERE run_id = $1";
+
+/// Run `$1`'s pair counts by worker, pairing and points (kept by the trigger `pair_results_tally`).
+const PAIR_TALLIES: &str = "SELECT worker_id, pairing, points, pairs FROM run_pair_tallies WHERE run_id = $1";
+
+/// The page's game ids come from `games_by_run` alone; only the page's rows are read.
+pub(super) fn game_summaries(
+    c: &mut Transaction<'_>,
+    run: RunId,
+    offset: u64,
+    limit: usize,
+) -> Result<Vec<GameSummary>> {
+    run_exists(c, run)?;
+    type Raw = (i64, i64, i64, String, String, String, String, i64, String);
+    let rows: Vec<Raw> = c
+        .query(GAME_PAGE, &[&key(run), &int(offset), &int(limit as u64)])
+        .and_then(|rows| {
+            rows.iter()
+                .map(|r| {
+                    Ok((
+                        r.try_get(0)?,
+                        r.try_get(1)?,
+                        r.try_get(2)?,
+                        r.try_get(3)?,
+                        r.try_get(4)?,
+                        r.try_get(5)?,
+                        r.try_get(6)?,
+                        r.try_get(7)?,
+                        r.try_get(8)?,
+                    ))
+                })
+                .collect()
+        })
+        .ctx("reading a page of games")?;
+    rows.into_iter()
+        .map(|(id, pair, in_pair, red, black, outcome, text, plies, worker)| {
+            Ok(GameSummary {
+                game_id: to_u64(id, "game id")?,
+                run,
+                pair_index: to_u64(pair, "pair index")?,
+                game_in_pair: game_in_pair(id, in_pair)?,
+                red: red.into(),
+                black: black.into(),
+                outcome: codec::outcome_from(&outcome)?,
+                reason: reason(id, &text)?,
+                plies: to_u32(plies, "plies")?,
+                worker,
+            })
+        })
+        .collect()
+}
+
+/// Four integer columns of each row of a run's tally query.
+fn four_columns(c: &mut Transaction<'_>, sql: &str, run: RunId, what: &str) -> Result<Vec<(i64, i64, i64, i64)>> {
+    c.query(sql, &[&key(run)])
+        .and_then(|rows| {
+            rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
+        })
+        .ctx(what)
+}
+
+pub(super) fn pair_results(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<PairResult>> {
+    run_exists(c, run)?;
+    four_columns(c, PAIR_RESULTS, run, "reading a run's pair results")?
+        .into_iter()
+        .map(|(id, pairing, worker, points)| {
+            Ok(PairResult {
+                first_game_id: to_u64(id, "game id")?,
+                pairing: to_u32(pairing, "pairing")?,
+                worker: WorkerId::new(to_u64(worker, "worker id")?),
+                first_half_points: half_points(points)?,
+            })
+        })
+        .collect()
+}
+
+fn half_points(points: i64) -> Result<u8> {
+    u8::try_from(points).ok().filter(|p| *p <= 4).ok_or_else(|| corrupt(format!("a pair scores {points} half points")))
+}
+
+pub(super) fn pair_tallies(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<PairTally>> {
+    run_exists(c, run)?;
+    four_columns(c, PAIR_TALLIES, run, "reading a run's pair tallies")?
+        .into_iter()
+        .map(|(worker, pairing, points, pairs)| {
+            Ok(PairTally {
+                worker: WorkerId::new(to_u64(worker, "worker id")?),
+                pairing: to_u32(pairing, "pairing")?,
+                first_half_points: half_points(points)?,
+                pairs: to_u64(pairs, "pair count")?,
+            })
+        })
+        .collect()
+}
+
+pub(super) fn game_ends(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<GameEnds>> {
+    run_exists(c, run)?;
+    let rows: Vec<(String, i64, i64)> = c
+        .query(GAME_ENDS, &[&key(run)])
+        .and_then(|rows| rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))).collect())
+        .ctx("counting a run's game ends")?;
+    rows.into_iter()
+        .map(|(text, plies, games)| {
+            Ok(GameEnds {
+                reason: text.parse().map_err(|e: proto::Error| corrupt(format!("run {run}: {e}")))?,
+                plies: to_u32(plies, "plies")?,
+                games: to_u64(games, "game count")?,
+            })
+        })
+        .collect()
+}
