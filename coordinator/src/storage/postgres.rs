@@ -114,6 +114,21 @@ fn is_conflict(e: &Error) -> bool {
     })
 }
 
+/// Runs `f` where the synchronous client may block. It blocks on a runtime of its own, which
+/// tokio refuses on a thread that drives async tasks; called from such a thread (the
+/// coordinator's async code calls the storage directly in places, as it may with SQLite), `f`
+/// runs on a short-lived thread of its own. Connecting, every transaction and dropping a
+/// connection go through here.
+fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|scope| match scope.spawn(f).join() {
+        Ok(out) => out,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
 /// Connections to one database.
 struct Pool {
     config: Config,
@@ -163,10 +178,23 @@ impl std::fmt::Debug for PgStorage {
     }
 }
 
+impl Drop for PgStorage {
+    fn drop(&mut self) {
+        // Closing a connection blocks: off any async thread.
+        let idle = self.pool.idle.get_mut().map(std::mem::take).unwrap_or_default();
+        let exporter = self.exporter.release();
+        off_runtime(move || drop((idle, exporter)));
+    }
+}
+
 impl PgStorage {
     /// Connects to the database `url` names (`postgres://user:password@host:port/dbname`) and
     /// creates or checks its schema.
     pub fn open(url: &str) -> Result<PgStorage> {
+        off_runtime(|| PgStorage::open_here(url))
+    }
+
+    fn open_here(url: &str) -> Result<PgStorage> {
         let mut config = Config::from_str(url).map_err(|e| Error::Database {
             target: redact(url),
             reason: format!("not a PostgreSQL connection URL ({e})"),
@@ -193,7 +221,15 @@ impl PgStorage {
     }
 
     /// Runs `f` in one transaction of the given kind, again after a conflict when writing.
-    fn run<T>(&self, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    fn run<T, F>(&self, context: &str, write: bool, f: F) -> Result<T>
+    where
+        T: Send,
+        F: Fn(&mut dyn Tx) -> Result<T> + Send,
+    {
+        off_runtime(move || self.run_here(context, write, &f))
+    }
+
+    fn run_here<T>(&self, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
         let mut client = self.pool.take()?;
         let mut attempt = 1;
         let out = loop {
@@ -257,7 +293,7 @@ impl Backend for PgStorage {
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
-        let out = self.run(context, true, &f);
+        let out = self.run(context, true, f);
         self.timings.observe(context, start.elapsed());
         out
     }
@@ -268,7 +304,7 @@ impl Backend for PgStorage {
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
-        let out = self.run(context, false, &f);
+        let out = self.run(context, false, f);
         self.timings.observe(context, start.elapsed());
         out
     }
@@ -282,14 +318,14 @@ impl Backend for PgStorage {
     }
 
     fn listen(&self, sink: ChangeSink) -> Result<bool> {
-        let listener = feed::Listener::start(self.pool.config.clone(), self.origin, sink)?;
+        let listener = off_runtime(|| feed::Listener::start(self.pool.config.clone(), self.origin, sink))?;
         let mut slot = self.listener.lock().map_err(|_| Error::storage("listening", "lock poisoned"))?;
         *slot = Some(listener);
         Ok(true)
     }
 
     fn exporter(&self) -> Result<bool> {
-        self.exporter.check()
+        off_runtime(|| self.exporter.check())
     }
 }
 

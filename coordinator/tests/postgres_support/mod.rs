@@ -58,6 +58,7 @@ pub fn fresh() -> Option<TestDb> {
 
 impl TestDb {
     /// Runs SQL on the database directly, as a user editing it behind the coordinator's back.
+    #[allow(dead_code)] // not every test file that includes this module edits its database
     pub fn execute(&self, sql: &str) {
         admin(&self.url).batch_execute(sql).expect("raw SQL");
     }

@@ -180,36 +180,54 @@ fn listen_loop(config: &Config, origin: u64, sink: &ChangeSink, stop: &AtomicBoo
     }
 }
 
-/// The exporter's role: an advisory lock held by a connection of its own.
+/// The exporter's role: an advisory lock held by a connection of its own. A coordinator without
+/// the role keeps its connection too, and asks for the lock again on it at each check.
 pub(super) struct ExporterRole {
     config: Config,
-    held: Mutex<Option<Client>>,
+    /// The connection, and whether it holds the lock.
+    conn: Mutex<Option<(Client, bool)>>,
 }
 
 impl ExporterRole {
     pub(super) fn new(config: Config) -> ExporterRole {
-        ExporterRole { config, held: Mutex::new(None) }
+        ExporterRole { config, conn: Mutex::new(None) }
+    }
+
+    /// Gives the role up with its connection (to be dropped where blocking is allowed).
+    pub(super) fn release(&mut self) -> Option<Client> {
+        self.conn.get_mut().ok().and_then(Option::take).map(|(client, _)| client)
     }
 
     /// Whether this coordinator holds the role, taking it if nobody does. A holder whose
     /// connection died has lost it (the server released the lock), and tries to take it again.
     pub(super) fn check(&self) -> Result<bool> {
-        let mut held = self.held.lock().map_err(|_| Error::storage("checking the exporter role", "lock poisoned"))?;
-        if let Some(client) = held.as_mut() {
+        let mut slot = self.conn.lock().map_err(|_| Error::storage("checking the exporter role", "lock poisoned"))?;
+        if let Some((client, holds)) = slot.as_mut() {
             if client.is_valid(Duration::from_secs(5)).is_ok() {
-                return Ok(true);
+                if *holds {
+                    return Ok(true);
+                }
+            } else {
+                if *holds {
+                    tracing::warn!("lost the exporter role with its database connection");
+                }
+                *slot = None;
             }
-            tracing::warn!("lost the exporter role with its database connection");
-            *held = None;
         }
-        let mut client = self.config.connect(NoTls).map_err(|e| Error::storage("taking the exporter role", e))?;
+        let (client, holds) = match slot.as_mut() {
+            Some(conn) => conn,
+            None => {
+                let client = self.config.connect(NoTls).map_err(|e| Error::storage("taking the exporter role", e))?;
+                slot.insert((client, false))
+            }
+        };
         let taken: bool = client
             .query_one("SELECT pg_try_advisory_lock($1)", &[&EXPORTER_LOCK])
             .and_then(|row| row.try_get(0))
             .map_err(|e| Error::storage("taking the exporter role", e))?;
         if taken {
             tracing::info!("this coordinator exports Parquet (it holds the exporter role)");
-            *held = Some(client);
+            *holds = true;
         }
         Ok(taken)
     }
