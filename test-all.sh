@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the repository, in the order that fails fastest: format and lints (seconds), the
 # Rust tests (`cargo test --workspace`, with a private PostgreSQL server for the storage
-# conformance suite), the browser tests (web/e2e: Debian's Chromium driven by
+# conformance suite; as root it also runs the multi-host fault test in network namespaces,
+# xqfarm/tests/netns_faults.rs, with a server of its own), the browser tests (web/e2e: Debian's Chromium driven by
 # playwright-core under `node --test`, against a real `xqfarm serve` and worker), then the
 # cluster tests (deploy/slurm: a real slurmctld and slurmd running the worker array job; they
 # need root and say so when skipped, unless XQFARM_REQUIRE_SLURM=1 makes that a failure), and the

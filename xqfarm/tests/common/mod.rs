@@ -14,9 +14,30 @@ pub const TOKEN: &str = "fault-token";
 pub const TC: &str = "nodes=3000";
 
 pub fn xqfarm() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_xqfarm"));
-    c.env("XQFARM_TOKEN", TOKEN).env("XQFARM_LOG", "warn").env("NO_COLOR", "1");
-    c
+    Place::HERE.xqfarm()
+}
+
+/// Where a test's `xqfarm` processes run: in the test's own network namespace, or (the
+/// multi-host fault test) in a named one, through `ip netns exec`, which execs the program
+/// itself, so a signal to the child reaches `xqfarm`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Place<'a>(pub Option<&'a str>);
+
+impl Place<'_> {
+    pub const HERE: Place<'static> = Place(None);
+
+    pub fn xqfarm(&self) -> Command {
+        let mut c = match self.0 {
+            None => Command::new(env!("CARGO_BIN_EXE_xqfarm")),
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, env!("CARGO_BIN_EXE_xqfarm")]);
+                c
+            }
+        };
+        c.env("XQFARM_TOKEN", TOKEN).env("XQFARM_LOG", "warn").env("NO_COLOR", "1");
+        c
+    }
 }
 
 /// A coordinator process and the address it listens on.
@@ -32,7 +53,13 @@ impl Coordinator {
 
     /// A coordinator on the store `db` names (a SQLite file or a PostgreSQL URL) and `data`.
     pub fn start_on(listen: &str, db: &std::ffi::OsStr, data: &Path) -> Coordinator {
-        let mut child = xqfarm()
+        Coordinator::start_at(Place::HERE, listen, db, data)
+    }
+
+    /// [`Coordinator::start_on`] in `place`.
+    pub fn start_at(place: Place, listen: &str, db: &std::ffi::OsStr, data: &Path) -> Coordinator {
+        let mut child = place
+            .xqfarm()
             .args(["serve", "--listen", listen, "--db"])
             .arg(db)
             .arg("--data")
@@ -88,9 +115,15 @@ pub struct Worker {
 
 impl Worker {
     pub fn start(url: &str, spool: &Path, name: &str, extra: &[&str]) -> Worker {
+        Worker::start_at(Place::HERE, url, spool, name, extra)
+    }
+
+    /// [`Worker::start`] in `place`.
+    pub fn start_at(place: Place, url: &str, spool: &Path, name: &str, extra: &[&str]) -> Worker {
         let log = spool.with_file_name(format!("{name}.log"));
         let file = std::fs::File::create(&log).expect("log file");
-        let child = xqfarm()
+        let child = place
+            .xqfarm()
             .env("XQFARM_LOG", "info")
             .args(["worker", "--coordinator", url, "--concurrency", "1", "--name", name, "--spool"])
             .arg(spool)
@@ -198,14 +231,23 @@ pub fn assert_nothing_refused(log: &str) {
 }
 
 pub fn run_ok(args: &[&str]) -> String {
-    let out = xqfarm().args(args).output().expect("xqfarm runs");
+    run_ok_at(Place::HERE, args)
+}
+
+pub fn run_ok_at(place: Place, args: &[&str]) -> String {
+    let out = place.xqfarm().args(args).output().expect("xqfarm runs");
     assert!(out.status.success(), "xqfarm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// `run show`, or `None` when the coordinator cannot be reached.
 pub fn show(url: &str, run: RunId) -> Option<String> {
-    let out = xqfarm().args(["run", "show", "--coordinator", url, &run.to_string()]).output().expect("xqfarm runs");
+    show_at(Place::HERE, url, run)
+}
+
+pub fn show_at(place: Place, url: &str, run: RunId) -> Option<String> {
+    let out =
+        place.xqfarm().args(["run", "show", "--coordinator", url, &run.to_string()]).output().expect("xqfarm runs");
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -232,11 +274,21 @@ pub fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool)
 }
 
 pub fn completed(url: &str, run: RunId) -> bool {
-    show(url, run).is_some_and(|s| s.contains("state: completed"))
+    completed_at(Place::HERE, url, run)
+}
+
+pub fn completed_at(place: Place, url: &str, run: RunId) -> bool {
+    show_at(place, url, run).is_some_and(|s| s.contains("state: completed"))
 }
 
 /// Variants, a suite and a fixed-games run of `pairs` pairs; returns the run id.
 pub fn create_run(url: &str, dir: &Path, pairs: u64) -> RunId {
+    create_run_at(Place::HERE, url, dir, pairs, TC)
+}
+
+/// [`create_run`] from `place`, at the time control `tc`.
+pub fn create_run_at(place: Place, url: &str, dir: &Path, pairs: u64, tc: &str) -> RunId {
+    let run_ok = |args: &[&str]| run_ok_at(place, args);
     let a = dir.join("a.toml");
     std::fs::write(&a, engine::eval::Params::default().to_toml()).expect("write params");
     let b = dir.join("b.toml");
@@ -259,7 +311,7 @@ pub fn create_run(url: &str, dir: &Path, pairs: u64) -> RunId {
         "--pairs",
         &pairs.to_string(),
         "--tc",
-        TC,
+        tc,
         "--suite",
         &suite,
         "--variants",
