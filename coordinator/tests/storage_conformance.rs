@@ -2027,6 +2027,57 @@ fn postgres_two_coordinators_lease_each_pair_once_and_the_exporter_misses_no_gam
     assert_eq!(followed, all, "following by highest id seen reads every game, in order, once");
 }
 
+/// More transactions at once than the pool has connections: they wait for one instead of
+/// opening more (each costs a password exchange), and every one of them succeeds.
+#[test]
+fn postgres_many_threads_share_a_bounded_pool() {
+    let Some(db) = postgres_support::fresh() else { return };
+    let s = PgStorage::open(&db.url).expect("open");
+    let threads = 48;
+    let run = games_run(&s, threads, 0);
+    let workers: Vec<WorkerId> = (0..threads).map(|i| worker(&s, &format!("w{i}"), 1, 0)).collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (most, leased) = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let row = admin
+                    .query_one(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'xqfarm'",
+                        &[],
+                    )
+                    .expect("count connections");
+                most = most.max(row.get::<_, i64>(0));
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            most
+        });
+        let handles: Vec<_> = workers
+            .iter()
+            .map(|&w| {
+                let s = &s;
+                scope.spawn(move || {
+                    let lease = s.lease_batch(w, 1, 1).expect("lease").expect("work");
+                    for _ in 0..5 {
+                        s.get_run(run).expect("read the run");
+                    }
+                    s.record_results(w, lease.id, 1, &play_all(&lease), true, 2).expect("record");
+                    indices(&lease)
+                })
+            })
+            .collect();
+        let leased: Vec<u64> = handles.into_iter().flat_map(|h| h.join().expect("a thread")).collect();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (watcher.join().expect("the watcher"), leased)
+    });
+    let distinct: BTreeSet<u64> = leased.iter().copied().collect();
+    assert_eq!(distinct.len(), leased.len(), "a pair leased twice: {leased:?}");
+    assert_eq!(s.get_run(run).expect("run").state, RunState::Completed);
+    // The pool's 16, and the announcer's connection.
+    assert!(most <= 17, "{most} connections open at once");
+}
+
 #[test]
 fn postgres_reopen_keeps_everything() {
     let Some(db) = postgres_support::fresh() else { return };

@@ -17,6 +17,7 @@
 //!   another application's tables) are [`Error::Database`], naming the server and database but
 //!   never the password; connecting gives up after [`CONNECT_TIMEOUT`].
 mod catalog;
+mod db;
 mod engines;
 mod feed;
 mod leasing;
@@ -28,12 +29,13 @@ mod tournament;
 mod tx;
 
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
 use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
 
+use self::db::{Db, Statements};
 use self::tx::PgTx;
 use super::feed::{Change, ChangeSink};
 use super::tx::{Backend, Tx};
@@ -47,14 +49,19 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// coordinators on one database happen one at a time, as SQLite's single writer makes them.
 /// (Measured with `xqfarm bench rpc`, 64 workers on one run: `SERIALIZABLE` transactions
 /// without it made 14 lease+submit RPCs a second, some leases failing after every retry; with
-/// it, 32 and none failing.)
+/// it, 32 and none failing; with the statement cache and the bounded pool, 165.)
 const WRITE_LOCK: i64 = 0x7871_6661_726d_0003;
 
 /// Tries of a write transaction that conflicts with another coordinator's.
 const WRITE_ATTEMPTS: u32 = 16;
 
-/// Idle connections kept open; more are opened when more transactions run at once.
-const IDLE_CONNECTIONS: usize = 8;
+/// Connections a coordinator opens at most; a transaction waits for one when all are busy.
+/// Writes run one at a time anyway (the write lock), and opening a connection costs a
+/// password exchange (scram) of several milliseconds, so they are kept open and reused.
+const MAX_CONNECTIONS: usize = 16;
+
+/// How long a transaction waits for a free connection before it fails, naming the database.
+const POOL_WAIT: Duration = Duration::from_secs(60);
 
 /// Adds what was being done to a PostgreSQL error.
 trait Ctx<T> {
@@ -137,35 +144,97 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-/// Connections to one database.
+/// A pooled connection and the statements prepared on it.
+struct Conn {
+    client: Client,
+    statements: Statements,
+}
+
+/// Connections to one database: at most [`MAX_CONNECTIONS`], each kept open once made.
 struct Pool {
     config: Config,
     target: String,
-    idle: Mutex<Vec<Client>>,
+    state: Mutex<PoolState>,
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    idle: Vec<Conn>,
+    /// Connections open now, idle or taken.
+    open: usize,
 }
 
 impl Pool {
+    fn new(config: Config, target: String) -> Pool {
+        Pool { config, target, state: Mutex::new(PoolState::default()), freed: Condvar::new() }
+    }
+
     fn connect(&self) -> Result<Client> {
         self.config.connect(NoTls).map_err(|e| connect_error(&self.target, &e))
     }
 
-    fn take(&self) -> Result<Client> {
-        let idle = self.idle.lock().map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))?.pop();
-        match idle {
-            Some(client) if !client.is_closed() => Ok(client),
-            _ => self.connect(),
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, PoolState>> {
+        self.state.lock().map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))
+    }
+
+    /// An idle connection, a new one while fewer than [`MAX_CONNECTIONS`] are open, or the
+    /// first one given back.
+    fn take(&self) -> Result<Conn> {
+        let deadline = Instant::now() + POOL_WAIT;
+        let mut state = self.lock()?;
+        loop {
+            while let Some(conn) = state.idle.pop() {
+                if !conn.client.is_closed() {
+                    return Ok(conn);
+                }
+                state.open -= 1;
+            }
+            if state.open < MAX_CONNECTIONS {
+                state.open += 1;
+                drop(state);
+                return match self.connect() {
+                    Ok(client) => Ok(Conn { client, statements: Statements::default() }),
+                    Err(e) => {
+                        self.forget();
+                        Err(e)
+                    }
+                };
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Database {
+                    target: self.target.clone(),
+                    reason: format!("all {MAX_CONNECTIONS} connections stayed busy for {} s", POOL_WAIT.as_secs()),
+                });
+            }
+            state = self
+                .freed
+                .wait_timeout(state, left)
+                .map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))?
+                .0;
         }
     }
 
-    fn give_back(&self, client: Client) {
-        if client.is_closed() {
+    /// Returns a connection taken with [`Pool::take`]; a closed one frees its place.
+    fn give_back(&self, conn: Conn) {
+        if conn.client.is_closed() {
+            drop(conn);
+            self.forget();
             return;
         }
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < IDLE_CONNECTIONS
-        {
-            idle.push(client);
+        if let Ok(mut state) = self.state.lock() {
+            state.idle.push(conn);
         }
+        self.freed.notify_one();
+    }
+
+    /// A taken connection that will not come back (closed, or never made).
+    fn forget(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.open = state.open.saturating_sub(1);
+        }
+        self.freed.notify_one();
     }
 }
 
@@ -189,7 +258,7 @@ impl std::fmt::Debug for PgStorage {
 impl Drop for PgStorage {
     fn drop(&mut self) {
         // Closing a connection blocks: off any async thread.
-        let idle = self.pool.idle.get_mut().map(std::mem::take).unwrap_or_default();
+        let idle = self.pool.state.get_mut().map(|s| std::mem::take(&mut s.idle)).unwrap_or_default();
         let exporter = self.exporter.release();
         off_runtime(move || drop((idle, exporter)));
     }
@@ -210,12 +279,12 @@ impl PgStorage {
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("xqfarm");
         let target = describe(&config);
-        let pool = Pool { config, target, idle: Mutex::new(Vec::new()) };
-        let mut client = pool.connect()?;
-        let mut tx = client.transaction().ctx("starting the schema check")?;
+        let pool = Pool::new(config, target);
+        let mut conn = pool.take()?;
+        let mut tx = conn.client.transaction().ctx("starting the schema check")?;
         schema::prepare(&mut tx, &pool.target)?;
         tx.commit().ctx("committing the schema")?;
-        pool.give_back(client);
+        pool.give_back(conn);
         tracing::info!(database = %pool.target, "database opened");
         let origin = random_origin();
         let announcer = feed::Announcer::start(pool.config.clone(), origin);
@@ -238,12 +307,13 @@ impl PgStorage {
     }
 
     fn run_here<T>(&self, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-        let mut client = self.pool.take()?;
+        let mut taken = Taken { pool: &self.pool, conn: Some(self.pool.take()?) };
+        let conn = taken.conn.as_mut().expect("taken above");
         let mut attempt = 1;
-        let out = loop {
-            let out = attempt_once(&mut client, context, write, f);
+        loop {
+            let out = attempt_once(conn, context, write, f);
             match out {
-                Err(e) if write && attempt < WRITE_ATTEMPTS && is_conflict(&e) && !client.is_closed() => {
+                Err(e) if write && attempt < WRITE_ATTEMPTS && is_conflict(&e) && !conn.client.is_closed() => {
                     tracing::debug!(context, attempt, "write transaction conflicted; running it again");
                     // Back off a little, more each time, so that the conflicting transaction ends.
                     std::thread::sleep(Duration::from_millis(u64::from(attempt * attempt)));
@@ -251,25 +321,40 @@ impl PgStorage {
                 }
                 out => break out,
             }
-        };
-        self.pool.give_back(client);
-        out
+        }
     }
 }
 
-fn attempt_once<T>(client: &mut Client, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-    let builder = client.build_transaction();
+/// A connection taken from the pool, given back when this drops (also when a transaction's
+/// closure panics).
+struct Taken<'p> {
+    pool: &'p Pool,
+    conn: Option<Conn>,
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.pool.give_back(conn);
+        }
+    }
+}
+
+fn attempt_once<T>(conn: &mut Conn, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    let builder = conn.client.build_transaction();
     let mut tx: Transaction<'_> = if write {
         // READ COMMITTED: each statement sees what committed before it, so that once the write
         // lock is held every statement sees every earlier write transaction.
-        let mut tx = builder.isolation_level(IsolationLevel::ReadCommitted).start().ctx(context)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).ctx(context)?;
-        tx
+        builder.isolation_level(IsolationLevel::ReadCommitted).start().ctx(context)?
     } else {
         builder.isolation_level(IsolationLevel::RepeatableRead).read_only(true).start().ctx(context)?
     };
+    let mut db = Db::new(&mut tx, &mut conn.statements);
+    if write {
+        db.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).ctx(context)?;
+    }
     // An error rolls the transaction back when `tx` drops.
-    let out = f(&mut PgTx(&mut tx))?;
+    let out = f(&mut PgTx(db))?;
     tx.commit().ctx(context)?;
     Ok(out)
 }

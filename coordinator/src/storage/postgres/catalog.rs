@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use postgres::{Row, Transaction};
+use postgres::Row;
+
+use super::db::Db;
 use proto::domain::{
     OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec, RunState, SuiteId, Variant,
     VariantId,
@@ -19,7 +21,7 @@ use crate::storage::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corr
 use crate::storage::tx::Allocation;
 use crate::{scheduler, spec};
 
-pub(super) fn insert_variant(c: &mut Transaction<'_>, variant: &Variant) -> Result<()> {
+pub(super) fn insert_variant(c: &mut Db<'_, '_>, variant: &Variant) -> Result<()> {
     c.execute(
         "INSERT INTO variants (id, spec) VALUES ($1, $2) ON CONFLICT DO NOTHING",
         &[&variant.id.as_str(), &spec::encode_variant(&variant.spec)],
@@ -28,7 +30,7 @@ pub(super) fn insert_variant(c: &mut Transaction<'_>, variant: &Variant) -> Resu
     Ok(())
 }
 
-pub(super) fn variant_exists(c: &mut Transaction<'_>, id: &VariantId) -> Result<bool> {
+pub(super) fn variant_exists(c: &mut Db<'_, '_>, id: &VariantId) -> Result<bool> {
     let row = c.query_opt("SELECT 1 FROM variants WHERE id = $1", &[&id.as_str()]).ctx("looking up a variant")?;
     Ok(row.is_some())
 }
@@ -45,14 +47,14 @@ fn checked_variant(id: VariantId, text: &str) -> Result<Variant> {
 }
 
 /// A variant, checked against its id.
-pub(super) fn load_variant(c: &mut Transaction<'_>, id: &VariantId) -> Result<Variant> {
+pub(super) fn load_variant(c: &mut Db<'_, '_>, id: &VariantId) -> Result<Variant> {
     let row = c.query_opt("SELECT spec FROM variants WHERE id = $1", &[&id.as_str()]).ctx("reading a variant")?;
     let row = row.ok_or_else(|| Error::VariantNotFound(id.clone()))?;
     let text: String = row.try_get(0).ctx("reading a variant")?;
     checked_variant(id.clone(), &text)
 }
 
-pub(super) fn insert_suite(c: &mut Transaction<'_>, name: &str, lines: &[String]) -> Result<SuiteId> {
+pub(super) fn insert_suite(c: &mut Db<'_, '_>, name: &str, lines: &[String]) -> Result<SuiteId> {
     let id: i64 = c
         .query_one(
             "INSERT INTO suites (name, opening_count) VALUES ($1, $2) RETURNING id",
@@ -70,7 +72,7 @@ pub(super) fn insert_suite(c: &mut Transaction<'_>, name: &str, lines: &[String]
     to_u64(id, "suite id").map(SuiteId::new)
 }
 
-pub(super) fn load_suite(c: &mut Transaction<'_>, id: SuiteId) -> Result<OpeningSuite> {
+pub(super) fn load_suite(c: &mut Db<'_, '_>, id: SuiteId) -> Result<OpeningSuite> {
     let row = c
         .query_opt("SELECT name, opening_count FROM suites WHERE id = $1", &[&key(id)])
         .ctx("reading a suite")?
@@ -91,7 +93,7 @@ pub(super) fn load_suite(c: &mut Transaction<'_>, id: SuiteId) -> Result<Opening
 }
 
 /// How many openings a suite holds.
-pub(super) fn suite_size(c: &mut Transaction<'_>, suite: SuiteId) -> Result<usize> {
+pub(super) fn suite_size(c: &mut Db<'_, '_>, suite: SuiteId) -> Result<usize> {
     let size: i64 = c
         .query_opt("SELECT opening_count FROM suites WHERE id = $1", &[&key(suite)])
         .ctx("reading a suite's size")?
@@ -101,7 +103,7 @@ pub(super) fn suite_size(c: &mut Transaction<'_>, suite: SuiteId) -> Result<usiz
     usize::try_from(size).ok().filter(|n| *n > 0).ok_or_else(|| corrupt(format!("suite size {size}")))
 }
 
-pub(super) fn opening_line(c: &mut Transaction<'_>, suite: SuiteId, index: u32) -> Result<String> {
+pub(super) fn opening_line(c: &mut Db<'_, '_>, suite: SuiteId, index: u32) -> Result<String> {
     c.query_opt("SELECT line FROM suite_openings WHERE suite_id = $1 AND idx = $2", &[&key(suite), &i64::from(index)])
         .ctx("reading an opening")?
         .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))?
@@ -111,7 +113,7 @@ pub(super) fn opening_line(c: &mut Transaction<'_>, suite: SuiteId, index: u32) 
 
 /// Inserts a run whose spec was checked, with `pairings` pairings; its variants and suite
 /// must exist.
-pub(super) fn insert_run(c: &mut Transaction<'_>, run_spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
+pub(super) fn insert_run(c: &mut Db<'_, '_>, run_spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
     let (kind, pairs, sprt) = codec::kind_columns(&run_spec.kind);
     let (tc_kind, tc_value, tc_inc) = codec::tc_columns(run_spec.tc);
     let a = run_spec.adjudication;
@@ -189,7 +191,7 @@ fn run_row(row: &Row) -> Result<RunRow> {
 }
 
 /// A run's spec, which never changes once the run exists.
-pub(super) fn run_spec(c: &mut Transaction<'_>, id: RunId) -> Result<Arc<RunSpec>> {
+pub(super) fn run_spec(c: &mut Db<'_, '_>, id: RunId) -> Result<Arc<RunSpec>> {
     let row = c
         .query_opt(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1"), &[&key(id)])
         .ctx("reading a run")?
@@ -215,7 +217,7 @@ pub(super) fn run_spec(c: &mut Transaction<'_>, id: RunId) -> Result<Arc<RunSpec
 }
 
 /// A run's state.
-pub(super) fn run_state(c: &mut Transaction<'_>, id: RunId) -> Result<RunState> {
+pub(super) fn run_state(c: &mut Db<'_, '_>, id: RunId) -> Result<RunState> {
     let state: String = c
         .query_opt("SELECT state FROM runs WHERE id = $1", &[&key(id)])
         .ctx("reading a run's state")?
@@ -226,7 +228,7 @@ pub(super) fn run_state(c: &mut Transaction<'_>, id: RunId) -> Result<RunState> 
 }
 
 /// A run's statistics, one entry per pairing.
-pub(super) fn run_stats(c: &mut Transaction<'_>, id: RunId) -> Result<Vec<PairingStats>> {
+pub(super) fn run_stats(c: &mut Db<'_, '_>, id: RunId) -> Result<Vec<PairingStats>> {
     let raw = c
         .query(
             &format!("SELECT pairing, {STATS_COLUMNS} FROM run_pairings WHERE run_id = $1 ORDER BY pairing"),
@@ -249,7 +251,7 @@ pub(super) fn run_stats(c: &mut Transaction<'_>, id: RunId) -> Result<Vec<Pairin
     raw.into_iter().map(|(_, v)| codec::stats_from(v)).collect()
 }
 
-pub(super) fn load_run(c: &mut Transaction<'_>, id: RunId) -> Result<Run> {
+pub(super) fn load_run(c: &mut Db<'_, '_>, id: RunId) -> Result<Run> {
     let spec = run_spec(c, id)?;
     let row = c
         .query_opt("SELECT state, created_ms FROM runs WHERE id = $1", &[&key(id)])
@@ -272,7 +274,7 @@ pub(super) fn load_run(c: &mut Transaction<'_>, id: RunId) -> Result<Run> {
     })
 }
 
-pub(super) fn run_ids(c: &mut Transaction<'_>) -> Result<Vec<RunId>> {
+pub(super) fn run_ids(c: &mut Db<'_, '_>) -> Result<Vec<RunId>> {
     c.query("SELECT id FROM runs ORDER BY id", &[])
         .ctx("listing runs")?
         .iter()
@@ -280,7 +282,7 @@ pub(super) fn run_ids(c: &mut Transaction<'_>) -> Result<Vec<RunId>> {
         .collect()
 }
 
-pub(super) fn set_run_state(c: &mut Transaction<'_>, id: RunId, state: &RunState) -> Result<()> {
+pub(super) fn set_run_state(c: &mut Db<'_, '_>, id: RunId, state: &RunState) -> Result<()> {
     let changed = c
         .execute("UPDATE runs SET state = $2 WHERE id = $1", &[&key(id), &codec::state_text(state)])
         .ctx("setting a run's state")?;
@@ -288,7 +290,7 @@ pub(super) fn set_run_state(c: &mut Transaction<'_>, id: RunId, state: &RunState
 }
 
 /// Adds to a pairing's statistics.
-pub(super) fn add_stats(c: &mut Transaction<'_>, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
+pub(super) fn add_stats(c: &mut Db<'_, '_>, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
     let [p0, p1, p2, p3, p4] = delta.pentanomial.map(int);
     let changed = c
         .execute(
@@ -314,7 +316,7 @@ pub(super) fn add_stats(c: &mut Transaction<'_>, run: RunId, pairing: u32, delta
 }
 
 /// A run's next pair index and pairs ever created per pairing.
-pub(super) fn allocation(c: &mut Transaction<'_>, run: RunId) -> Result<Allocation> {
+pub(super) fn allocation(c: &mut Db<'_, '_>, run: RunId) -> Result<Allocation> {
     let next: i64 = c
         .query_opt("SELECT next_pair_index FROM runs WHERE id = $1", &[&key(run)])
         .ctx("reading a run's next pair")?
@@ -330,19 +332,19 @@ pub(super) fn allocation(c: &mut Transaction<'_>, run: RunId) -> Result<Allocati
     Ok(Allocation { next_pair_index: to_u64(next, "next pair index")?, allocated })
 }
 
-pub(super) fn run_exists(c: &mut Transaction<'_>, run: RunId) -> Result<()> {
+pub(super) fn run_exists(c: &mut Db<'_, '_>, run: RunId) -> Result<()> {
     let row = c.query_opt("SELECT 1 FROM runs WHERE id = $1", &[&key(run)]).ctx("looking up a run")?;
     if row.is_some() { Ok(()) } else { Err(Error::RunNotFound(run)) }
 }
 
-pub(super) fn set_exported_up_to(c: &mut Transaction<'_>, run: RunId, up_to_game_id: u64) -> Result<()> {
+pub(super) fn set_exported_up_to(c: &mut Db<'_, '_>, run: RunId, up_to_game_id: u64) -> Result<()> {
     let changed = c
         .execute("UPDATE runs SET exported_up_to = $2 WHERE id = $1", &[&key(run), &int(up_to_game_id)])
         .ctx("marking games exported")?;
     if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
 }
 
-pub(super) fn exported_up_to(c: &mut Transaction<'_>, run: RunId) -> Result<u64> {
+pub(super) fn exported_up_to(c: &mut Db<'_, '_>, run: RunId) -> Result<u64> {
     let v: i64 = c
         .query_opt("SELECT exported_up_to FROM runs WHERE id = $1", &[&key(run)])
         .ctx("reading the export mark")?
@@ -353,7 +355,7 @@ pub(super) fn exported_up_to(c: &mut Transaction<'_>, run: RunId) -> Result<u64>
 }
 
 /// Every variant, by id, each checked as [`load_variant`] checks it.
-pub(super) fn variants(c: &mut Transaction<'_>) -> Result<Vec<Variant>> {
+pub(super) fn variants(c: &mut Db<'_, '_>) -> Result<Vec<Variant>> {
     c.query(r#"SELECT id, spec FROM variants ORDER BY id COLLATE "C""#, &[])
         .ctx("listing variants")?
         .iter()
@@ -365,7 +367,7 @@ pub(super) fn variants(c: &mut Transaction<'_>) -> Result<Vec<Variant>> {
         .collect()
 }
 
-pub(super) fn suite_summaries(c: &mut Transaction<'_>) -> Result<Vec<OpeningSuiteSummary>> {
+pub(super) fn suite_summaries(c: &mut Db<'_, '_>) -> Result<Vec<OpeningSuiteSummary>> {
     c.query("SELECT id, name, opening_count FROM suites ORDER BY id", &[])
         .ctx("listing suites")?
         .iter()

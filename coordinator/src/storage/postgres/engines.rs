@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use postgres::Transaction;
+use super::db::Db;
 use proto::domain::{EngineInfo, RunId, WorkerId};
 
 use super::Ctx;
@@ -16,7 +16,7 @@ use crate::storage::codec::{int, key, to_u64};
 /// Replaces what `worker` advertised with `engines`. A name another worker advertised with a
 /// different binary is allowed (a run pins one binary per name and leases only to workers with
 /// it), and logged.
-pub(super) fn store_worker_engines(c: &mut Transaction<'_>, worker: WorkerId, engines: &[EngineInfo]) -> Result<()> {
+pub(super) fn store_worker_engines(c: &mut Db<'_, '_>, worker: WorkerId, engines: &[EngineInfo]) -> Result<()> {
     c.execute("DELETE FROM worker_engines WHERE worker_id = $1", &[&key(worker)])
         .ctx("forgetting a worker's engines")?;
     for engine in engines {
@@ -49,7 +49,7 @@ pub(super) fn store_worker_engines(c: &mut Transaction<'_>, worker: WorkerId, en
 }
 
 /// What `worker` advertised.
-pub(super) fn worker_engines(c: &mut Transaction<'_>, worker: WorkerId) -> Result<Vec<EngineInfo>> {
+pub(super) fn worker_engines(c: &mut Db<'_, '_>, worker: WorkerId) -> Result<Vec<EngineInfo>> {
     c.query(
         r#"SELECT name, id_name, sha256 FROM worker_engines WHERE worker_id = $1 ORDER BY name COLLATE "C""#,
         &[&key(worker)],
@@ -63,7 +63,7 @@ pub(super) fn worker_engines(c: &mut Transaction<'_>, worker: WorkerId) -> Resul
 }
 
 /// Notes the engines a new run's variants name (none pinned yet).
-pub(super) fn store_run_engines(c: &mut Transaction<'_>, run: i64, needs: &[EngineNeed]) -> Result<()> {
+pub(super) fn store_run_engines(c: &mut Db<'_, '_>, run: i64, needs: &[EngineNeed]) -> Result<()> {
     for need in needs {
         c.execute(
             "INSERT INTO run_engines (run_id, name, sha256) VALUES ($1, $2, $3)",
@@ -75,7 +75,7 @@ pub(super) fn store_run_engines(c: &mut Transaction<'_>, run: i64, needs: &[Engi
 }
 
 /// The engines one run needs.
-pub(super) fn run_engines(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<EngineNeed>> {
+pub(super) fn run_engines(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<EngineNeed>> {
     c.query(r#"SELECT name, sha256 FROM run_engines WHERE run_id = $1 ORDER BY name COLLATE "C""#, &[&key(run)])
         .and_then(|rows| {
             rows.iter().map(|r| Ok(EngineNeed { name: r.try_get(0)?, pinned_sha256: r.try_get(1)? })).collect()
@@ -84,7 +84,7 @@ pub(super) fn run_engines(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<Eng
 }
 
 /// Fills each load's engines from `run_engines`, in one query over the active runs.
-pub(super) fn attach_needs(c: &mut Transaction<'_>, loads: &mut [RunLoad]) -> Result<()> {
+pub(super) fn attach_needs(c: &mut Db<'_, '_>, loads: &mut [RunLoad]) -> Result<()> {
     // SQLite's query has no order and returns each run's engines in key order, by name.
     let rows = c
         .query(
@@ -112,7 +112,7 @@ pub(super) fn attach_needs(c: &mut Transaction<'_>, loads: &mut [RunLoad]) -> Re
 }
 
 /// Pins the run's engine `engine.name` to `engine`'s binary, unless it pinned one already.
-pub(super) fn pin(c: &mut Transaction<'_>, run: RunId, engine: &EngineInfo) -> Result<()> {
+pub(super) fn pin(c: &mut Db<'_, '_>, run: RunId, engine: &EngineInfo) -> Result<()> {
     c.execute(
         "UPDATE run_engines SET sha256 = $3, id_name = $4 WHERE run_id = $1 AND name = $2 AND sha256 IS NULL",
         &[&key(run), &engine.name, &engine.sha256, &engine.id_name],
@@ -122,7 +122,7 @@ pub(super) fn pin(c: &mut Transaction<'_>, run: RunId, engine: &EngineInfo) -> R
 }
 
 /// The engines of every worker seen at or after `since_ms`, one list per worker.
-pub(super) fn connected_engines(c: &mut Transaction<'_>, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
+pub(super) fn connected_engines(c: &mut Db<'_, '_>, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
     let rows = c
         .query(
             r#"SELECT w.id, e.name, e.id_name, e.sha256 FROM workers w JOIN worker_engines e ON e.worker_id = w.id

@@ -1,6 +1,6 @@
 //! Workers, pairs and leases: the rows the lease workflow reads and changes.
 
-use postgres::Transaction;
+use super::db::Db;
 use proto::domain::{LeaseId, RunId, WorkerId, WorkerInfo};
 
 use super::Ctx;
@@ -18,7 +18,7 @@ use crate::tc_scale::TcScale;
 /// Not one `INSERT ... ON CONFLICT DO UPDATE`: that takes an id from the identity even when it
 /// updates, and worker ids would have gaps that SQLite's do not.
 pub(super) fn insert_worker(
-    c: &mut Transaction<'_>,
+    c: &mut Db<'_, '_>,
     info: &WorkerInfo,
     digest: Option<&str>,
     now_ms: u64,
@@ -55,7 +55,7 @@ pub(super) fn insert_worker(
 
 /// The load of every active run a worker with this bench signature may play (`None`: every
 /// active run).
-pub(super) fn run_loads(c: &mut Transaction<'_>, signature: Option<u64>) -> Result<Vec<RunLoad>> {
+pub(super) fn run_loads(c: &mut Db<'_, '_>, signature: Option<u64>) -> Result<Vec<RunLoad>> {
     type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>);
     let rows: Vec<Raw> = c
         .query(
@@ -115,7 +115,7 @@ pub(super) fn run_loads(c: &mut Transaction<'_>, signature: Option<u64>) -> Resu
 }
 
 /// Notes the worker's activity and reads its bench signature and speed, in one statement.
-pub(super) fn touch_worker(c: &mut Transaction<'_>, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
+pub(super) fn touch_worker(c: &mut Db<'_, '_>, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
     let (signature, nps): (i64, i64) = c
         .query_opt(
             "UPDATE workers SET last_seen_ms = $2 WHERE id = $1 RETURNING bench_signature, bench_nps",
@@ -142,7 +142,7 @@ fn pair_row(pairing: i64, opening: i64, status: &str) -> Result<PairRow> {
 /// Claims the pairs it returns until the transaction ends, passing over pooled pairs another
 /// transaction claimed: two coordinators leasing at once take different pairs instead of
 /// waiting on each other.
-pub(super) fn pooled_pairs(c: &mut Transaction<'_>, run: RunId, limit: usize) -> Result<Vec<u64>> {
+pub(super) fn pooled_pairs(c: &mut Db<'_, '_>, run: RunId, limit: usize) -> Result<Vec<u64>> {
     let pooled: Vec<i64> = c
         .query(
             "SELECT pair_index FROM pairs WHERE run_id = $1 AND status = 'pooled'
@@ -154,7 +154,7 @@ pub(super) fn pooled_pairs(c: &mut Transaction<'_>, run: RunId, limit: usize) ->
     pooled.into_iter().map(|p| to_u64(p, "pair index")).collect()
 }
 
-pub(super) fn pair(c: &mut Transaction<'_>, run: RunId, index: u64) -> Result<Option<PairRow>> {
+pub(super) fn pair(c: &mut Db<'_, '_>, run: RunId, index: u64) -> Result<Option<PairRow>> {
     let row: Option<(i64, i64, String)> = c
         .query_opt(
             "SELECT pairing, opening_index, status FROM pairs WHERE run_id = $1 AND pair_index = $2",
@@ -165,7 +165,7 @@ pub(super) fn pair(c: &mut Transaction<'_>, run: RunId, index: u64) -> Result<Op
     row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
 }
 
-pub(super) fn insert_pair(c: &mut Transaction<'_>, run: RunId, pair: NewPair, opening_index: u32) -> Result<()> {
+pub(super) fn insert_pair(c: &mut Db<'_, '_>, run: RunId, pair: NewPair, opening_index: u32) -> Result<()> {
     let pairing = i64::from(pair.pairing);
     c.execute(
         "INSERT INTO pairs (run_id, pair_index, pairing, opening_index, status) VALUES ($1, $2, $3, $4, 'leased')",
@@ -189,7 +189,7 @@ pub(super) fn insert_pair(c: &mut Transaction<'_>, run: RunId, pair: NewPair, op
     Ok(())
 }
 
-pub(super) fn set_pair_status(c: &mut Transaction<'_>, run: RunId, index: u64, status: PairStatus) -> Result<()> {
+pub(super) fn set_pair_status(c: &mut Db<'_, '_>, run: RunId, index: u64, status: PairStatus) -> Result<()> {
     let changed = c
         .execute(
             "UPDATE pairs SET status = $3 WHERE run_id = $1 AND pair_index = $2",
@@ -199,7 +199,7 @@ pub(super) fn set_pair_status(c: &mut Transaction<'_>, run: RunId, index: u64, s
     if changed == 0 { Err(corrupt(format!("run {run} has no pair {index}"))) } else { Ok(()) }
 }
 
-pub(super) fn pair_holder(c: &mut Transaction<'_>, run: RunId, index: u64) -> Result<Option<LeaseId>> {
+pub(super) fn pair_holder(c: &mut Db<'_, '_>, run: RunId, index: u64) -> Result<Option<LeaseId>> {
     let lease: Option<i64> = c
         .query_opt(
             "SELECT lease_id FROM lease_pairs WHERE run_id = $1 AND pair_index = $2 AND status = 'pending'",
@@ -210,7 +210,7 @@ pub(super) fn pair_holder(c: &mut Transaction<'_>, run: RunId, index: u64) -> Re
     lease.map(|l| to_u64(l, "lease id").map(LeaseId::new)).transpose()
 }
 
-pub(super) fn insert_lease(c: &mut Transaction<'_>, lease: &NewLease) -> Result<LeaseId> {
+pub(super) fn insert_lease(c: &mut Db<'_, '_>, lease: &NewLease) -> Result<LeaseId> {
     let id: i64 = c
         .query_one(
             "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms, tc_scale_permille)
@@ -229,7 +229,7 @@ pub(super) fn insert_lease(c: &mut Transaction<'_>, lease: &NewLease) -> Result<
     to_u64(id, "lease id").map(LeaseId::new)
 }
 
-pub(super) fn lease(c: &mut Transaction<'_>, lease: LeaseId) -> Result<LeaseRow> {
+pub(super) fn lease(c: &mut Db<'_, '_>, lease: LeaseId) -> Result<LeaseRow> {
     type Raw = (i64, i64, String, i64, i64, i64);
     let row: Option<Raw> = c
         .query_opt(
@@ -254,14 +254,14 @@ pub(super) fn lease(c: &mut Transaction<'_>, lease: LeaseId) -> Result<LeaseRow>
     })
 }
 
-pub(super) fn set_lease_state(c: &mut Transaction<'_>, lease: LeaseId, state: LeaseState) -> Result<()> {
+pub(super) fn set_lease_state(c: &mut Db<'_, '_>, lease: LeaseId, state: LeaseState) -> Result<()> {
     let changed = c
         .execute("UPDATE leases SET state = $2 WHERE id = $1", &[&key(lease), &state.as_str()])
         .ctx("ending a lease")?;
     if changed == 0 { Err(Error::LeaseNotFound(lease)) } else { Ok(()) }
 }
 
-pub(super) fn set_lease_deadline(c: &mut Transaction<'_>, lease: LeaseId, deadline_ms: u64) -> Result<()> {
+pub(super) fn set_lease_deadline(c: &mut Db<'_, '_>, lease: LeaseId, deadline_ms: u64) -> Result<()> {
     let changed = c
         .execute("UPDATE leases SET deadline_ms = $2 WHERE id = $1", &[&key(lease), &int(deadline_ms)])
         .ctx("extending a lease")?;
@@ -271,7 +271,7 @@ pub(super) fn set_lease_deadline(c: &mut Transaction<'_>, lease: LeaseId, deadli
 /// In id order (the trait promises none): two coordinators expiring the same leases then
 /// change them in the same order, and one waits for the other instead of deadlocking. The
 /// few active leases are sorted after `leases_by_state` finds them.
-pub(super) fn overdue_leases(c: &mut Transaction<'_>, now_ms: u64) -> Result<Vec<LeaseId>> {
+pub(super) fn overdue_leases(c: &mut Db<'_, '_>, now_ms: u64) -> Result<Vec<LeaseId>> {
     let overdue: Vec<i64> = c
         .query("SELECT id FROM leases WHERE state = 'active' AND deadline_ms < $1 ORDER BY id", &[&int(now_ms)])
         .and_then(|rows| rows.iter().map(|r| r.try_get(0)).collect())
@@ -279,7 +279,7 @@ pub(super) fn overdue_leases(c: &mut Transaction<'_>, now_ms: u64) -> Result<Vec
     overdue.into_iter().map(|l| to_u64(l, "lease id").map(LeaseId::new)).collect()
 }
 
-pub(super) fn insert_lease_pair(c: &mut Transaction<'_>, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
+pub(super) fn insert_lease_pair(c: &mut Db<'_, '_>, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
     c.execute(
         "INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES ($1, $2, $3, 'pending')",
         &[&key(lease), &key(run), &int(index)],
@@ -288,7 +288,7 @@ pub(super) fn insert_lease_pair(c: &mut Transaction<'_>, lease: LeaseId, run: Ru
     Ok(())
 }
 
-pub(super) fn lease_pair(c: &mut Transaction<'_>, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
+pub(super) fn lease_pair(c: &mut Db<'_, '_>, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
     let row: Option<(i64, i64, String)> = c
         .query_opt(
             "SELECT p.pairing, p.opening_index, p.status FROM lease_pairs lp
@@ -301,7 +301,7 @@ pub(super) fn lease_pair(c: &mut Transaction<'_>, lease: LeaseId, index: u64) ->
     row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
 }
 
-pub(super) fn lease_pairs(c: &mut Transaction<'_>, lease: LeaseId) -> Result<Vec<LeasePair>> {
+pub(super) fn lease_pairs(c: &mut Db<'_, '_>, lease: LeaseId) -> Result<Vec<LeasePair>> {
     let rows: Vec<(i64, String, i64, i64, String)> = c
         .query(
             "SELECT lp.pair_index, lp.status, p.pairing, p.opening_index, p.status FROM lease_pairs lp
@@ -327,7 +327,7 @@ pub(super) fn lease_pairs(c: &mut Transaction<'_>, lease: LeaseId) -> Result<Vec
         .collect()
 }
 
-pub(super) fn pending_pairs(c: &mut Transaction<'_>, lease: LeaseId) -> Result<Vec<u64>> {
+pub(super) fn pending_pairs(c: &mut Db<'_, '_>, lease: LeaseId) -> Result<Vec<u64>> {
     let pending: Vec<i64> = c
         .query(
             "SELECT pair_index FROM lease_pairs WHERE lease_id = $1 AND status = 'pending' ORDER BY pair_index",
@@ -339,7 +339,7 @@ pub(super) fn pending_pairs(c: &mut Transaction<'_>, lease: LeaseId) -> Result<V
 }
 
 pub(super) fn set_lease_pair_status(
-    c: &mut Transaction<'_>,
+    c: &mut Db<'_, '_>,
     lease: LeaseId,
     index: u64,
     status: LeasePairStatus,
@@ -353,7 +353,7 @@ pub(super) fn set_lease_pair_status(
     if changed == 0 { Err(corrupt(format!("lease {lease} has no pair {index}"))) } else { Ok(()) }
 }
 
-pub(super) fn workers(c: &mut Transaction<'_>) -> Result<Vec<WorkerSummary>> {
+pub(super) fn workers(c: &mut Db<'_, '_>) -> Result<Vec<WorkerSummary>> {
     type Raw = (i64, String, String, i64, i64, i64);
     let rows: Vec<Raw> = c
         .query("SELECT id, name, host, cores, last_seen_ms, bench_nps FROM workers ORDER BY id", &[])
@@ -378,7 +378,7 @@ pub(super) fn workers(c: &mut Transaction<'_>) -> Result<Vec<WorkerSummary>> {
 }
 
 /// Active leases are found by `leases_by_state`; they are few.
-pub(super) fn active_leases_by_worker(c: &mut Transaction<'_>) -> Result<Vec<(WorkerId, u32)>> {
+pub(super) fn active_leases_by_worker(c: &mut Db<'_, '_>) -> Result<Vec<(WorkerId, u32)>> {
     let rows: Vec<(i64, i64)> = c
         .query(
             "SELECT worker_id, COUNT(*) FROM leases WHERE state = 'active' GROUP BY worker_id ORDER BY worker_id",
@@ -397,7 +397,7 @@ const RECENT_SUBMISSIONS: &str = "SELECT l.worker_id, SUM(s.accepted)::BIGINT
      WHERE s.received_ms >= $1 GROUP BY l.worker_id HAVING SUM(s.accepted) > 0 ORDER BY l.worker_id";
 
 /// Recent submissions are found by `submissions_by_time`, their leases by id.
-pub(super) fn accepted_pairs_since(c: &mut Transaction<'_>, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
+pub(super) fn accepted_pairs_since(c: &mut Db<'_, '_>, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
     let rows: Vec<(i64, i64)> = c
         .query(RECENT_SUBMISSIONS, &[&int(since_ms)])
         .and_then(|rows| rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).collect())

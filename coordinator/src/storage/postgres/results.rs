@@ -1,7 +1,9 @@
 //! Submissions and games: storing them and reading games back.
 
+use postgres::Row;
 use postgres::types::ToSql;
-use postgres::{Row, Transaction};
+
+use super::db::Db;
 use proto::domain::{GameReport, LeaseId, PositionSample, RunId, Termination, WorkerId};
 
 use super::Ctx;
@@ -18,7 +20,7 @@ const POSITIONS_PER_INSERT: usize = 500;
 /// The game's id is the counter's next: the counter row stays locked until the transaction
 /// commits, so games become visible in id order (see `schema.rs`). The triggers count the
 /// game in the run's tallies.
-pub(super) fn insert_game(c: &mut Transaction<'_>, new: NewGame<'_>) -> Result<u64> {
+pub(super) fn insert_game(c: &mut Db<'_, '_>, new: NewGame<'_>) -> Result<u64> {
     let game = new.report;
     let game_id: i64 = c
         .query_one("UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id", &[])
@@ -55,12 +57,7 @@ pub(super) fn insert_game(c: &mut Transaction<'_>, new: NewGame<'_>) -> Result<u
 }
 
 /// Stores `positions`, the first as sample `first_seq` of the game.
-fn insert_positions(
-    c: &mut Transaction<'_>,
-    game_id: i64,
-    first_seq: usize,
-    positions: &[PositionSample],
-) -> Result<()> {
+fn insert_positions(c: &mut Db<'_, '_>, game_id: i64, first_seq: usize, positions: &[PositionSample]) -> Result<()> {
     if positions.is_empty() {
         return Ok(());
     }
@@ -103,14 +100,14 @@ fn insert_positions(
     Ok(())
 }
 
-pub(super) fn submission_seen(c: &mut Transaction<'_>, lease: LeaseId, seq: u64) -> Result<bool> {
+pub(super) fn submission_seen(c: &mut Db<'_, '_>, lease: LeaseId, seq: u64) -> Result<bool> {
     c.query_opt("SELECT 1 FROM submissions WHERE lease_id = $1 AND seq = $2", &[&key(lease), &codec::bits(seq)])
         .map(|row| row.is_some())
         .ctx("looking up a submission")
 }
 
 pub(super) fn insert_submission(
-    c: &mut Transaction<'_>,
+    c: &mut Db<'_, '_>,
     lease: LeaseId,
     seq: u64,
     accepted: usize,
@@ -245,7 +242,7 @@ fn stored_game(raw: RawGame, positions: Vec<PositionSample>) -> Result<StoredGam
 
 /// The page's positions are read by one query over the page's id range (the run's games in it
 /// are exactly the page's), not one query per game.
-pub(super) fn games_since(c: &mut Transaction<'_>, run: RunId, after: u64, limit: usize) -> Result<Vec<StoredGame>> {
+pub(super) fn games_since(c: &mut Db<'_, '_>, run: RunId, after: u64, limit: usize) -> Result<Vec<StoredGame>> {
     run_exists(c, run)?;
     let rows: Vec<RawGame> = c
         .query(
@@ -280,7 +277,7 @@ pub(super) fn games_since(c: &mut Transaction<'_>, run: RunId, after: u64, limit
         .collect()
 }
 
-pub(super) fn game(c: &mut Transaction<'_>, game_id: u64) -> Result<StoredGame> {
+pub(super) fn game(c: &mut Db<'_, '_>, game_id: u64) -> Result<StoredGame> {
     let raw = c
         .query_opt(
             &format!("SELECT {GAME_COLUMNS} FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = $1"),
@@ -316,12 +313,7 @@ const GAME_ENDS: &str = "SELECT reason, plies, games FROM run_game_ends WHERE ru
 const PAIR_TALLIES: &str = "SELECT worker_id, pairing, points, pairs FROM run_pair_tallies WHERE run_id = $1";
 
 /// The page's game ids come from `games_by_run` alone; only the page's rows are read.
-pub(super) fn game_summaries(
-    c: &mut Transaction<'_>,
-    run: RunId,
-    offset: u64,
-    limit: usize,
-) -> Result<Vec<GameSummary>> {
+pub(super) fn game_summaries(c: &mut Db<'_, '_>, run: RunId, offset: u64, limit: usize) -> Result<Vec<GameSummary>> {
     run_exists(c, run)?;
     type Raw = (i64, i64, i64, String, String, String, String, i64, String);
     let rows: Vec<Raw> = c
@@ -363,7 +355,7 @@ pub(super) fn game_summaries(
 }
 
 /// Four integer columns of each row of a run's tally query.
-fn four_columns(c: &mut Transaction<'_>, sql: &str, run: RunId, what: &str) -> Result<Vec<(i64, i64, i64, i64)>> {
+fn four_columns(c: &mut Db<'_, '_>, sql: &str, run: RunId, what: &str) -> Result<Vec<(i64, i64, i64, i64)>> {
     c.query(sql, &[&key(run)])
         .and_then(|rows| {
             rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
@@ -371,7 +363,7 @@ fn four_columns(c: &mut Transaction<'_>, sql: &str, run: RunId, what: &str) -> R
         .ctx(what)
 }
 
-pub(super) fn pair_results(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<PairResult>> {
+pub(super) fn pair_results(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<PairResult>> {
     run_exists(c, run)?;
     four_columns(c, PAIR_RESULTS, run, "reading a run's pair results")?
         .into_iter()
@@ -390,7 +382,7 @@ fn half_points(points: i64) -> Result<u8> {
     u8::try_from(points).ok().filter(|p| *p <= 4).ok_or_else(|| corrupt(format!("a pair scores {points} half points")))
 }
 
-pub(super) fn pair_tallies(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<PairTally>> {
+pub(super) fn pair_tallies(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<PairTally>> {
     run_exists(c, run)?;
     four_columns(c, PAIR_TALLIES, run, "reading a run's pair tallies")?
         .into_iter()
@@ -405,7 +397,7 @@ pub(super) fn pair_tallies(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<Pa
         .collect()
 }
 
-pub(super) fn game_ends(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<GameEnds>> {
+pub(super) fn game_ends(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<GameEnds>> {
     run_exists(c, run)?;
     let rows: Vec<(String, i64, i64)> = c
         .query(GAME_ENDS, &[&key(run)])

@@ -2,7 +2,7 @@
 //! (`spsa_theta`), their history (`spsa_history`) and the perturbation of each lease
 //! (`spsa_leases`). Values are one text field each ([`spsa::encode_values`]).
 
-use postgres::Transaction;
+use super::db::Db;
 use proto::domain::{LeaseId, RunId, SpsaParam};
 
 use super::Ctx;
@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::spsa::{self, HistoryPoint, Perturbation};
 use crate::storage::codec::{corrupt, int, key, to_bool, to_u64};
 
-pub(super) fn insert_params(c: &mut Transaction<'_>, run: i64, ps: &[SpsaParam]) -> Result<()> {
+pub(super) fn insert_params(c: &mut Db<'_, '_>, run: i64, ps: &[SpsaParam]) -> Result<()> {
     for (idx, p) in ps.iter().enumerate() {
         c.execute(
             r#"INSERT INTO run_spsa_params (run_id, idx, name, start, min, max, c_end, r_end, "integer")
@@ -22,7 +22,7 @@ pub(super) fn insert_params(c: &mut Transaction<'_>, run: i64, ps: &[SpsaParam])
     Ok(())
 }
 
-pub(super) fn params(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<SpsaParam>> {
+pub(super) fn params(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<SpsaParam>> {
     let rows = c
         .query(
             r#"SELECT idx, name, start, min, max, c_end, r_end, "integer" FROM run_spsa_params
@@ -55,7 +55,7 @@ pub(super) fn params(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<SpsaPara
     Ok(rows.into_iter().map(|(_, p)| p).collect())
 }
 
-pub(super) fn set_theta(c: &mut Transaction<'_>, run: RunId, theta: &[f64]) -> Result<()> {
+pub(super) fn set_theta(c: &mut Db<'_, '_>, run: RunId, theta: &[f64]) -> Result<()> {
     c.execute(
         "INSERT INTO spsa_theta (run_id, theta) VALUES ($1, $2)
          ON CONFLICT (run_id) DO UPDATE SET theta = EXCLUDED.theta",
@@ -65,7 +65,7 @@ pub(super) fn set_theta(c: &mut Transaction<'_>, run: RunId, theta: &[f64]) -> R
     Ok(())
 }
 
-pub(super) fn theta(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<f64>> {
+pub(super) fn theta(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<f64>> {
     let text: String = c
         .query_opt("SELECT theta FROM spsa_theta WHERE run_id = $1", &[&key(run)])
         .ctx("reading an SPSA run's values")?
@@ -75,7 +75,7 @@ pub(super) fn theta(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<f64>> {
     spsa::decode_values(&text).ok_or_else(|| corrupt(format!("SPSA run {run}: values {text:?}")))
 }
 
-pub(super) fn insert_history(c: &mut Transaction<'_>, run: RunId, point: &HistoryPoint) -> Result<()> {
+pub(super) fn insert_history(c: &mut Db<'_, '_>, run: RunId, point: &HistoryPoint) -> Result<()> {
     c.execute(
         "INSERT INTO spsa_history (run_id, iteration, received_ms, theta) VALUES ($1, $2, $3, $4)",
         &[&key(run), &int(point.iteration), &int(point.received_ms), &spsa::encode_values(&point.theta)],
@@ -84,7 +84,7 @@ pub(super) fn insert_history(c: &mut Transaction<'_>, run: RunId, point: &Histor
     Ok(())
 }
 
-pub(super) fn history(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<HistoryPoint>> {
+pub(super) fn history(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<HistoryPoint>> {
     c.query("SELECT iteration, received_ms, theta FROM spsa_history WHERE run_id = $1 ORDER BY iteration", &[&key(run)])
         .ctx("reading an SPSA run's history")?
         .iter()
@@ -102,7 +102,7 @@ pub(super) fn history(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<History
         .collect()
 }
 
-pub(super) fn insert_lease(c: &mut Transaction<'_>, lease: LeaseId, iteration: u64, ps: &[Perturbation]) -> Result<()> {
+pub(super) fn insert_lease(c: &mut Db<'_, '_>, lease: LeaseId, iteration: u64, ps: &[Perturbation]) -> Result<()> {
     c.execute(
         "INSERT INTO spsa_leases (lease_id, iteration, perturbation) VALUES ($1, $2, $3)",
         &[&key(lease), &int(iteration), &spsa::encode_perturbations(ps)],
@@ -111,7 +111,7 @@ pub(super) fn insert_lease(c: &mut Transaction<'_>, lease: LeaseId, iteration: u
     Ok(())
 }
 
-pub(super) fn lease(c: &mut Transaction<'_>, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
+pub(super) fn lease(c: &mut Db<'_, '_>, lease: LeaseId) -> Result<Option<(u64, Vec<Perturbation>)>> {
     let row = c
         .query_opt("SELECT iteration, perturbation FROM spsa_leases WHERE lease_id = $1", &[&key(lease)])
         .ctx("reading a lease's SPSA perturbation")?;

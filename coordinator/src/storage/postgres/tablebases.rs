@@ -1,14 +1,14 @@
 //! The endgame tables each run pins (`run_tablebases`): set and file checksum, written when the
 //! run is created and never changed.
 
-use postgres::Transaction;
+use super::db::Db;
 use proto::domain::{RunId, TablePin};
 
 use super::Ctx;
 use crate::error::Result;
 use crate::storage::codec::{bits, from_bits, key};
 
-pub(super) fn insert(c: &mut Transaction<'_>, run: RunId, pins: &[TablePin]) -> Result<()> {
+pub(super) fn insert(c: &mut Db<'_, '_>, run: RunId, pins: &[TablePin]) -> Result<()> {
     for pin in pins {
         c.execute(
             "INSERT INTO run_tablebases (run_id, set_name, checksum) VALUES ($1, $2, $3)",
@@ -21,7 +21,7 @@ pub(super) fn insert(c: &mut Transaction<'_>, run: RunId, pins: &[TablePin]) -> 
 
 /// The run's pins in set order, byte by byte as SQLite orders them (none for a run without
 /// tables).
-pub(super) fn of_run(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<TablePin>> {
+pub(super) fn of_run(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<TablePin>> {
     c.query(
         r#"SELECT set_name, checksum FROM run_tablebases WHERE run_id = $1 ORDER BY set_name COLLATE "C""#,
         &[&key(run)],

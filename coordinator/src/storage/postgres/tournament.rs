@@ -2,7 +2,7 @@
 //! (`tournament_matches`, one per pairing of `run_pairings`, in pairing order) and its byes
 //! (`tournament_byes`).
 
-use postgres::Transaction;
+use super::db::Db;
 use proto::domain::{
     ByeSlot, Match, MatchRow, MatchStage, RunId, TournamentFormat, TournamentSettings, parse_tiebreaks,
 };
@@ -11,7 +11,7 @@ use super::Ctx;
 use crate::error::Result;
 use crate::storage::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
 
-pub(super) fn insert_settings(c: &mut Transaction<'_>, run: i64, t: &TournamentSettings) -> Result<()> {
+pub(super) fn insert_settings(c: &mut Db<'_, '_>, run: i64, t: &TournamentSettings) -> Result<()> {
     let tiebreaks: Vec<&str> = t.tiebreaks.iter().map(|b| b.as_str()).collect();
     c.execute(
         "INSERT INTO run_tournaments (run_id, format, rounds, extra_pairs, seed, tiebreaks)
@@ -30,7 +30,7 @@ pub(super) fn insert_settings(c: &mut Transaction<'_>, run: i64, t: &TournamentS
 }
 
 /// A tournament's design; its pairs per match are the run's `pairs_per_pairing`.
-pub(super) fn settings(c: &mut Transaction<'_>, run: RunId, pairs_per_match: u64) -> Result<TournamentSettings> {
+pub(super) fn settings(c: &mut Db<'_, '_>, run: RunId, pairs_per_match: u64) -> Result<TournamentSettings> {
     let row = c
         .query_opt(
             "SELECT format, rounds, extra_pairs, seed, tiebreaks FROM run_tournaments WHERE run_id = $1",
@@ -53,7 +53,7 @@ pub(super) fn settings(c: &mut Transaction<'_>, run: RunId, pairs_per_match: u64
 }
 
 /// Adds a match as the run's next pairing, whose index it returns.
-pub(super) fn insert_match(c: &mut Transaction<'_>, run: RunId, m: &Match) -> Result<u32> {
+pub(super) fn insert_match(c: &mut Db<'_, '_>, run: RunId, m: &Match) -> Result<u32> {
     let pairing: i64 = c
         .query_one("SELECT COUNT(*) FROM run_pairings WHERE run_id = $1", &[&key(run)])
         .and_then(|r| r.try_get(0))
@@ -78,7 +78,7 @@ pub(super) fn insert_match(c: &mut Transaction<'_>, run: RunId, m: &Match) -> Re
     to_u32(pairing, "pairing")
 }
 
-pub(super) fn matches(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<MatchRow>> {
+pub(super) fn matches(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<MatchRow>> {
     type Raw = (i64, i64, i64, i64, i64, String, i64, Option<i64>);
     let rows = c
         .query(
@@ -121,7 +121,7 @@ pub(super) fn matches(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<MatchRo
         .collect()
 }
 
-pub(super) fn insert_bye(c: &mut Transaction<'_>, run: RunId, bye: &ByeSlot) -> Result<()> {
+pub(super) fn insert_bye(c: &mut Db<'_, '_>, run: RunId, bye: &ByeSlot) -> Result<()> {
     c.execute(
         "INSERT INTO tournament_byes (run_id, round, slot, player) VALUES ($1, $2, $3, $4)",
         &[&key(run), &i64::from(bye.round), &i64::from(bye.slot), &int(bye.player as u64)],
@@ -130,7 +130,7 @@ pub(super) fn insert_bye(c: &mut Transaction<'_>, run: RunId, bye: &ByeSlot) -> 
     Ok(())
 }
 
-pub(super) fn byes(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<ByeSlot>> {
+pub(super) fn byes(c: &mut Db<'_, '_>, run: RunId) -> Result<Vec<ByeSlot>> {
     c.query("SELECT round, slot, player FROM tournament_byes WHERE run_id = $1 ORDER BY round, slot", &[&key(run)])
         .ctx("reading a tournament's byes")?
         .iter()
@@ -148,7 +148,7 @@ pub(super) fn byes(c: &mut Transaction<'_>, run: RunId) -> Result<Vec<ByeSlot>> 
         .collect()
 }
 
-pub(super) fn set_armageddon(c: &mut Transaction<'_>, run: RunId, pairing: u32, red_points: u32) -> Result<()> {
+pub(super) fn set_armageddon(c: &mut Db<'_, '_>, run: RunId, pairing: u32, red_points: u32) -> Result<()> {
     let changed = c
         .execute(
             "UPDATE tournament_matches SET armageddon_red_points = $3 WHERE run_id = $1 AND pairing = $2",
