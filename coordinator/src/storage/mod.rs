@@ -17,6 +17,8 @@ use crate::error::{Error, Result};
 use crate::scheduler::EngineNeed;
 
 mod codec;
+#[macro_use]
+mod sql_tx;
 pub mod feed;
 pub mod memory;
 pub mod postgres;
