@@ -23,8 +23,9 @@ pub struct PgnArgs {
     out: Option<PathBuf>,
     /// The coordinator's database (`--db` of `serve`): names the variants in `[Red]`/`[Black]`
     /// (their ids are in `[RedId]`/`[BlackId]` either way; without it the names are short ids).
+    /// A SQLite file or a PostgreSQL URL, as `serve --db` takes.
     #[arg(long)]
-    db: Option<PathBuf>,
+    db: Option<String>,
 }
 
 pub fn pgn(args: &PgnArgs) -> Result<()> {
@@ -33,11 +34,13 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     let games = coordinator::parquet::read_games(&args.data, args.run)
         .with_context(|| format!("reading run {} under {}", args.run, args.data.display()))?;
     let storage = match &args.db {
-        Some(db) => Some(coordinator::SqliteStorage::open(db).with_context(|| format!("opening {}", db.display()))?),
+        Some(db) => Some(
+            coordinator::storage::open(db)
+                .with_context(|| format!("opening the database {}", coordinator::storage::describe(db)))?,
+        ),
         None => None,
     };
     let names = |id: &str| -> String {
-        use coordinator::Storage as _;
         let id = proto::domain::VariantId::from(id);
         storage
             .as_ref()
@@ -48,7 +51,6 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     // its draw and each game's match).
     let tournament = match &storage {
         Some(s) => {
-            use coordinator::Storage as _;
             let run = s.get_run(args.run).with_context(|| format!("run {} in the database", args.run))?;
             s.tournament_draw(args.run)?
                 .map(|draw| web::pgn::EventRound::new(args.run.get(), &run.spec.name, Some(&draw)))
@@ -62,7 +64,6 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
     for g in &games {
         let event_round = match (&mut headers, &storage) {
             (Some(h), Some(s)) => {
-                use coordinator::Storage as _;
                 let stored = s.get_game(g.game_id).with_context(|| format!("game {} in the database", g.game_id))?;
                 Some(h.next(stored.pairing, stored.pair_index, stored.game_in_pair))
             }

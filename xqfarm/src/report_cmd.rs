@@ -22,15 +22,16 @@ pub struct ReportArgs {
     pub base: Option<String>,
     /// The coordinator's database, for a "Tournament" section per tournament run (its draw,
     /// rounds and standings are there, not in Parquet); default `<data>/../xqfarm.db` when it
-    /// exists (the layout of `--local` farms).
+    /// exists (the layout of `--local` farms). A SQLite file or a PostgreSQL URL, as `serve --db`
+    /// takes.
     #[arg(long)]
-    pub db: Option<PathBuf>,
+    pub db: Option<String>,
 }
 
 /// A "Tournament" section for each tournament run in the coordinator's database `db`.
-fn tournament_sections(db: &std::path::Path, only: Option<u64>) -> Result<Vec<(String, String)>> {
-    use coordinator::Storage as _;
-    let storage = coordinator::SqliteStorage::open(db).with_context(|| format!("opening {}", db.display()))?;
+fn tournament_sections(db: &str, only: Option<u64>) -> Result<Vec<(String, String)>> {
+    let storage = coordinator::storage::open(db)
+        .with_context(|| format!("opening the database {}", coordinator::storage::describe(db)))?;
     let mut sections = Vec::new();
     for run in storage.list_runs()? {
         if only.is_some_and(|r| r != run.id.get()) {
@@ -56,7 +57,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let mut report = report::build(&args.data, &options).with_context(|| format!("reading {}", args.data.display()))?;
     let db = args.db.clone().or_else(|| {
         let guess = args.data.parent().map(|p| p.join("xqfarm.db"))?;
-        guess.is_file().then_some(guess)
+        guess.is_file().then(|| guess.to_string_lossy().into_owned())
     });
     if let Some(db) = db {
         report.sections = tournament_sections(&db, args.run)?;

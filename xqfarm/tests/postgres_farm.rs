@@ -64,4 +64,18 @@ fn two_coordinators_share_a_farm_and_the_survivor_takes_over_the_export() {
     for run in [first, second] {
         assert_each_pair_once_in(&storage, &data, run, pairs);
     }
+
+    // The offline commands read the same database: PGN headers name the variants.
+    let pgn = run_ok(&[
+        "export",
+        "pgn",
+        "--data",
+        data.to_str().expect("path"),
+        "--run",
+        &first.to_string(),
+        "--db",
+        &db.url,
+    ]);
+    assert_eq!(pgn.matches("[Event ").count() as u64, 2 * pairs, "{pgn}");
+    assert!(pgn.contains("[Red \"a\"]") && pgn.contains("[Black \"a\"]"), "{pgn}");
 }
