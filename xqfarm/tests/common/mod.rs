@@ -101,6 +101,14 @@ impl Coordinator {
     }
 }
 
+/// A test that fails midway leaves no coordinator running (stop and kill have waited already).
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 pub fn signal(child: &Child, sig: &str) {
     let status = Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status().expect("kill");
     assert!(status.success(), "kill -{sig} {}", child.id());
