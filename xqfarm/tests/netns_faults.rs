@@ -65,13 +65,7 @@ fn ip(args: &[&str]) -> Result<(), String> {
 
 /// `tc ARGS` in namespace `ns`, or its error output.
 fn tc(ns: &str, args: &[&str]) -> Result<(), String> {
-    let out =
-        Command::new("ip").args(["netns", "exec", ns, "tc"]).args(args).output().map_err(|e| format!("tc: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("tc {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
+    ip(&[&["netns", "exec", ns, "tc"], args].concat())
 }
 
 /// The namespaces and links: `c` (the coordinators and PostgreSQL) and `w1..w3`, worker `i`'s

@@ -144,6 +144,10 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
+fn poisoned() -> Error {
+    Error::storage("taking a connection", "the lock is poisoned")
+}
+
 /// A pooled connection and the statements prepared on it.
 struct Conn {
     client: Client,
@@ -175,7 +179,7 @@ impl Pool {
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, PoolState>> {
-        self.state.lock().map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))
+        self.state.lock().map_err(|_| poisoned())
     }
 
     /// An idle connection, a new one while fewer than [`MAX_CONNECTIONS`] are open, or the
@@ -208,18 +212,13 @@ impl Pool {
                     reason: format!("all {MAX_CONNECTIONS} connections stayed busy for {} s", POOL_WAIT.as_secs()),
                 });
             }
-            state = self
-                .freed
-                .wait_timeout(state, left)
-                .map_err(|_| Error::storage("taking a connection", "the lock is poisoned"))?
-                .0;
+            state = self.freed.wait_timeout(state, left).map_err(|_| poisoned())?.0;
         }
     }
 
     /// Returns a connection taken with [`Pool::take`]; a closed one frees its place.
     fn give_back(&self, conn: Conn) {
         if conn.client.is_closed() {
-            drop(conn);
             self.forget();
             return;
         }

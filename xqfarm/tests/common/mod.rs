@@ -95,9 +95,9 @@ impl Coordinator {
         let _ = self.child.wait();
     }
 
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// SIGKILL (what dropping it does).
+    pub fn kill(self) {
+        drop(self);
     }
 }
 
