@@ -1,7 +1,8 @@
-//! Reading the farm's Parquet data with polars, lazily: every query here starts from
-//! `scan_parquet` over a Hive-partitioned table (`<data>/<table>/run=<id>/part-*.parquet`),
-//! pushes its filters and projections into the scan, and collects with the streaming engine,
-//! so a report over millions of games keeps only aggregates in memory.
+//! Reading the farm's Parquet data with the parquet crate's Arrow reader, streaming: every
+//! query here walks the part files of a Hive-partitioned table
+//! (`<data>/<table>/run=<id>/part-*.parquet`, the run taken from the directory name), reads
+//! only the columns it needs, batch by batch, and folds each batch into aggregates, so a report
+//! over millions of games keeps only aggregates in memory.
 //!
 //! The layout is the coordinator's: `games` and `positions` tables partitioned by run, and a
 //! small `runs.parquet` naming each run's variants, kind and SPRT bounds.
@@ -9,11 +10,11 @@
 mod games;
 mod openings;
 mod positions;
+mod read;
 mod runs;
 
 use std::path::{Path, PathBuf};
 
-use polars::prelude::*;
 use proto::columns;
 
 use crate::error::{Error, Result};
@@ -49,82 +50,106 @@ pub fn table_dir(data: &Path, table: Table) -> PathBuf {
     data.join(table.dir_name())
 }
 
-/// Whether `dir` holds at least one Parquet file (in any partition).
-fn has_parquet(dir: &Path) -> Result<bool> {
+/// One Parquet file of a partitioned table and the run its partition names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub run: u64,
+    pub path: PathBuf,
+}
+
+/// The Parquet files of `table` whose run `keep` accepts, in path order; `None` when the table
+/// has no Parquet file at all (in any partition), so that callers can tell a table not yet
+/// written from a filter that selects nothing.
+pub fn parts(data: &Path, table: Table, keep: impl Fn(u64) -> bool) -> Result<Option<Vec<Part>>> {
+    let dir = table_dir(data, table);
+    let mut found = Vec::new();
+    collect_parts(&dir, None, &mut found)?;
+    if found.is_empty() {
+        return Ok(None);
+    }
+    found.retain(|p| keep(p.run));
+    found.sort_by(|x, y| x.path.cmp(&y.path));
+    Ok(Some(found))
+}
+
+/// How a partition directory's name starts: the Hive form of the `run` column, `run=<id>`.
+const PARTITION_PREFIX: &str = "run=";
+
+/// The parts of `table`, all runs or one.
+pub(crate) fn run_parts(data: &Path, table: Table, run: Option<u64>) -> Result<Option<Vec<Part>>> {
+    parts(data, table, |r| run.is_none_or(|wanted| wanted == r))
+}
+
+/// Every `*.parquet` file under `dir`, with the run of the nearest `run=<id>` directory above
+/// it; a Parquet file outside any such directory is an error naming it.
+fn collect_parts(dir: &Path, run: Option<u64>, out: &mut Vec<Part>) -> Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(data_error(dir, e)),
     };
     for entry in entries {
         let path = entry.map_err(|e| data_error(dir, e))?.path();
         if path.is_dir() {
-            if has_parquet(&path)? {
-                return Ok(true);
-            }
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let run = match name.strip_prefix(PARTITION_PREFIX) {
+                Some(value) => Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|e| data_error(&path, format!("partition `{name}` is not a run id: {e}")))?,
+                ),
+                None => run,
+            };
+            collect_parts(&path, run, out)?;
         } else if path.extension().is_some_and(|e| e == "parquet") {
-            return Ok(true);
+            let run = run.ok_or_else(|| data_error(&path, "not in a `run=<id>` partition"))?;
+            out.push(Part { run, path });
         }
     }
-    Ok(false)
-}
-
-/// A lazy scan of `table` with its `run` partition column (Int64), restricted to `run` when
-/// given; `None` when the table has no file yet.
-pub fn scan(data: &Path, table: Table, run: Option<u64>) -> Result<Option<LazyFrame>> {
-    let dir = table_dir(data, table);
-    if !has_parquet(&dir)? {
-        return Ok(None);
-    }
-    let mut args = ScanArgsParquet::default();
-    args.hive_options.enabled = Some(true);
-    let path = PlRefPath::try_from_path(&dir).map_err(|e| data_error(&dir, e))?;
-    let lf = LazyFrame::scan_parquet(path, args).map_err(|e| data_error(&dir, e))?;
-    let lf = lf.with_column(col(columns::RUN).cast(DataType::UInt64));
-    Ok(Some(match run {
-        Some(r) => lf.filter(col(columns::RUN).eq(lit(r))),
-        None => lf,
-    }))
-}
-
-/// Runs a query with the streaming engine, naming the data directory on failure.
-pub(crate) fn collect(lf: LazyFrame, what: &Path) -> Result<DataFrame> {
-    let result = lf.collect_with_engine(Engine::Streaming).map_err(|e| data_error(what, e))?;
-    // Several frames come only from a plan with several sinks, which no query here builds.
-    Ok(result.unwrap_single())
+    Ok(())
 }
 
 pub(crate) fn data_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Data { path: path.display().to_string(), reason: e.to_string() }
 }
 
-/// A column of a collected frame, with the frame's origin in the error.
-pub(crate) fn column<'a>(df: &'a DataFrame, name: &str, what: &Path) -> Result<&'a Column> {
-    df.column(name).map_err(|e| data_error(what, e))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub(crate) fn u64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<u64>> {
-    let c = column(df, name, what)?.cast(&DataType::UInt64).map_err(|e| data_error(what, e))?;
-    let ca = c.u64().map_err(|e| data_error(what, e))?;
-    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
-}
+    #[test]
+    fn the_partition_prefix_is_the_run_column() {
+        assert_eq!(PARTITION_PREFIX, format!("{}=", columns::RUN));
+    }
 
-pub(crate) fn f64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<f64>> {
-    let c = column(df, name, what)?.cast(&DataType::Float64).map_err(|e| data_error(what, e))?;
-    let ca = c.f64().map_err(|e| data_error(what, e))?;
-    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
-}
+    #[test]
+    fn parts_take_their_run_from_the_directory_and_filter_by_it() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let data = dir.path();
+        assert_eq!(parts(data, Table::Games, |_| true)?, None);
+        for (run, file) in [(2, "part-b.parquet"), (10, "part-a.parquet"), (2, "part-a.parquet")] {
+            let partition = table_dir(data, Table::Games).join(format!("run={run}"));
+            std::fs::create_dir_all(&partition)?;
+            std::fs::write(partition.join(file), b"")?;
+        }
+        std::fs::write(table_dir(data, Table::Games).join("run=2/notes.txt"), b"")?;
+        let all = parts(data, Table::Games, |_| true)?.ok_or("no parts")?;
+        let found: Vec<(u64, String)> = all
+            .iter()
+            .map(|p| (p.run, p.path.file_name().unwrap_or_default().to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(
+            found,
+            [(10, "part-a.parquet".to_owned()), (2, "part-a.parquet".to_owned()), (2, "part-b.parquet".to_owned())]
+        );
+        // A filter that selects nothing is an empty list, not a missing table.
+        assert_eq!(run_parts(data, Table::Games, Some(3))?, Some(Vec::new()));
+        assert_eq!(run_parts(data, Table::Games, Some(10))?.map(|p| p.len()), Some(1));
+        assert_eq!(parts(data, Table::Positions, |_| true)?, None);
 
-pub(crate) fn i64s(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<i64>> {
-    let c = column(df, name, what)?.cast(&DataType::Int64).map_err(|e| data_error(what, e))?;
-    let ca = c.i64().map_err(|e| data_error(what, e))?;
-    ca.iter().map(|v| v.ok_or_else(|| data_error(what, format!("null in column `{name}`")))).collect()
-}
-
-pub(crate) fn strings(df: &DataFrame, name: &str, what: &Path) -> Result<Vec<String>> {
-    let c = column(df, name, what)?;
-    let ca = c.str().map_err(|e| data_error(what, e))?;
-    ca.iter()
-        .map(|v| v.map(str::to_owned).ok_or_else(|| data_error(what, format!("null in column `{name}`"))))
-        .collect()
+        std::fs::write(table_dir(data, Table::Games).join("stray.parquet"), b"")?;
+        let err = parts(data, Table::Games, |_| true).expect_err("a file outside a partition").to_string();
+        assert!(err.contains("stray.parquet") && err.contains("run=<id>"), "{err}");
+        Ok(())
+    }
 }

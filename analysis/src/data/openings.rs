@@ -3,8 +3,8 @@
 //! Red's results.
 //!
 //! The query keeps only what the classifier reads: the first [`CLASSIFIED_PLIES`] plies of the
-//! whole game (the suite's line, then the players' moves), grouped in the scan so that games
-//! with the same beginning and result are classified once. [`tally_openings`] does the
+//! whole game (the suite's line, then the players' moves), grouped as the files are read so
+//! that games with the same beginning and result are classified once. [`tally_openings`] does the
 //! classification and the counting and knows nothing of files.
 
 use std::collections::HashMap;
@@ -13,11 +13,11 @@ use std::path::Path;
 use engine::Position;
 use engine::ecco::{self, Opening};
 use engine::notation::parse_uci;
-use polars::prelude::*;
-use proto::columns::{RUN, games as column};
+use proto::columns::games as column;
 use proto::domain::GameOutcome;
 
-use super::{Table, collect, data_error, scan, strings, u64s};
+use super::read::ParquetFile;
+use super::{Table, data_error, run_parts};
 use crate::error::Result;
 use crate::stats::Wdl;
 
@@ -222,43 +222,53 @@ pub fn tally_openings(rows: &[OpeningGames]) -> std::result::Result<Vec<RunOpeni
 /// read as games from their `start_fen` without a line: those that start from the initial
 /// position are classified, the others are unclassified.
 pub fn openings(data: &Path, run: Option<u64>) -> Result<Vec<RunOpenings>> {
-    let Some(mut lf) = scan(data, Table::Games, run)? else {
+    let Some(parts) = run_parts(data, Table::Games, run)? else {
         return Ok(Vec::new());
     };
-    let schema = lf.collect_schema().map_err(|e| data_error(data, e))?;
-    let head = |name: &str| col(name).list().head(lit(CLASSIFIED_PLIES as i64));
-    let (fen, whole) = if schema.contains(column::OPENING_FEN) && schema.contains(column::OPENING_MOVES) {
-        let whole = concat_list([head(column::OPENING_MOVES), head(column::MOVES)]).map_err(|e| data_error(data, e))?;
-        (col(column::OPENING_FEN), whole.list().head(lit(CLASSIFIED_PLIES as i64)))
-    } else {
-        (col(column::START_FEN), head(column::MOVES))
-    };
-    let df = collect(
-        lf.select([col(RUN), fen.alias("fen"), whole.list().join(lit(" "), true).alias("plies"), col(column::RESULT)])
-            .group_by([col(RUN), col("fen"), col("plies"), col(column::RESULT)])
-            .agg([len().alias("n")]),
-        data,
-    )?;
-    let (runs, fens, plies, results, n) = (
-        u64s(&df, RUN, data)?,
-        strings(&df, "fen", data)?,
-        strings(&df, "plies", data)?,
-        strings(&df, column::RESULT, data)?,
-        u64s(&df, "n", data)?,
-    );
-    let mut rows = Vec::with_capacity(runs.len());
-    for i in 0..runs.len() {
-        let result: GameOutcome =
-            results[i].parse().map_err(|e: proto::Error| data_error(data, format!("run {}: {e}", runs[i])))?;
-        rows.push(OpeningGames {
-            run: runs[i],
-            opening_fen: fens[i].clone(),
-            plies: plies[i].split_whitespace().map(str::to_owned).collect(),
-            result,
-            games: n[i],
-        });
+    let mut groups: HashMap<(u64, String, String, GameOutcome), u64> = HashMap::new();
+    for part in &parts {
+        let file = ParquetFile::open(&part.path)?;
+        let with_line = file.has_column(column::OPENING_FEN) && file.has_column(column::OPENING_MOVES);
+        let columns: &[&str] = if with_line {
+            &[column::OPENING_FEN, column::OPENING_MOVES, column::MOVES, column::RESULT]
+        } else {
+            &[column::START_FEN, column::MOVES, column::RESULT]
+        };
+        file.for_each_batch(columns, |batch| {
+            let fens = batch.strs(if with_line { column::OPENING_FEN } else { column::START_FEN })?;
+            let line = if with_line { Some(batch.str_lists(column::OPENING_MOVES, CLASSIFIED_PLIES)?) } else { None };
+            let moves = batch.str_lists(column::MOVES, CLASSIFIED_PLIES)?;
+            let results = batch.strs(column::RESULT)?;
+            for i in 0..batch.len() {
+                let result: GameOutcome = results[i]
+                    .parse()
+                    .map_err(|e: proto::Error| data_error(&part.path, format!("run {}: {e}", part.run)))?;
+                let suite = line.as_ref().map_or(&[][..], |l| &l[i]);
+                let plies = first_plies(suite, &moves[i]);
+                *groups.entry((part.run, fens[i].to_owned(), plies, result)).or_default() += 1;
+            }
+            Ok(())
+        })?;
     }
+    let rows: Vec<OpeningGames> = groups
+        .into_iter()
+        .map(|((run, opening_fen, plies, result), games)| OpeningGames {
+            run,
+            opening_fen,
+            plies: plies.split_whitespace().map(str::to_owned).collect(),
+            result,
+            games,
+        })
+        .collect();
     tally_openings(&rows).map_err(|e| data_error(data, e))
+}
+
+/// The whole game's first [`CLASSIFIED_PLIES`] plies, the suite's line then the players' moves,
+/// as one text: what games are grouped by before they are classified. Null items are skipped.
+fn first_plies(line: &[Option<&str>], moves: &[Option<&str>]) -> String {
+    let plies = line.iter().take(CLASSIFIED_PLIES).chain(moves.iter().take(CLASSIFIED_PLIES));
+    let plies: Vec<&str> = plies.take(CLASSIFIED_PLIES).flatten().copied().collect();
+    plies.join(" ")
 }
 
 #[cfg(test)]

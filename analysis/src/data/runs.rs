@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use polars::prelude::*;
 use proto::columns::runs as column;
 use proto::domain::{EloModel, RunKindName, RunState};
 
-use super::{collect, column, data_error, f64s, strings, u64s};
+use super::data_error;
+use super::read::ParquetFile;
 use crate::error::Result;
 
 /// One run as the coordinator described it.
@@ -45,41 +45,60 @@ pub fn read_runs(data: &Path) -> Result<Vec<RunInfo>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let pl_path = PlRefPath::try_from_path(&path).map_err(|e| data_error(&path, e))?;
-    let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default()).map_err(|e| data_error(&path, e))?;
-    let df = collect(lf, &path)?;
-    let runs = u64s(&df, column::RUN, &path)?;
-    let name = strings(&df, column::NAME, &path)?;
-    let kind = strings(&df, column::KIND, &path)?;
-    let elo0 = f64s(&df, column::ELO0, &path)?;
-    let elo1 = f64s(&df, column::ELO1, &path)?;
-    let alpha = f64s(&df, column::ALPHA, &path)?;
-    let beta = f64s(&df, column::BETA, &path)?;
-    let model = strings(&df, column::MODEL, &path)?;
-    let state = strings(&df, column::STATE, &path)?;
-    let tc = strings(&df, column::TC, &path)?;
-    let ids = string_lists(&df, column::VARIANT_IDS, &path)?;
-    let names = string_lists(&df, column::VARIANT_NAMES, &path)?;
     let bad = |run: u64, e: proto::Error| data_error(&path, format!("run {run}: {e}"));
-    let mut out = Vec::with_capacity(runs.len());
-    for i in 0..runs.len() {
-        out.push(RunInfo {
-            run: runs[i],
-            name: name[i].clone(),
-            kind: kind[i].parse().map_err(|e| bad(runs[i], e))?,
-            elo0: elo0[i],
-            elo1: elo1[i],
-            alpha: alpha[i],
-            beta: beta[i],
-            model: if model[i].is_empty() { None } else { Some(model[i].parse().map_err(|e| bad(runs[i], e))?) },
-            variant_ids: ids[i].clone(),
-            variant_names: names[i].clone(),
-            state: legacy_state(&state[i]).parse().map_err(|e| bad(runs[i], e))?,
-            tc: tc[i].clone(),
-        });
-    }
+    let columns = [
+        column::RUN,
+        column::NAME,
+        column::KIND,
+        column::ELO0,
+        column::ELO1,
+        column::ALPHA,
+        column::BETA,
+        column::MODEL,
+        column::VARIANT_IDS,
+        column::VARIANT_NAMES,
+        column::STATE,
+        column::TC,
+    ];
+    let mut out = Vec::new();
+    ParquetFile::open(&path)?.for_each_batch(&columns, |batch| {
+        let runs = batch.u64s(column::RUN)?;
+        let name = batch.strs(column::NAME)?;
+        let kind = batch.strs(column::KIND)?;
+        let elo0 = batch.f64s(column::ELO0)?;
+        let elo1 = batch.f64s(column::ELO1)?;
+        let alpha = batch.f64s(column::ALPHA)?;
+        let beta = batch.f64s(column::BETA)?;
+        let model = batch.strs(column::MODEL)?;
+        let state = batch.strs(column::STATE)?;
+        let tc = batch.strs(column::TC)?;
+        let ids = batch.str_lists(column::VARIANT_IDS, usize::MAX)?;
+        let names = batch.str_lists(column::VARIANT_NAMES, usize::MAX)?;
+        for i in 0..batch.len() {
+            out.push(RunInfo {
+                run: runs[i],
+                name: name[i].to_owned(),
+                kind: kind[i].parse().map_err(|e| bad(runs[i], e))?,
+                elo0: elo0[i],
+                elo1: elo1[i],
+                alpha: alpha[i],
+                beta: beta[i],
+                model: if model[i].is_empty() { None } else { Some(model[i].parse().map_err(|e| bad(runs[i], e))?) },
+                variant_ids: owned(&ids[i]),
+                variant_names: owned(&names[i]),
+                state: legacy_state(state[i]).parse().map_err(|e| bad(runs[i], e))?,
+                tc: tc[i].to_owned(),
+            });
+        }
+        Ok(())
+    })?;
     out.sort_by_key(|r| r.run);
     Ok(out)
+}
+
+/// A list's items, a null item as the empty text.
+fn owned(items: &[Option<&str>]) -> Vec<String> {
+    items.iter().map(|v| v.unwrap_or_default().to_owned()).collect()
 }
 
 /// Tables written before the run states had one vocabulary said `h1`/`h0`; the coordinator
@@ -90,15 +109,4 @@ fn legacy_state(text: &str) -> &str {
         "h0" => RunState::SprtDone { h1: false }.as_str(),
         other => other,
     }
-}
-
-fn string_lists(df: &DataFrame, name: &str, path: &Path) -> Result<Vec<Vec<String>>> {
-    let lists = column(df, name, path)?.list().map_err(|e| data_error(path, e))?;
-    let mut out = Vec::with_capacity(lists.len());
-    for i in 0..lists.len() {
-        let series = lists.get_as_series(i).ok_or_else(|| data_error(path, format!("null in column `{name}`")))?;
-        let values = series.str().map_err(|e| data_error(path, e))?;
-        out.push(values.iter().map(|v| v.unwrap_or_default().to_owned()).collect());
-    }
-    Ok(out)
 }

@@ -4,7 +4,7 @@
 //!
 //! A port of Fishtest's `stat_util.py`, `LLRcalc.py` and statistics page (official-stockfish/
 //! fishtest, `server/fishtest/stats/`), checked against values from that code in
-//! `tests/fishtest_reference.rs`. Every function takes pentanomial counts ([`Pentanomial`], the
+//! `tests/it/fishtest_reference.rs`. Every function takes pentanomial counts ([`Pentanomial`], the
 //! farm's unit) or trinomial ones ([`Wdl`]) through [`Outcomes`]. Zero counts get Fishtest's
 //! small [`PRIOR`], so empty, all-draw and one-sided results give finite values, never NaN.
 //!

@@ -2,7 +2,7 @@
 //! memory for tests, SQLite for service) offer only transactional row primitives ([`tx::Tx`]
 //! inside a [`tx::Backend`] transaction); the workflow over them (leasing, recording, expiry,
 //! run states) is written once, in [`workflow`], which implements [`Storage`] for every
-//! backend. `tests/storage_conformance.rs` holds both backends to the same primitives and the
+//! backend. `tests/it/storage_conformance.rs` holds both backends to the same primitives and the
 //! same behaviour.
 
 use std::num::NonZeroU64;

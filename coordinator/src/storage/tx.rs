@@ -2,7 +2,7 @@
 //! pairs, submissions, games, workers), offered inside one transaction by a [`Backend`]. They
 //! decide nothing: what to lease, what counts and when a lease or a run ends is the workflow's
 //! ([`super::workflow`]), written once over these. A backend adds primitives, never a second
-//! workflow; `tests/storage_conformance.rs` holds every backend's primitives to the same results.
+//! workflow; `tests/it/storage_conformance.rs` holds every backend's primitives to the same results.
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Writes farm-v1.db (schema version 1) with the xqfarm binary of commit 0bcb051, the last
 # commit before schema version 2: X=path/to/that/xqfarm ./make-farm-v1.sh in an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 set -e
 X=${X:?set X to an xqfarm binary built from commit 0bcb051}
 export XQFARM_TOKEN=fixture XQFARM_LOG=warn

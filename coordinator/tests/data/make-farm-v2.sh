@@ -1,7 +1,7 @@
 #!/bin/bash
 # Writes farm-v2.db (schema version 2) with the xqfarm binary of commit 30ff466, the last
 # commit before schema version 3: X=path/to/that/xqfarm ./make-farm-v2.sh in an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 #
 # Besides what make-farm-v1.sh makes, the workers have keys (schema 2), and an active run plays
 # an external variant that still carries a command line (`/usr/games/fairy-stockfish`):

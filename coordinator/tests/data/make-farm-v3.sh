@@ -3,7 +3,7 @@
 # the last before schema version 4, or any since b5d3a37: their schema SQL is the same; the
 # committed file was made by a debug build of that span): X=path/to/xqfarm ./make-farm-v3.sh in
 # an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 #
 # Besides what make-farm-v2.sh makes, a worker advertised an external engine (schema 3's
 # worker_engines) and played a run of it, which pinned the binary (run_engines); those games

@@ -2,7 +2,7 @@
 # Writes farm-v4.db (schema version 4) with an xqfarm binary of schema version 4 (commit e2cadce,
 # the last before schema version 5; the committed file was made by a debug build of it):
 # X=path/to/xqfarm ./make-farm-v4.sh in an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 #
 # The same farm as make-farm-v3.sh makes (runs of every kind and state, an engine run, a killed
 # worker's expired lease), written by schema 4 itself: its tallies kept by triggers. Schema 5

@@ -2,7 +2,7 @@
 # Writes farm-v5.db (schema version 5) with an xqfarm binary of schema version 5 (commit 61e0615,
 # the last before schema version 6; the committed file was made by a debug build of it):
 # X=path/to/xqfarm ./make-farm-v5.sh in an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 #
 # The farm make-farm-v3.sh makes (runs of every kind and state, an engine run, a killed worker's
 # lease), then, on the same database: half-run stopped once the killed worker's lease expired (its

@@ -3,7 +3,7 @@
 # xqfarm binary of those versions (commit a9126ec, the last before Parquet schema version 2;
 # the committed files were made by a debug build of it): X=path/to/xqfarm ./make-farm-v6.sh in
 # an empty directory.
-# The result is committed; tests/parquet_migration.rs opens it with the current build.
+# The result is committed; tests/it/parquet_migration.rs opens it with the current build.
 #
 # A suite of four lines of 0 to 3 moves, one completed run of 4 pairs (one per line, positions
 # sampled every 4 plies) and the `runs` table. Parquet schema 2 adds games.opening_fen and

@@ -2,7 +2,7 @@
 # Writes farm-v7.db (SQLite schema version 7) with an xqfarm binary of that version (commit
 # aa0fefb, the last before schema version 8; the committed file was made by a debug build of
 # it): X=path/to/xqfarm ./make-farm-v7.sh in an empty directory.
-# The result is committed; tests/migration.rs opens it with the current build.
+# The result is committed; tests/it/migration.rs opens it with the current build.
 #
 # A suite of four lines, three variants, one completed round robin `rr-run` (run 1) of 1 pair
 # per pairing (3 pairs), played by one worker in one lease, and a stopped SPRT `stopped-sprt`

@@ -1,5 +1,5 @@
 //! The workflow, tested once over the in-memory backend, down to the rows it leaves behind.
-//! (`tests/storage_conformance.rs` runs the same `Storage` calls on every backend.)
+//! (`tests/it/storage_conformance.rs` runs the same `Storage` calls on every backend.)
 
 use proto::domain::{
     Adjudication, EngineInfo, EngineProtocol, GameOutcome, GameReport, Lease, LeaseId, PairReport, PairTask, RunId,

@@ -1,15 +1,20 @@
 //! The Parquet side of the analysis: a small data directory in the coordinator's layout, made
-//! here with polars, read back by the report queries and the positions pipeline, with every
+//! here with the parquet crate's Arrow writer, read back by the report queries and the positions pipeline, with every
 //! count known in advance.
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use analysis::data::{self, PositionFilter};
 use analysis::report::{self, ReportOptions};
 use analysis::tune::is_validation_game;
+use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
 use engine::rules::Reason;
-use polars::prelude::*;
+use parquet::arrow::ArrowWriter;
 use proto::domain::{EloModel, RunKindName, RunState, Termination};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -17,10 +22,34 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 const CAND: &str = "aaaa000000000000000000000000000000000000000000000000000000000000";
 const BASE: &str = "bbbb000000000000000000000000000000000000000000000000000000000000";
 
-fn write(df: &mut DataFrame, path: &Path) -> TestResult {
+/// Writes the named columns as one Parquet file at `path`.
+fn write(columns: Vec<(&str, ArrayRef)>, path: &Path) -> TestResult {
     std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
-    ParquetWriter::new(File::create(path)?).finish(df)?;
+    let batch = RecordBatch::try_from_iter(columns)?;
+    let mut writer = ArrowWriter::try_new(File::create(path)?, batch.schema(), None)?;
+    writer.write(&batch)?;
+    writer.close()?;
     Ok(())
+}
+
+fn strings<S: AsRef<str>>(values: &[S]) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values.iter().map(AsRef::as_ref)))
+}
+
+fn u64s(values: Vec<u64>) -> ArrayRef {
+    Arc::new(UInt64Array::from(values))
+}
+
+/// A List<Utf8> column: one list of strings per row.
+fn string_lists(lists: &[&[&str]]) -> ArrayRef {
+    let mut builder = ListBuilder::new(StringBuilder::new());
+    for list in lists {
+        for item in *list {
+            builder.values().append_value(item);
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
 }
 
 /// Run 1: an SPRT of CAND against BASE. Pair p has games 2p and 2p+1; CAND is Red in the
@@ -62,47 +91,45 @@ fn games(dir: &Path) -> TestResult {
         }
     }
     let n = game_id.len();
-    let moves: Vec<Series> = (0..n).map(|_| Series::new("".into(), ["h2e2"])).collect();
-    let mut df = df!(
-        "game_id" => game_id,
-        "pair_id" => pair_id,
-        "opening_id" => vec![0u32; n],
-        "start_fen" => vec!["startpos"; n],
-        "red_variant" => red,
-        "black_variant" => black,
-        "result" => result,
-        "reason" => reason,
-        "plies" => plies,
-        "moves" => moves,
-        "duration_ms" => vec![1000u64; n],
-        "nodes" => vec![5000u64; n],
-        "worker" => worker,
-    )?;
-    write(&mut df, &dir.join("games/run=1/part-000000000001-000000000027.parquet"))?;
+    let columns = vec![
+        ("game_id", u64s(game_id)),
+        ("pair_id", u64s(pair_id)),
+        ("opening_id", Arc::new(UInt32Array::from(vec![0u32; n])) as ArrayRef),
+        ("start_fen", strings(&vec!["startpos"; n])),
+        ("red_variant", strings(&red)),
+        ("black_variant", strings(&black)),
+        ("result", strings(&result)),
+        ("reason", strings(&reason)),
+        ("plies", Arc::new(UInt32Array::from(plies))),
+        ("moves", string_lists(&vec![&["h2e2"][..]; n])),
+        ("duration_ms", u64s(vec![1000; n])),
+        ("nodes", u64s(vec![5000; n])),
+        ("worker", strings(&worker)),
+    ];
+    write(columns, &dir.join("games/run=1/part-000000000001-000000000027.parquet"))?;
     runs_table(dir, "active")
 }
 
 /// `runs.parquet` with one SPRT run in `state`.
 fn runs_table(dir: &Path, state: &str) -> TestResult {
-    let ids = Series::new("".into(), [CAND, BASE]);
-    let names = Series::new("".into(), ["tuned", "base"]);
-    let mut runs = df!(
-        "run" => [1u64],
-        "name" => ["tuned vs base"],
-        "kind" => ["sprt"],
-        "elo0" => [0.0f64],
-        "elo1" => [5.0f64],
-        "alpha" => [0.05f64],
-        "beta" => [0.05f64],
-        "model" => ["normalized"],
-        "variant_ids" => [ids],
-        "variant_names" => [names],
-        "state" => [state],
-        "tc" => ["nodes=5000"],
-        "sample_every" => [8u32],
-        "created_unix_ms" => [0u64],
-    )?;
-    write(&mut runs, &dir.join("runs.parquet"))?;
+    let float = |v: f64| Arc::new(Float64Array::from(vec![v])) as ArrayRef;
+    let runs = vec![
+        ("run", u64s(vec![1])),
+        ("name", strings(&["tuned vs base"])),
+        ("kind", strings(&["sprt"])),
+        ("elo0", float(0.0)),
+        ("elo1", float(5.0)),
+        ("alpha", float(0.05)),
+        ("beta", float(0.05)),
+        ("model", strings(&["normalized"])),
+        ("variant_ids", string_lists(&[&[CAND, BASE]])),
+        ("variant_names", string_lists(&[&["tuned", "base"]])),
+        ("state", strings(&[state])),
+        ("tc", strings(&["nodes=5000"])),
+        ("sample_every", Arc::new(UInt32Array::from(vec![8u32]))),
+        ("created_unix_ms", u64s(vec![0])),
+    ];
+    write(runs, &dir.join("runs.parquet"))?;
     Ok(())
 }
 
@@ -187,8 +214,8 @@ fn a_run_filter_selects_only_that_run() -> TestResult {
 #[test]
 fn a_reason_outside_the_closed_set_is_an_error_naming_it() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let mut df = df!("game_id" => [1u64, 2], "reason" => ["checkmate", "resigned"])?;
-    write(&mut df, &dir.path().join("games/run=3/part-000000000001-000000000002.parquet"))?;
+    let columns = vec![("game_id", u64s(vec![1, 2])), ("reason", strings(&["checkmate", "resigned"]))];
+    write(columns, &dir.path().join("games/run=3/part-000000000001-000000000002.parquet"))?;
     let err = data::reasons(dir.path(), None).expect_err("`resigned` is no termination");
     let text = err.to_string();
     assert!(text.contains("run 3") && text.contains("`resigned`"), "{text}");
@@ -223,19 +250,19 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
         (3, 20, FEN_B, "w", -20, false, true, 0.5),         // kept (FEN_B with Red to move is new)
     ];
     let n = rows.len();
-    let mut df = df!(
-        "game_id" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-        "ply" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
-        "fen" => rows.iter().map(|r| format!("{} {} - - 0 {}", r.2, r.3, r.1)).collect::<Vec<_>>(),
-        "side_to_move" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
-        "static_eval" => vec![0i32; n],
-        "search_score" => rows.iter().map(|r| r.4).collect::<Vec<i32>>(),
-        "best_move" => vec!["h2e2"; n],
-        "in_check" => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
-        "quiet" => rows.iter().map(|r| r.6).collect::<Vec<_>>(),
-        "result" => rows.iter().map(|r| r.7).collect::<Vec<_>>(),
-    )?;
-    write(&mut df, &dir.path().join("positions/run=3/part-000000000001-000000000003.parquet"))?;
+    let columns = vec![
+        ("game_id", u64s(rows.iter().map(|r| r.0).collect())),
+        ("ply", Arc::new(UInt32Array::from(rows.iter().map(|r| r.1).collect::<Vec<_>>())) as ArrayRef),
+        ("fen", strings(&rows.iter().map(|r| format!("{} {} - - 0 {}", r.2, r.3, r.1)).collect::<Vec<_>>())),
+        ("side_to_move", strings(&rows.iter().map(|r| r.3).collect::<Vec<_>>())),
+        ("static_eval", Arc::new(Int32Array::from(vec![0i32; n]))),
+        ("search_score", Arc::new(Int32Array::from(rows.iter().map(|r| r.4).collect::<Vec<i32>>()))),
+        ("best_move", strings(&vec!["h2e2"; n])),
+        ("in_check", Arc::new(BooleanArray::from(rows.iter().map(|r| r.5).collect::<Vec<_>>()))),
+        ("quiet", Arc::new(BooleanArray::from(rows.iter().map(|r| r.6).collect::<Vec<_>>()))),
+        ("result", Arc::new(Float32Array::from(rows.iter().map(|r| r.7).collect::<Vec<_>>()))),
+    ];
+    write(columns, &dir.path().join("positions/run=3/part-000000000001-000000000003.parquet"))?;
     let (positions, counts) = data::tuning_positions(dir.path(), &PositionFilter::default())?;
     assert_eq!((counts.sampled, counts.quiet, counts.unique), (7, 4, 3));
     let summary: Vec<(u64, f32, i32)> =

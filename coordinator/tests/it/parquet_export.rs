@@ -440,11 +440,11 @@ if pl is not None:
     if stdout.contains("polars_moves_run1") {
         assert_eq!(line("polars_moves_run1"), expected_moves);
     } else {
-        println!("note: polars not importable; its check is the analysis crate's");
+        println!("note: Python's polars not importable; pandas and pyarrow checked the files");
     }
 }
 
-/// `cargo test -p coordinator --release --test parquet_export -- --ignored --nocapture`
+/// `cargo test -p coordinator --release --test it -- --ignored parquet_export:: --nocapture`
 #[test]
 #[ignore = "a measurement, not a check"]
 fn export_throughput() {

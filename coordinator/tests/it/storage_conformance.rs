@@ -3,7 +3,7 @@
 //! server `XQFARM_TEST_POSTGRES` names; see `postgres_support`): first the storage primitives
 //! (`Tx`, the same calls giving the same results), then the workflow written over them
 //! (`Storage`). SQLite-only cases (reopening, corrupt files) follow at the end; PostgreSQL's own
-//! (named connection errors, two coordinators on one database) are in `tests/postgres.rs`.
+//! (named connection errors, two coordinators on one database) are in `tests/it/postgres.rs`.
 
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;
@@ -25,7 +25,7 @@ use proto::domain::{
 };
 use tempfile::TempDir;
 
-mod postgres_support;
+use crate::postgres_support;
 
 const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
 /// With `10+0.1` a pair takes over a minute: one pair per free slot.
@@ -1040,7 +1040,7 @@ fn bad_submissions_change_nothing(s: &dyn Storage) {
         }
         other => panic!("expected an invalid report, got {other:?}"),
     }
-    // (What the games say is the referee's business, before storage: tests/referee.rs.)
+    // (What the games say is the referee's business, before storage: tests/it/referee.rs.)
     // Someone else's lease, or no lease at all.
     assert!(matches!(
         s.record_results(other, lease.id, 1, &play_all(&lease), false, 0),

@@ -1,14 +1,17 @@
 //! The report's ECCO section end to end: a `games` table with the coordinator's full column
-//! set written with polars, read back by the openings query and rendered.
+//! set written with the parquet crate's Arrow writer, read back by the openings query and rendered.
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use analysis::data::{self, EccoFamily};
 use analysis::report::{self, ReportOptions};
 use analysis::stats::Wdl;
+use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use engine::START_FEN;
-use polars::prelude::*;
+use parquet::arrow::ArrowWriter;
 use proto::columns::games;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -33,38 +36,61 @@ fn game<'a>(opening_fen: &'a str, opening_moves: &'a str, moves: &'a str, result
     }
 }
 
-fn move_list(moves: &[&str]) -> Series {
-    if moves.is_empty() { Series::new_empty("".into(), &DataType::String) } else { Series::new("".into(), moves) }
+/// A List<Utf8> column: one move list per row.
+fn move_lists<'a>(lists: impl IntoIterator<Item = &'a [&'a str]>) -> ArrayRef {
+    let mut builder = ListBuilder::new(StringBuilder::new());
+    for list in lists {
+        for m in list {
+            builder.values().append_value(m);
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
+}
+
+fn strings<'a>(values: impl IntoIterator<Item = &'a str>) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values))
+}
+
+fn u64s(values: impl IntoIterator<Item = u64>) -> ArrayRef {
+    Arc::new(UInt64Array::from_iter_values(values))
+}
+
+/// Writes the named columns as one Parquet file at `path`.
+fn write(columns: Vec<(&str, ArrayRef)>, path: &Path) -> TestResult {
+    std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
+    let batch = RecordBatch::try_from_iter(columns)?;
+    let mut writer = ArrowWriter::try_new(File::create(path)?, batch.schema(), None)?;
+    writer.write(&batch)?;
+    writer.close()?;
+    Ok(())
 }
 
 /// Writes `list` as one file of run `run`, every column of [`games::ALL`] typed as the
 /// coordinator's schema types it.
 fn write_games(dir: &Path, run: u64, list: &[Game]) -> TestResult {
     let n = list.len();
-    let mut df = df!(
-        games::GAME_ID => (1..=n as u64).collect::<Vec<_>>(),
-        games::PAIR_ID => (0..n as u64).map(|g| g / 2).collect::<Vec<_>>(),
-        games::OPENING_ID => vec![0u32; n],
-        games::OPENING_FEN => list.iter().map(|g| g.opening_fen).collect::<Vec<_>>(),
-        games::OPENING_MOVES => list.iter().map(|g| move_list(&g.opening_moves)).collect::<Vec<_>>(),
+    let columns = vec![
+        (games::GAME_ID, u64s(1..=n as u64)),
+        (games::PAIR_ID, u64s((0..n as u64).map(|g| g / 2))),
+        (games::OPENING_ID, Arc::new(UInt32Array::from(vec![0u32; n])) as ArrayRef),
+        (games::OPENING_FEN, strings(list.iter().map(|g| g.opening_fen))),
+        (games::OPENING_MOVES, move_lists(list.iter().map(|g| g.opening_moves.as_slice()))),
         // Only the classifier's input matters here; the start position is not read.
-        games::START_FEN => vec![START_FEN; n],
-        games::RED_VARIANT => vec!["a"; n],
-        games::BLACK_VARIANT => vec!["b"; n],
-        games::RESULT => list.iter().map(|g| g.result).collect::<Vec<_>>(),
-        games::REASON => vec!["checkmate"; n],
-        games::PLIES => list.iter().map(|g| g.moves.len() as u32).collect::<Vec<_>>(),
-        games::MOVES => list.iter().map(|g| move_list(&g.moves)).collect::<Vec<_>>(),
-        games::DURATION_MS => vec![1000u64; n],
-        games::NODES => vec![5000u64; n],
-        games::WORKER => vec!["w1"; n],
-    )?;
-    let names: Vec<&str> = df.get_column_names().into_iter().map(|s| s.as_str()).collect();
+        (games::START_FEN, strings(vec![START_FEN; n])),
+        (games::RED_VARIANT, strings(vec!["a"; n])),
+        (games::BLACK_VARIANT, strings(vec!["b"; n])),
+        (games::RESULT, strings(list.iter().map(|g| g.result))),
+        (games::REASON, strings(vec!["checkmate"; n])),
+        (games::PLIES, Arc::new(UInt32Array::from_iter_values(list.iter().map(|g| g.moves.len() as u32)))),
+        (games::MOVES, move_lists(list.iter().map(|g| g.moves.as_slice()))),
+        (games::DURATION_MS, u64s(vec![1000; n])),
+        (games::NODES, u64s(vec![5000; n])),
+        (games::WORKER, strings(vec!["w1"; n])),
+    ];
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, games::ALL, "the file has the coordinator's columns in order");
-    let path = dir.join(format!("games/run={run}/part-000000000001-{n:012}.parquet"));
-    std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
-    ParquetWriter::new(File::create(path)?).finish(&mut df)?;
-    Ok(())
+    write(columns, &dir.join(format!("games/run={run}/part-000000000001-{n:012}.parquet")))
 }
 
 fn wdl(wins: u64, draws: u64, losses: u64) -> Wdl {
@@ -127,16 +153,14 @@ fn the_report_counts_openings_over_the_suite_line_and_the_moves() -> TestResult 
 fn files_without_the_opening_line_are_read_from_their_start() -> TestResult {
     // A version-1 file: no `opening_fen` nor `opening_moves`; `start_fen` as older runs wrote it.
     let dir = tempfile::tempdir()?;
-    let moves = [Series::new("".into(), ["h2e2", "h9g7", "h0g2", "b9c7"]), Series::new("".into(), ["h9g7"])];
-    let mut df = df!(
-        games::GAME_ID => [1u64, 2],
-        games::START_FEN => ["startpos", ROOKLESS],
-        games::RESULT => ["1-0", "0-1"],
-        games::MOVES => moves,
-    )?;
-    let path = dir.path().join("games/run=5/part-000000000001-000000000002.parquet");
-    std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
-    ParquetWriter::new(File::create(path)?).finish(&mut df)?;
+    let moves: [&[&str]; 2] = [&["h2e2", "h9g7", "h0g2", "b9c7"], &["h9g7"]];
+    let columns = vec![
+        (games::GAME_ID, u64s([1, 2])),
+        (games::START_FEN, strings(["startpos", ROOKLESS])),
+        (games::RESULT, strings(["1-0", "0-1"])),
+        (games::MOVES, move_lists(moves)),
+    ];
+    write(columns, &dir.path().join("games/run=5/part-000000000001-000000000002.parquet"))?;
     let runs = data::openings(dir.path(), None)?;
     assert_eq!(runs.len(), 1);
     assert_eq!(*runs[0].family(EccoFamily::C), wdl(1, 0, 0));

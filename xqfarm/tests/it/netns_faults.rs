@@ -22,15 +22,13 @@
 //! Only addresses inside the namespaces are used; the test reads the database over the server's
 //! Unix socket.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use coordinator::Storage as _;
 use proto::domain::{PairingStats, RunId};
 

@@ -9,9 +9,7 @@
 //! Games are short (`nodes=3000` a move, a few pairs) so that each test takes seconds, but long
 //! enough (a second or more a pair) that a kill lands mid-lease.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::time::Duration;
 
 #[test]

@@ -5,14 +5,12 @@
 //! exactly once, in the database and in Parquet. Skips without a test server
 //! (`XQFARM_TEST_POSTGRES`; `./test-all.sh` starts one) unless `XQFARM_REQUIRE_POSTGRES=1`.
 
-mod common;
-#[path = "../../coordinator/tests/postgres_support/mod.rs"]
-mod postgres_support;
+use crate::postgres_support;
 
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use proto::client::{ClientConfig, FarmClient};
 use proto::domain::RunId;
 

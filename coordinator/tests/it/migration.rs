@@ -37,7 +37,7 @@ const FIXTURE_V4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 const FIXTURE_V5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v5.db");
 /// Written by `tests/data/make-farm-v6.sh` with xqfarm at commit a9126ec (schema version 6): a
 /// suite of four lines and one completed run `done-run` (run 1) of 4 pairs; with it the
-/// Parquet files of `tests/data/data-v6/` (see `tests/parquet_migration.rs`).
+/// Parquet files of `tests/data/data-v6/` (see `tests/it/parquet_migration.rs`).
 const FIXTURE_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v6.db");
 /// Written by `tests/data/make-farm-v7.sh` with xqfarm at commit aa0fefb (schema version 7): a
 /// suite of four lines, three variants, a completed round robin `rr-run` (run 1) of 3 pairs in

@@ -440,7 +440,7 @@ fn serve_with_tls_and_a_token_file_from_the_command_line() {
 }
 
 /// What TLS costs a small unary call (printed, not asserted):
-/// `cargo test --release -p xqfarm --test auth_tls -- --ignored --nocapture tls_cost`.
+/// `cargo test --release -p xqfarm --test it -- --ignored --nocapture tls_cost`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a test"]
 async fn tls_cost() {

@@ -2,7 +2,7 @@
 //! by Pikafish and Fairy-Stockfish), read by one generic driver.
 //!
 //! The default test runs every entry up to the depths whose counts stay under a node
-//! budget; `cargo test --release -p engine --test perft -- --ignored` runs every count
+//! budget; `cargo test --release -p engine --test it -- --ignored perft::` runs every count
 //! (about 9 billion leaves).
 
 use std::path::PathBuf;
