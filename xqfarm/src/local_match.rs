@@ -24,6 +24,7 @@ use worker::matchrun::run_pairs;
 use worker::openings::{Opening, parse_suite};
 
 use crate::match_side::{SideSpec, SideStats};
+use crate::progress::Progress;
 
 /// The default opening suite shipped with xqfarm.
 pub const DEFAULT_OPENINGS: &str = include_str!("../../data/openings/default.txt");
@@ -132,6 +133,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let settings = GameSettings::new(tc);
     let started = std::time::Instant::now();
+    let progress = Progress::stderr();
     let mut penta = Pentanomial::default();
     let mut wdl = Wdl::default();
     let mut reasons = std::collections::BTreeMap::<&'static str, u64>::new();
@@ -167,18 +169,18 @@ pub fn run(args: &MatchArgs) -> Result<()> {
                 *reasons.entry(g.termination.as_str()).or_default() += 1;
             }
             let e = elo_estimate(&penta);
-            eprint!(
-                "\r{:>5} games  W {} D {} L {}  Elo {:+.1} +- {:.1}   ",
+            progress.update(&format!(
+                "{:>5} games  W {} D {} L {}  Elo {:+.1} +- {:.1}",
                 wdl.games(),
                 wdl.wins,
                 wdl.draws,
                 wdl.losses,
                 e.elo,
                 e.error()
-            );
+            ));
         },
     );
-    eprintln!();
+    progress.end();
     let e = elo_estimate(&penta);
     let minutes = started.elapsed().as_secs_f64() / 60.0;
     println!("games {}  W {}  D {}  L {}  (a's view)", wdl.games(), wdl.wins, wdl.draws, wdl.losses);

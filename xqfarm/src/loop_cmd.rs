@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use analysis::data::PositionFilter;
 use analysis::report::{self, ReportOptions};
@@ -21,6 +20,7 @@ use proto::domain::{EloModel, SprtSettings, TimeControl};
 
 use crate::embedded::{self, Embedded};
 use crate::local_match::load_params;
+use crate::progress::Progress;
 use crate::remote;
 use crate::sprt::{opening_lines, rand_token};
 use crate::tune_cmd;
@@ -158,29 +158,21 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
 
     let result = async {
         let client = remote::connect(&emb.url, &token, None).await?;
-        let farm = crate::sprt::watching(&client);
-        // The tuner's progress bar shares stderr with the notes: end its line before a note.
-        let bar = Arc::new(AtomicBool::new(false));
+        // The runs' progress, the tuner's epochs and the notes share one progress writer.
+        let progress = Progress::stderr();
+        let farm = crate::sprt::watching(&client, Arc::clone(&progress));
         let epochs = args.epochs;
-        let drawn = Arc::clone(&bar);
+        let bar = Arc::clone(&progress);
         let tuner = TexelTuner {
             data: data_dir.clone(),
             config: texel,
-            on_epoch: Some(Arc::new(move |r| {
-                drawn.store(true, Ordering::Relaxed);
-                tune_cmd::draw_progress(epochs, r);
-            })),
+            on_epoch: Some(Arc::new(move |r| bar.update(&tune_cmd::epoch_line(epochs, r)))),
         };
         let lines = match &args.openings {
             Some(path) => opening_lines(Some(path))?,
             None => generated_suite(&args.dir, args.suite_size).await?,
         };
-        let mut note = |line: &str| {
-            if bar.swap(false, Ordering::Relaxed) {
-                eprintln!();
-            }
-            eprintln!("{}", line.trim_end());
-        };
+        let mut note = |line: &str| progress.note(line);
         Ok::<_, anyhow::Error>(campaign::run(&farm, &tuner, &config, start, lines, &mut note).await?)
     }
     .await;

@@ -13,6 +13,7 @@ mod local_match;
 mod logging;
 mod loop_cmd;
 mod match_side;
+mod progress;
 mod remote;
 mod report_cmd;
 mod sprt;

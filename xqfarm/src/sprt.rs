@@ -2,7 +2,6 @@
 //! default (coordinator and workers in this process, over loopback gRPC) or on a remote
 //! coordinator, with a live progress line and a final summary.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,6 +16,7 @@ pub use campaign::text::{progress_line, summary};
 
 use crate::farm_target::FarmTarget;
 use crate::local_match::{DEFAULT_OPENINGS, load_params};
+use crate::progress::Progress;
 
 #[derive(Args, Debug, Clone)]
 pub struct SprtArgs {
@@ -69,7 +69,7 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
     let target = args.farm.open("xqfarm-sprt-", worker::engines::EngineSet::empty()).await?;
     let result = async {
         let client = target.client(args.farm.ca_cert.as_deref()).await?;
-        let farm = watching(&client);
+        let farm = watching(&client, Progress::stderr());
         let base_v = farm.add_params_variant(&name_of(&args.base), &base).await?;
         let cand_v = farm.add_params_variant(&name_of(&args.candidate), &candidate).await?;
         let suite = farm.add_suite("sprt-openings", openings).await?;
@@ -118,19 +118,30 @@ pub fn name_of(spec: &str) -> String {
 
 /// The farm of the campaign library over `client`, drawing a progress line for every status
 /// it waits through; a long wait outlives a restart of the coordinator.
-pub fn watching(client: &FarmClient) -> RemoteFarm {
-    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(|status: &RunStatus| {
-        eprint!("\r{}   ", progress_line(status));
-        if status.run.state != RunState::Active {
-            eprintln!();
+pub fn watching(client: &FarmClient, progress: Arc<Progress>) -> RemoteFarm {
+    watching_with(client, progress, |status| Some(progress_line(status)))
+}
+
+/// The farm over `client`, drawing `line(status)` (when it has one) for every status it waits
+/// through; the line of a run that ended is the progress's last.
+pub fn watching_with(
+    client: &FarmClient,
+    progress: Arc<Progress>,
+    line: impl Fn(&RunStatus) -> Option<String> + Send + Sync + 'static,
+) -> RemoteFarm {
+    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(move |status: &RunStatus| {
+        match (line(status), status.run.state == RunState::Active) {
+            (Some(text), true) => progress.update(&text),
+            (Some(text), false) => progress.finish(&text),
+            (None, true) => {}
+            (None, false) => progress.end(),
         }
-        let _ = std::io::stderr().flush();
     }))
 }
 
 /// Follows a run until it ends, drawing a progress line; returns its last status.
 pub async fn watch(client: &FarmClient, run: RunId) -> Result<RunStatus> {
-    Ok(watching(client).wait_finished(run, None).await?)
+    Ok(watching(client, Progress::stderr()).wait_finished(run, None).await?)
 }
 
 fn write_summary(dir: &Path, status: &RunStatus) -> Result<()> {

@@ -3,15 +3,13 @@
 //! progress line; then the tuned values become a new variant, and `--verify` runs an SPRT of
 //! it against the base.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
 use engine::ParamSet;
-use proto::client::{FarmClient, RetryPolicy};
+use proto::client::FarmClient;
 use proto::domain::{
     Adjudication, EloModel, EngineProtocol, RunKind, RunSpec, RunState, RunStatus, SprtSettings, SpsaParam,
     SpsaSettings, SpsaValue, TimeControl, VariantId, VariantKind, VariantSpec, parse_spsa_lines,
@@ -19,6 +17,7 @@ use proto::domain::{
 
 use crate::farm_target::FarmTarget;
 use crate::local_match::load_params;
+use crate::progress::Progress;
 use crate::sprt::{name_of, opening_lines, sprt_spec, summary};
 
 #[derive(Args, Debug, Clone)]
@@ -267,7 +266,8 @@ async fn verify(
     let name = format!("{tuned_name} vs {base_name}");
     let run = farm.create_run(sprt_spec(name, sprt, tuned, base, tc, suite)).await?;
     eprintln!("verify: SPRT[{}, {}] run {run} of {tuned_name} against {base_name} at {tc}", sprt.elo0, sprt.elo1);
-    let status = crate::sprt::watching(client).wait_finished(run, Some(args.verify_max_games)).await?;
+    let status =
+        crate::sprt::watching(client, Progress::stderr()).wait_finished(run, Some(args.verify_max_games)).await?;
     println!("{}", summary(&status));
     match status.run.state {
         RunState::SprtDone { h1: true } => println!("verified: H1 accepted"),
@@ -291,11 +291,5 @@ pub fn spsa_progress(status: &RunStatus, total_games: u64) -> String {
 }
 
 fn watching(client: &FarmClient, total_games: u64) -> RemoteFarm {
-    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(move |status: &RunStatus| {
-        eprint!("\r{}   ", spsa_progress(status, total_games));
-        if status.run.state != RunState::Active {
-            eprintln!();
-        }
-        let _ = std::io::stderr().flush();
-    }))
+    crate::sprt::watching_with(client, Progress::stderr(), move |status| Some(spsa_progress(status, total_games)))
 }

@@ -1,13 +1,14 @@
 //! `xqfarm tb generate`: endgame tables by retrograde analysis (`engine::tablebase`) into a
 //! directory, resumable set by set, with a progress bar on a terminal and one line per set.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use engine::tablebase::{Generated, Material, Progress, Tablebases};
+use engine::tablebase::{Generated, Material, Progress as TbProgress, Tablebases};
+
+use crate::progress::Progress;
 
 #[derive(Subcommand, Debug)]
 pub enum TbCommand {
@@ -61,22 +62,19 @@ fn generate(args: &GenerateArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&args.dir).with_context(|| format!("making {}", args.dir.display()))?;
     let tbs = Tablebases::open(&args.dir)?;
-    let tty = std::io::stderr().is_terminal();
-    let bar = |p: Progress| {
-        if tty {
-            let frac = p.resolved as f64 / p.positions.max(1) as f64;
-            let filled = (frac * 30.0).round() as usize;
-            eprint!(
-                "\r{:<10} pass {:>4} [{}{}] {:>5.1}% resolved of {} positions ",
-                p.material.to_string(),
-                p.pass,
-                "#".repeat(filled),
-                ".".repeat(30 - filled.min(30)),
-                100.0 * frac,
-                p.positions
-            );
-            let _ = std::io::stderr().flush();
-        }
+    let progress = Progress::stderr();
+    let bar = |p: TbProgress| {
+        let frac = p.resolved as f64 / p.positions.max(1) as f64;
+        let filled = (frac * 30.0).round() as usize;
+        progress.update(&format!(
+            "{:<10} pass {:>4} [{}{}] {:>5.1}% resolved of {} positions",
+            p.material.to_string(),
+            p.pass,
+            "#".repeat(filled),
+            ".".repeat(30 - filled.min(30)),
+            100.0 * frac,
+            p.positions
+        ));
     };
     let start = Instant::now();
     let mut all: Vec<Generated> = Vec::new();
@@ -86,9 +84,7 @@ fn generate(args: &GenerateArgs) -> Result<()> {
     );
     for m in wanted {
         for g in tbs.generate(m, &bar)? {
-            if tty {
-                eprint!("\r{:78}\r", "");
-            }
+            progress.clear();
             let [r, b] = g.census;
             println!(
                 "{:<10} {:>12} {:>12} {:>12} {:>12} {:>7} {:>12} {:>9.2}",

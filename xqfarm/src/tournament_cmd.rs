@@ -4,15 +4,13 @@
 //! maximum-likelihood rating), the cross table or the bracket.
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use campaign::{Farm as _, RemoteFarm};
 use clap::{Args, Subcommand};
 use coordinator::tournament::director::Tournament;
-use proto::client::{FarmClient, RetryPolicy};
+use proto::client::FarmClient;
 use proto::domain::{
     Adjudication, EngineProtocol, RunKind, RunSpec, RunState, RunStatus, TimeControl, TournamentFormat,
     TournamentSettings, VariantKind, VariantSpec, parse_tiebreaks,
@@ -20,6 +18,7 @@ use proto::domain::{
 
 use crate::farm_target::FarmTarget;
 use crate::local_match::load_params;
+use crate::progress::Progress;
 use crate::sprt::{name_of, opening_lines, summary};
 
 #[derive(Subcommand, Debug)]
@@ -251,18 +250,12 @@ fn write_standings(dir: &Path, status: &RunStatus, names: &[String]) -> Result<(
 
 /// One progress line per status: the round and the games played.
 fn watching(client: &FarmClient, names: Vec<String>) -> RemoteFarm {
-    RemoteFarm::new(client.with_retry(RetryPolicy::FOREVER)).observed(Arc::new(move |status: &RunStatus| {
-        if let Some(t) = Tournament::of_status(status) {
-            let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
-            let leader = t.standings(u32::MAX).first().map(|s| (s.player, s.points));
-            let lead = leader.map_or(String::new(), |(p, pts)| {
-                format!("  leader {} ({pts})", names.get(p).map_or("?", String::as_str))
-            });
-            eprint!("\rround {}/{}  games {games}{lead}   ", t.round(), t.settings.total_rounds(t.players));
-        }
-        if status.run.state != RunState::Active {
-            eprintln!();
-        }
-        let _ = std::io::stderr().flush();
-    }))
+    crate::sprt::watching_with(client, Progress::stderr(), move |status| {
+        let t = Tournament::of_status(status)?;
+        let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
+        let leader = t.standings(u32::MAX).first().map(|s| (s.player, s.points));
+        let lead = leader
+            .map_or(String::new(), |(p, pts)| format!("  leader {} ({pts})", names.get(p).map_or("?", String::as_str)));
+        Some(format!("round {}/{}  games {games}{lead}", t.round(), t.settings.total_rounds(t.players)))
+    })
 }

@@ -3,7 +3,6 @@
 //! most; with `--submit`, starts an SPRT of the tuned set against the base on a coordinator.
 //! `xqfarm tune --bench` measures the tuner alone.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use analysis::data::PositionFilter;
@@ -17,6 +16,7 @@ use engine::ParamSet;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
 use crate::local_match::load_params;
+use crate::progress::Progress;
 use crate::remote;
 use crate::sprt::{name_of, opening_lines, sprt_spec};
 
@@ -121,24 +121,18 @@ impl TuneArgs {
     }
 }
 
-/// A progress line redrawn every epoch.
-pub fn progress(total: usize) -> impl FnMut(&EpochReport) {
-    move |r: &EpochReport| draw_progress(total, r)
-}
-
-/// Draws the progress line of epoch `r` of `total`.
-pub fn draw_progress(total: usize, r: &EpochReport) {
+/// The progress line of epoch `r` of `total`.
+pub fn epoch_line(total: usize, r: &EpochReport) -> String {
     let width = 30;
     let done = (r.epoch * width / total.max(1)).min(width);
-    eprint!(
-        "\r[{}{}] epoch {:>4}/{total}  train {:.6}  validation {:.6}   ",
+    format!(
+        "[{}{}] epoch {:>4}/{total}  train {:.6}  validation {:.6}",
         "#".repeat(done),
         " ".repeat(width - done),
         r.epoch,
         r.train_loss,
         r.validation_loss
-    );
-    let _ = std::io::stderr().flush();
+    )
 }
 
 pub use campaign::tuner::{side_files, summary};
@@ -146,10 +140,12 @@ pub use campaign::tuner::{side_files, summary};
 /// Tunes `base`'s evaluation and writes the parameter file (the tuned evaluation with `base`'s
 /// `[search]` table), the loss curve and the change table, with a progress bar.
 pub fn tune_to_files(data: &Path, base: &ParamSet, out: &Path, config: &TexelConfig) -> Result<TexelRun> {
-    let run = campaign::tuner::tune_set_to_files(data, base, out, config, progress(config.adam.epochs))
-        .with_context(|| format!("tuning on {}", data.display()))?;
-    eprintln!();
-    Ok(run)
+    let progress = Progress::stderr();
+    let total = config.adam.epochs;
+    let run = campaign::tuner::tune_set_to_files(data, base, out, config, |r| progress.update(&epoch_line(total, r)))
+        .with_context(|| format!("tuning on {}", data.display()));
+    progress.end();
+    run
 }
 
 pub async fn run(args: &TuneArgs) -> Result<()> {
