@@ -19,7 +19,7 @@
 FROM rust:1.95-bookworm AS builder
 WORKDIR /src
 COPY . .
-# The workspace's release profile (README: about 5 minutes cold on 2 cores): the cache mounts keep
+# The workspace's release profile (README: about 6 minutes cold on 2 cores): the cache mounts keep
 # the registry and the compiled dependencies between builds. The binaries are copied out of the
 # cached target directory in the same step, since a cache mount is not part of the image.
 RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
