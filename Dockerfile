@@ -13,7 +13,7 @@
 #
 # Needs BuildKit (the default builder of current Docker) for the cache mounts. No protoc: the
 # protocol is compiled by protox, in Rust. The C parts (bundled SQLite, zstd, lz4, ring) build
-# with the rust image's gcc. The build context has no .git, so the engine's `id name` carries
+# with the rust image's gcc. The build context has no .git, so xqengine's `id name` carries
 # the commit "unknown"; the farm checks builds by their bench signature, not by that.
 
 FROM rust:1.95-bookworm AS builder
@@ -24,7 +24,7 @@ COPY . .
 # cached target directory in the same step, since a cache mount is not part of the image.
 RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     --mount=type=cache,target=/src/target,sharing=locked \
-    cargo build --release --locked -p xqfarm -p engine --bins \
+    cargo build --release --locked -p xqfarm -p xqengine \
     && mkdir -p /out \
     && cp target/release/xqfarm target/release/xqengine /out/
 

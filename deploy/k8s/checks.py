@@ -414,8 +414,8 @@ def check_dockerfile():
     exposed = {p for op, rest in final if op == "EXPOSE" for p in rest.split()}
     require({"7878", "9464"} <= exposed, f"EXPOSE {sorted(exposed)}: expected 7878 and 9464")
     build = " ".join(rest for op, rest in stages[0] if op == "RUN")
-    require(re.search(r"cargo build --release.*-p xqfarm.*-p engine", build),
-            "the builder does not run `cargo build --release -p xqfarm -p engine`")
+    require(re.search(r"cargo build --release.*-p xqfarm.*-p xqengine", build),
+            "the builder does not run `cargo build --release -p xqfarm -p xqengine`")
     copied = " ".join(rest for op, rest in final if op == "COPY")
     require("xqfarm" in copied and "xqengine" in copied, "the final stage does not copy xqfarm and xqengine")
     ignored = {line.strip() for line in DOCKERIGNORE.read_text().splitlines()}

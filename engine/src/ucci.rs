@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use crate::search::{Limits, Score};
 use crate::types::Color;
-use crate::uci::{ENGINE_NAME, UciSession};
+use crate::uci::UciSession;
 
 /// UCCI's mate value.
 const UCCI_MATE: i32 = 10_000;
 
 pub(crate) fn handshake(session: &mut UciSession) {
-    session.say(&format!("id name {ENGINE_NAME}"));
+    session.say(&format!("id name {}", session.name()));
     session.say("id copyright the xqfarm developers");
     session.say("id author the xqfarm developers");
     session.say("option usemillisec type check default false");

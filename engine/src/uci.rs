@@ -18,8 +18,10 @@ use crate::search::{Info, Limits, Score, SearchResult};
 use crate::types::Move;
 use crate::ucci;
 
-/// Engine name, version and commit as `id name` prints it.
-pub const ENGINE_NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
+/// Engine name and version, as `id name` prints it unless the session is [`UciSession::named`]
+/// (the `xqengine` binary adds its git commit: a build script in this crate would rebuild the
+/// whole workspace on every commit).
+pub const ENGINE_NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"));
 
 /// Where protocol output goes; shared with the search thread.
 pub type SharedOut = Arc<Mutex<dyn Write + Send>>;
@@ -48,6 +50,8 @@ pub struct UciSession {
     pub(crate) ucci_millis: bool,
     /// The running search waits for `stop` (`go infinite`).
     search_infinite: bool,
+    /// What `id name` says.
+    name: String,
 }
 
 impl std::fmt::Debug for UciSession {
@@ -77,7 +81,19 @@ impl UciSession {
             protocol: Protocol::Uci,
             ucci_millis: false,
             search_infinite: false,
+            name: ENGINE_NAME.to_owned(),
         }
+    }
+
+    /// The session, answering `id name NAME`.
+    pub fn named(mut self, name: impl Into<String>) -> UciSession {
+        self.name = name.into();
+        self
+    }
+
+    /// What `id name` says.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
     /// A session writing to stdout.
@@ -197,7 +213,7 @@ impl UciSession {
     }
 
     fn cmd_uci(&mut self) {
-        self.say(&format!("id name {ENGINE_NAME}"));
+        self.say(&format!("id name {}", self.name));
         self.say("id author the xqfarm developers");
         let engine = self.engine();
         let hash = engine.hash_mib();
@@ -584,6 +600,20 @@ mod tests {
         assert!(out.contains("uciok") && out.contains("readyok"));
         assert!(out.contains("h9g7: 1"));
         assert!(out.contains("Nodes searched: 45"), "{out}");
+    }
+
+    #[test]
+    fn a_named_session_says_its_name_over_both_protocols() {
+        for (input, ok) in [("uci\n", "uciok"), ("ucci\n", "ucciok")] {
+            let captured = Captured::default();
+            let out: SharedOut = Arc::new(Mutex::new(captured.clone()));
+            UciSession::new(out).named("xqengine 9.9 abc").run(input.as_bytes()).expect("in-memory io");
+            let text = captured.text();
+            assert_eq!(text.lines().next(), Some("id name xqengine 9.9 abc"), "{text}");
+            assert!(text.contains(ok), "{text}");
+        }
+        let plain = run("uci\n");
+        assert_eq!(plain.lines().next(), Some(format!("id name xqengine {}", env!("CARGO_PKG_VERSION")).as_str()));
     }
 
     #[test]

@@ -70,13 +70,16 @@ impl Embedded {
     }
 }
 
+/// The engine version a worker registers: the engine's name and version, and this build's commit.
+pub const ENGINE_VERSION: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
+
 /// What this machine's worker says of itself.
 pub fn local_worker_info(name: &str, cores: usize, bench: Bench) -> WorkerInfo {
     WorkerInfo {
         name: name.to_owned(),
         host: hostname(),
         cores: cores as u32,
-        engine_version: engine::uci::ENGINE_NAME.to_owned(),
+        engine_version: ENGINE_VERSION.to_owned(),
         bench_signature: bench.signature,
         // The worker fills in the key it keeps beside its spool.
         worker_key: String::new(),

@@ -2,7 +2,6 @@
 //! every binary links the crate and its dependencies again (issue 29: the test build's time went
 //! to those links). `cargo test -p engine --test it MODULE::` runs one module.
 
-mod cli;
 mod ecco;
 mod eval_trace;
 mod fen;

@@ -30,7 +30,7 @@ fn xqengine() -> &'static Path {
         let binary = profile_dir.join(format!("xqengine{}", std::env::consts::EXE_SUFFIX));
         if !binary.is_file() {
             let mut cargo = Command::new(env!("CARGO"));
-            cargo.current_dir(env!("CARGO_MANIFEST_DIR")).args(["build", "-p", "engine", "--bin", "xqengine"]);
+            cargo.current_dir(env!("CARGO_MANIFEST_DIR")).args(["build", "-p", "xqengine"]);
             if profile_dir.file_name().is_some_and(|n| n == "release") {
                 cargo.arg("--release");
             }

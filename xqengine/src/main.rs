@@ -12,6 +12,9 @@ use engine::rules::judge;
 use engine::uci::{UciSession, play_moves, write_divide};
 use engine::{Position, START_FEN};
 
+/// `id name`: the engine's name and version, and the commit this binary was built from.
+const NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
+
 #[derive(Parser, Debug)]
 #[command(name = "xqengine", version, about = "Xiangqi engine: UCI loop without arguments, tools with them")]
 struct Cli {
@@ -114,7 +117,7 @@ fn run() -> Result<ExitCode> {
         None => ParamSet::default(),
     };
     if cli.command.is_none() {
-        let mut session = UciSession::stdout();
+        let mut session = UciSession::stdout().named(NAME);
         if let Some(path) = &cli.params {
             session.handle(&format!("setoption name ParamsFile value {}", path.display()));
         }

@@ -1,5 +1,8 @@
-//! Records the git commit the engine is built from, for `id name` (the farm checks engine
-//! builds by their bench signature; the hash helps humans).
+//! Records the git commit a binary is built from, as `XQ_GIT_HASH`: `xqengine`'s `id name` and
+//! the engine version an `xqfarm` worker registers (the farm checks engine builds by their bench
+//! signature; the hash helps humans). The build script of both binary packages (xqfarm's names
+//! this file): it reruns on every commit, and a rerun rebuilds its package and all that depends
+//! on it, so no library has one.
 use std::process::Command;
 
 fn main() {

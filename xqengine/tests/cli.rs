@@ -28,7 +28,12 @@ fn uci_loop_survives_bad_input() {
     );
     let out = stdout(&o);
     assert!(o.status.success());
-    assert!(out.contains("id name xqengine") && out.contains("uciok") && out.contains("readyok"));
+    assert!(out.contains("uciok") && out.contains("readyok"));
+    // `id name xqengine VERSION COMMIT`: the commit from the build script (`unknown` outside git).
+    let id = out.lines().find(|l| l.starts_with("id name ")).expect("an id name line");
+    let words: Vec<&str> = id.split_whitespace().collect();
+    assert_eq!(words[..4], ["id", "name", "xqengine", env!("CARGO_PKG_VERSION")], "{id}");
+    assert!(words.len() == 5 && (words[4] == "unknown" || words[4].chars().all(|c| c.is_ascii_hexdigit())), "{id}");
     assert_eq!(out.matches("info string error:").count(), 3, "{out}");
     assert!(out.contains("Nodes searched: "));
     // The diagram of `d` carries the FEN after h2e2.
