@@ -23,11 +23,12 @@ pub mod sessions;
 pub mod view;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use coordinator::farm::Farm;
 use engine::Color;
 use engine::notation::Notation;
+use tokio::time::Instant;
 use worker::engines::EngineSet;
 use worker::external::{ExternalConfig, ExternalEngine};
 

@@ -1,12 +1,14 @@
 //! The bounded pool the play page's searches run on: a semaphore of `search_threads` permits,
 //! each search on Tokio's blocking threads, so the async threads that serve gRPC and the
 //! workers' leases never wait for an engine. A search that cannot get a permit within its
-//! budget is refused (503) rather than queued past its time.
+//! budget is refused (503) rather than queued past its time. Deadlines are on Tokio's clock, so
+//! tests run the waits on paused time.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
 use super::error::{PlayError, PlayResult};
 
@@ -89,7 +91,7 @@ impl SearchPool {
 mod tests {
     use super::*;
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_full_pool_refuses_within_the_budget() {
         let pool = SearchPool::new(1);
         let held = pool.acquire(Instant::now() + Duration::from_secs(5)).await.unwrap();
@@ -97,8 +99,19 @@ mod tests {
         let started = Instant::now();
         let refused = pool.acquire(Instant::now() + Duration::from_millis(60)).await;
         assert!(matches!(refused, Err(PlayError::Unavailable(_))), "{refused:?}");
-        assert!(started.elapsed() < Duration::from_millis(200));
-        drop(held);
+        // It waited for a place until the budget less the shortest search worth starting.
+        assert_eq!(started.elapsed(), Duration::from_millis(60) - MIN_SEARCH);
+        // A place that comes free in time is taken at once.
+        let freed = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            drop(held);
+        });
+        let started = Instant::now();
+        let slot = pool.acquire(Instant::now() + Duration::from_millis(60)).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::from_millis(20));
+        assert_eq!(slot.remaining(), Duration::from_millis(40));
+        freed.await.unwrap();
+        drop(slot);
         let slot = pool.acquire(Instant::now() + Duration::from_millis(60)).await.unwrap();
         assert!(slot.remaining() > Duration::ZERO);
         assert_eq!(pool.run(slot, || 6 * 7).await, Ok(42));

@@ -272,9 +272,8 @@ async fn a_timed_reply_keeps_its_budget() {
     let r = call(&app, Method::POST, &format!("/api/play/{sid}/reply"), None).await;
     let took = started.elapsed();
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    // The contract's figure is budget + 50 ms (see the `reply_latency` example); a loaded test
-    // machine gets some slack here.
-    assert!(took < Duration::from_millis(200 + 250), "{took:?}");
+    // A lower bound only: how far past its budget a reply may end is a speed figure, measured
+    // by the `reply_latency` example (budget + 50 ms), not asserted on a loaded test machine.
     assert!(took >= Duration::from_millis(100), "the engine should use its time: {took:?}");
 }
 
@@ -291,15 +290,24 @@ async fn a_busy_pool_refuses_a_reply_that_cannot_start_in_time() {
         let a = a.clone();
         tokio::spawn(async move { call(&app, Method::POST, &format!("/api/play/{a}/reply"), None).await })
     };
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Until the first reply's engine is thinking (the session says so), polled rather than slept.
+    let thinking = async {
+        loop {
+            let state = call(&app, Method::GET, &format!("/api/play/{a}"), None).await.json();
+            if state["red"]["thinking"] == json!(true) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), thinking).await.expect("the first reply starts its search");
     // A second reply on the same session while its engine thinks.
     let r = call(&app, Method::POST, &format!("/api/play/{a}/reply"), None).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
-    let started = Instant::now();
+    // Refused within its budget: the pool's own test pins the wait on tokio's paused clock.
     let r = call(&app, Method::POST, &format!("/api/play/{b}/reply"), None).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
     assert!(r.error().contains("busy"), "{}", r.text);
-    assert!(started.elapsed() < Duration::from_millis(100 + 200), "{:?}", started.elapsed());
     let r = first.await.unwrap();
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let r = call(&app, Method::POST, &format!("/api/play/{b}/reply"), None).await;
