@@ -47,4 +47,7 @@ pub enum Error {
     /// A tablebase file, directory or set (`what` names it).
     #[error("tablebase {what}: {reason}")]
     Tablebase { what: String, reason: String },
+    /// A PGN text that does not read; the message names the line.
+    #[error("PGN {0}")]
+    Pgn(String),
 }

@@ -23,6 +23,7 @@ pub mod movegen;
 pub mod notation;
 pub mod param_set;
 pub mod perft;
+pub mod pgn;
 pub mod position;
 pub mod rules;
 pub mod search;

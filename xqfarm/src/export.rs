@@ -91,7 +91,7 @@ fn write_game(
     let (red, black) = (names(&g.red_variant), names(&g.black_variant));
     let (event, round) =
         event_round.unwrap_or_else(|| (format!("xqfarm run {run}"), format!("{}.{}", g.pair_id, g.game_id)));
-    let game = web::pgn::PgnGame {
+    let game = engine::pgn::PgnGame {
         event,
         round,
         red_name: &red,
@@ -104,5 +104,5 @@ fn write_game(
         book_moves: &g.opening_moves,
         moves: &g.moves,
     };
-    web::pgn::write_game(out, &game, notation).map_err(anyhow::Error::msg)
+    engine::pgn::write_game(out, &game, notation).map_err(anyhow::Error::msg)
 }

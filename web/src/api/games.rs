@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use engine::Position;
 use engine::notation::{Notation, parse_uci, write_move};
+use engine::pgn::{PgnGame, write_game};
 use proto::domain::{PositionSample, Termination, VariantId};
 use serde_json::{Value, json};
 
@@ -17,7 +18,6 @@ use coordinator::run_openings::RunOpenings;
 use super::{NotationQuery, blocking, parse_id};
 use crate::auth::Reader;
 use crate::error::{ApiError, ApiResult};
-use crate::pgn::{PgnGame, write_game};
 use crate::state::AppState;
 
 pub fn routes() -> axum::Router<AppState> {
@@ -135,7 +135,7 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             move_rows(&opening.fen, &opening.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let ecco = Position::from_fen(&opening.fen)
             .ok()
-            .and_then(|start| crate::pgn::ecco_of(&start, opening.moves.iter().chain(&r.moves)))
+            .and_then(|start| engine::pgn::ecco_of(&start, opening.moves.iter().chain(&r.moves)))
             .map(|o| json!({ "code": o.code, "name": o.name, "variation": o.variation }));
         let scores: Vec<Value> = r.positions.iter().map(|p| json!({ "ply": p.ply, "score": red_score(p) })).collect();
         // Per ply (0 = the start), the tables' verdict where the position is in one.

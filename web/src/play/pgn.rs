@@ -1,11 +1,9 @@
-//! A play session's game as PGN, both ways: written in Chinese, WXF or ICCS (xqbase's tags:
-//! `Game`, `Red`, `Black`, `Result`, `FEN`, `Format`), and read from any of the notations the
-//! engine reads (the guess is per move, so mixed sources read too), including traditional
-//! characters (車 馬 砲 俥 傌 帥 將 進 後) and full-width digits. The reader skips comments
-//! (`{..}`, `;..`), variations (`(..)`), NAGs (`$1`), annotation marks (`!?`) and move numbers
-//! (`1.`, `1...`, `１．`), and names an illegal move by its move number and text.
+//! A play session's game as PGN, both ways, over `engine::pgn`: written in Chinese, WXF or
+//! ICCS, and read from any notation the engine reads (the guess is per move), replayed into a
+//! session's game, naming an illegal move by its move number and text.
 
 use engine::notation::{Notation, parse_move};
+use engine::pgn::{PgnGame, read_text, write_game};
 use engine::{Color, Position};
 
 use super::error::{PlayError, PlayResult};
@@ -19,12 +17,12 @@ pub struct PgnNames {
 }
 
 /// The game as PGN in `notation`, with the result the rules give now (`*` while it goes on),
-/// by the farm's one PGN writer ([`crate::pgn`]).
+/// by the farm's one PGN writer (`engine::pgn`).
 pub fn write(game: &Game, names: &PgnNames, notation: Notation) -> String {
     let outcome = game.outcome();
     let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
     let start = game.start().fen();
-    let pgn = crate::pgn::PgnGame {
+    let pgn = PgnGame {
         event: "xqfarm play".into(),
         round: String::new(),
         red_name: &names.red,
@@ -39,7 +37,7 @@ pub fn write(game: &Game, names: &PgnNames, notation: Notation) -> String {
     };
     let mut out = String::new();
     // A session's moves were played by the rules, so they always replay.
-    if let Err(e) = crate::pgn::write_game(&mut out, &pgn, notation) {
+    if let Err(e) = write_game(&mut out, &pgn, notation) {
         tracing::warn!(error = %e, "a play session's game did not replay");
     }
     out
@@ -54,19 +52,22 @@ pub struct ReadPgn {
 
 impl ReadPgn {
     pub fn tag(&self, key: &str) -> Option<&str> {
-        self.tags.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
+        engine::pgn::find_tag(&self.tags, key)
     }
 }
 
 /// Reads the first game of a PGN text.
 pub fn read(text: &str) -> PlayResult<ReadPgn> {
-    let (tags, movetext) = split_tags(text)?;
+    let engine::pgn::PgnText { tags, moves } = read_text(text).map_err(|e| match e {
+        engine::Error::Pgn(why) => PlayError::InvalidPgn(why),
+        other => PlayError::InvalidPgn(other.to_string()),
+    })?;
     let start = match tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("FEN")) {
         Some((_, fen)) => parse_fen(fen).map_err(|e| PlayError::InvalidPgn(format!("the FEN tag: {e}")))?,
         None => Position::startpos(),
     };
     let mut game = Game::new(&start);
-    for token in move_tokens(&movetext) {
+    for token in moves {
         let pos = game.position();
         let (number, color) = (pos.fullmove(), pos.side_to_move());
         let dots = if color == Color::Red { "." } else { "..." };
@@ -87,88 +88,6 @@ pub fn read(text: &str) -> PlayResult<ReadPgn> {
         game.play(m).map_err(|e| PlayError::InvalidPgn(format!("move {number}{dots} `{token}` ({color}): {e}")))?;
     }
     Ok(ReadPgn { tags, game })
-}
-
-/// The tag pairs at the head of the text and the movetext after them.
-fn split_tags(text: &str) -> PlayResult<(Vec<(String, String)>, String)> {
-    let text = text.trim_start_matches('\u{feff}');
-    let mut tags = Vec::new();
-    let mut movetext = String::new();
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
-        if movetext.trim().is_empty() && trimmed.starts_with('[') {
-            tags.push(parse_tag(trimmed).ok_or_else(|| {
-                PlayError::InvalidPgn(format!("line {}: `{trimmed}` is not a tag pair like [Red \"name\"]", n + 1))
-            })?);
-        } else {
-            movetext.push_str(line);
-            movetext.push('\n');
-        }
-    }
-    Ok((tags, movetext))
-}
-
-fn parse_tag(line: &str) -> Option<(String, String)> {
-    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let (key, rest) = inner.split_once(char::is_whitespace)?;
-    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    Some((key.to_owned(), value.replace("\\\"", "\"").replace("\\\\", "\\")))
-}
-
-/// The moves of a movetext, without comments, variations, numbers and results.
-fn move_tokens(movetext: &str) -> Vec<String> {
-    let mut plain = String::with_capacity(movetext.len());
-    let (mut brace, mut paren, mut line_comment) = (false, 0usize, false);
-    for c in movetext.chars() {
-        match c {
-            '\n' if line_comment => {
-                line_comment = false;
-                plain.push(' ');
-            }
-            _ if line_comment => {}
-            '}' if brace => brace = false,
-            _ if brace => {}
-            '{' => brace = true,
-            '(' | '（' => paren += 1,
-            ')' | '）' if paren > 0 => paren -= 1,
-            _ if paren > 0 => {}
-            ';' => line_comment = true,
-            _ => plain.push(c),
-        }
-    }
-    plain.split_whitespace().filter_map(move_token).collect()
-}
-
-/// One whitespace-separated word as a move, or `None` for a number, a result or a NAG.
-fn move_token(word: &str) -> Option<String> {
-    if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*") || word.starts_with('$') {
-        return None;
-    }
-    let word = strip_move_number(word).trim_end_matches(['!', '?']);
-    (!word.is_empty()).then(|| word.to_owned())
-}
-
-fn is_digit(c: char) -> bool {
-    c.is_ascii_digit() || ('０'..='９').contains(&c)
-}
-
-fn is_number_dot(c: char) -> bool {
-    matches!(c, '.' | '．' | '、' | '…')
-}
-
-/// `12.`, `12...`, `１．` and `3.C2.5` lose their number; `3.4` (a WXF pawn move without its
-/// letter) and `5+1` do not.
-fn strip_move_number(word: &str) -> &str {
-    let digits_end = word.char_indices().find(|&(_, c)| !is_digit(c)).map_or(word.len(), |(i, _)| i);
-    if digits_end == 0 {
-        return word.trim_start_matches(is_number_dot);
-    }
-    let rest = &word[digits_end..];
-    if !rest.starts_with(is_number_dot) {
-        return word;
-    }
-    let after = rest.trim_start_matches(is_number_dot);
-    if after.starts_with(is_digit) { word } else { after }
 }
 
 #[cfg(test)]
@@ -216,17 +135,6 @@ mod tests {
         let read = read(text).unwrap();
         let uci: Vec<_> = read.game.moves().iter().map(ToString::to_string).collect();
         assert_eq!(uci, ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0"]);
-    }
-
-    #[test]
-    fn numbers_are_not_mistaken_for_pawn_moves() {
-        assert_eq!(strip_move_number("12."), "");
-        assert_eq!(strip_move_number("12..."), "");
-        assert_eq!(strip_move_number("3.C2.5"), "C2.5");
-        assert_eq!(strip_move_number("3.4"), "3.4");
-        assert_eq!(strip_move_number("5+1"), "5+1");
-        assert_eq!(strip_move_number("１．炮二平五"), "炮二平五");
-        assert_eq!(strip_move_number("..."), "");
     }
 
     #[test]
