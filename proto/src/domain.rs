@@ -20,7 +20,7 @@ mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
-pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sha256};
+pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sha256, parse_engine_option};
 pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};

@@ -511,8 +511,8 @@ pub struct VariantAddArgs {
     #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
     protocol: EngineProtocol,
     /// Engine options NAME=VALUE (external engines).
-    #[arg(long = "option")]
-    options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = proto::domain::parse_engine_option)]
+    options: Vec<(String, String)>,
 }
 
 pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
@@ -528,15 +528,7 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
         }
         (None, Some(engine)) => {
             proto::domain::check_engine_name(engine).map_err(|reason| anyhow::anyhow!("--engine: {reason}"))?;
-            let options = a
-                .options
-                .iter()
-                .map(|o| {
-                    o.split_once('=')
-                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                        .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))
-                })
-                .collect::<Result<_>>()?;
+            let options = a.options.clone();
             VariantSpec {
                 name: a.name.clone().unwrap_or_else(|| engine.clone()),
                 kind: VariantKind::External { engine: engine.clone(), protocol: a.protocol, options },

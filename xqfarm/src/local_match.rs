@@ -59,8 +59,8 @@ pub struct MatchArgs {
     protocol: EngineProtocol,
     /// An option for the external engines, NAME=VALUE (repeatable); one the engine did not
     /// advertise, or a value outside its range, is refused.
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = proto::domain::parse_engine_option)]
+    options: Vec<(String, String)>,
     /// Hash of our in-process engine, in MB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
@@ -88,17 +88,6 @@ pub fn load_openings(path: Option<&PathBuf>) -> Result<Vec<Opening>> {
     Ok(suite)
 }
 
-/// `NAME=VALUE` pairs of `--option`.
-fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
-    options
-        .iter()
-        .map(|o| match o.split_once('=') {
-            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.trim().to_owned())),
-            _ => bail!("--option `{o}`: expected NAME=VALUE"),
-        })
-        .collect()
-}
-
 /// The note for a match whose external engines get no true move time: UCCI has no
 /// `movetime`, so it is sent as a one-move clock, which a Stockfish-like time manager spends
 /// only in part (Fairy-Stockfish 11.1: about 27 of 100 ms, after its Move Overhead).
@@ -113,7 +102,7 @@ fn ucci_movetime_note(tc: TimeControl, protocol: EngineProtocol, external: bool)
 }
 
 pub fn run(args: &MatchArgs) -> Result<()> {
-    let options = parse_options(&args.options)?;
+    let options = args.options.clone();
     let a = SideSpec::parse(&args.a, args.protocol, &options).context("--a")?;
     let b = SideSpec::parse(&args.b, args.protocol, &options).context("--b")?;
     let external = a.is_external() || b.is_external();
@@ -208,9 +197,20 @@ mod tests {
 
     #[test]
     fn options_are_name_equals_value() {
-        let parsed = parse_options(&["Hash=16".into(), "Clear Hash=".into(), "UCI_Variant = xiangqi".into()]);
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: MatchArgs,
+        }
+        let parse = |options: &[&str]| {
+            let mut argv = vec!["match", "--a", "default", "--b", "default"];
+            for o in options {
+                argv.extend(["--option", o]);
+            }
+            <Cli as clap::Parser>::try_parse_from(argv).map(|cli| cli.args.options)
+        };
         assert_eq!(
-            parsed.expect("valid"),
+            parse(&["Hash=16", "Clear Hash=", "UCI_Variant = xiangqi"]).expect("valid"),
             vec![
                 ("Hash".to_owned(), "16".to_owned()),
                 ("Clear Hash".to_owned(), String::new()),
@@ -218,8 +218,8 @@ mod tests {
             ]
         );
         for bad in ["Hash", "=16"] {
-            let error = parse_options(&[bad.to_owned()]).expect_err(bad).to_string();
-            assert!(error.contains(&format!("--option `{bad}`")), "{error}");
+            let error = parse(&[bad]).expect_err(bad).to_string();
+            assert!(error.contains("--option") && error.contains(&format!("`{bad}`: expected NAME=VALUE")), "{error}");
         }
     }
 

@@ -43,8 +43,8 @@ pub struct SpsaArgs {
     #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
     pub protocol: EngineProtocol,
     /// Options NAME=VALUE of an `engine:NAME` base, set before the tuned ones.
-    #[arg(long = "option")]
-    pub options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = proto::domain::parse_engine_option)]
+    pub options: Vec<(String, String)>,
     /// Local external engines NAME=PATH (with --local).
     #[arg(long = "engine")]
     pub engines: Vec<String>,
@@ -141,17 +141,6 @@ pub fn check_in_process(params: &[SpsaParam], base: &ParamSet) -> Result<()> {
     Ok(())
 }
 
-fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
-    options
-        .iter()
-        .map(|o| {
-            o.split_once('=')
-                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))
-        })
-        .collect()
-}
-
 pub async fn run(args: &SpsaArgs) -> Result<()> {
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
     let params = read_spsa_file(&args.params)?;
@@ -161,11 +150,7 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     let base = match args.base.strip_prefix("engine:") {
         Some(engine) => {
             proto::domain::check_engine_name(engine).map_err(|e| anyhow::anyhow!("--base `{}`: {e}", args.base))?;
-            Base::External {
-                engine: engine.to_owned(),
-                protocol: args.protocol,
-                options: parse_options(&args.options)?,
-            }
+            Base::External { engine: engine.to_owned(), protocol: args.protocol, options: args.options.clone() }
         }
         None => {
             let set = load_params(&args.base)?;

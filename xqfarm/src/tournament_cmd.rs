@@ -63,8 +63,8 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = EngineProtocol::Uci)]
     pub protocol: EngineProtocol,
     /// Options NAME=VALUE of the `engine:NAME` players.
-    #[arg(long = "option")]
-    pub options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = proto::domain::parse_engine_option)]
+    pub options: Vec<(String, String)>,
     /// Local external engines NAME=PATH (with --local).
     #[arg(long = "engine")]
     pub engines: Vec<String>,
@@ -136,17 +136,6 @@ fn flag_of(message: &str) -> String {
     message.to_owned()
 }
 
-fn parse_options(options: &[String]) -> Result<Vec<(String, String)>> {
-    options
-        .iter()
-        .map(|o| {
-            o.split_once('=')
-                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))
-        })
-        .collect()
-}
-
 /// The variant a `--variants` entry names.
 fn variant_spec(entry: &str, protocol: EngineProtocol, options: &[(String, String)]) -> Result<VariantSpec> {
     if let Some(engine) = entry.strip_prefix("engine:") {
@@ -171,7 +160,7 @@ pub async fn run(cmd: TournamentCommand) -> Result<()> {
     let TournamentCommand::Create(args) = cmd;
     let settings = args.settings()?;
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
-    let options = parse_options(&args.options)?;
+    let options = args.options.clone();
     let specs = args.variants.iter().map(|v| variant_spec(v, args.protocol, &options)).collect::<Result<Vec<_>>>()?;
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
     let openings = opening_lines(args.openings.as_deref())?;

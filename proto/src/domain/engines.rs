@@ -23,6 +23,16 @@ pub struct EngineInfo {
     pub sha256: String,
 }
 
+/// An engine option as the command line gives it (`--option NAME=VALUE` of `variant add`, `match`,
+/// `spsa` and `tournament create`), the one rule for all: both sides trimmed, the name not empty,
+/// the value may be (a button, or an empty string). Usable as clap's `value_parser`.
+pub fn parse_engine_option(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.trim().to_owned())),
+        _ => Err(format!("`{text}`: expected NAME=VALUE (an engine option and its value)")),
+    }
+}
+
 /// Why `name` is not an engine name, or `Ok`: 1 to [`MAX_ENGINE_NAME_BYTES`] ASCII letters,
 /// digits, `-`, `_` or `.`, not starting with `.` or `-`. A name with `/` or `\` or a space is
 /// refused as what it looks like: a path or a command line.
@@ -70,6 +80,19 @@ pub fn check_sha256(digest: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_option_is_name_equals_value_trimmed() {
+        let ok = |t: &str| parse_engine_option(t).expect(t);
+        assert_eq!(ok("Hash=16"), ("Hash".to_owned(), "16".to_owned()));
+        assert_eq!(ok("Clear Hash="), ("Clear Hash".to_owned(), String::new()));
+        assert_eq!(ok(" UCI_Variant = xiangqi "), ("UCI_Variant".to_owned(), "xiangqi".to_owned()));
+        assert_eq!(ok("EvalFile=a=b.nnue"), ("EvalFile".to_owned(), "a=b.nnue".to_owned()));
+        for bad in ["Hash", "=16", " =16", ""] {
+            let error = parse_engine_option(bad).expect_err(bad);
+            assert!(error.contains(&format!("`{bad}`")) && error.contains("NAME=VALUE"), "{error}");
+        }
+    }
 
     #[test]
     fn engine_names_are_short_identifiers() {
