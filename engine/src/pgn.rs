@@ -260,23 +260,28 @@ mod tests {
         assert!(wxf.contains("1. C2.5 H8+7\n2. H2+3 1-0"), "{wxf}");
     }
 
-    #[test]
-    fn the_opening_suites_moves_come_first_marked_as_book() {
-        let book = vec!["h2e2".to_string(), "h9g7".to_string()];
-        let moves = vec!["h0g2".to_string()];
-        let g = PgnGame {
+    /// A game from the start with no names, ids, event or termination.
+    fn unnamed<'a>(book_moves: &'a [String], moves: &'a [String], result: &'a str) -> PgnGame<'a> {
+        PgnGame {
             event: String::new(),
             round: String::new(),
             red_name: "",
             red_id: "",
             black_name: "",
             black_id: "",
-            result: "1-0",
+            result,
             termination: "",
             start_fen: crate::START_FEN,
-            book_moves: &book,
-            moves: &moves,
-        };
+            book_moves,
+            moves,
+        }
+    }
+
+    #[test]
+    fn the_opening_suites_moves_come_first_marked_as_book() {
+        let book = vec!["h2e2".to_string(), "h9g7".to_string()];
+        let moves = vec!["h0g2".to_string()];
+        let g = unnamed(&book, &moves, "1-0");
         let mut out = String::new();
         write_game(&mut out, &g, Notation::Wxf).expect("writes");
         assert!(out.contains("\n1. C2.5 {book} H8+7 {book}\n2. H2+3 1-0\n"), "{out}");
@@ -293,19 +298,7 @@ mod tests {
     #[test]
     fn a_move_that_does_not_replay_is_named() {
         let moves = vec!["h2e2".to_string(), "a0a5".to_string()];
-        let g = PgnGame {
-            event: String::new(),
-            round: String::new(),
-            red_name: "",
-            red_id: "",
-            black_name: "",
-            black_id: "",
-            result: "*",
-            termination: "",
-            start_fen: crate::START_FEN,
-            book_moves: &[],
-            moves: &moves,
-        };
+        let g = unnamed(&[], &moves, "*");
         let err = write_game(&mut String::new(), &g, Notation::Wxf).expect_err("illegal");
         assert!(err.contains("move 2 `a0a5`"), "{err}");
     }
