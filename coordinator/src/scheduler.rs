@@ -247,7 +247,18 @@ pub fn missing_engines(needs: &[EngineNeed], connected: &[Vec<EngineInfo>]) -> V
 /// every second).
 pub const CONNECTED_WITHIN_MS: u64 = 2 * LEASE_TIMEOUT_MS;
 
-/// What a worker could be given from one run.
+/// How many pairs a run plans in all, as its rows say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairPlan {
+    /// No end fixed in advance (an SPRT stops on its verdict).
+    Unbounded,
+    /// This many pairs for each pairing (games, gauntlets, round robins, SPSA).
+    PerPairing(u64),
+    /// This many pairs over all pairings (a tournament: the sum of its matches' pairs).
+    Total(u64),
+}
+
+/// What a worker could be given from one run: the raw counts of its rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunLoad {
     pub run: RunId,
@@ -255,15 +266,27 @@ pub struct RunLoad {
     pub requeued: u64,
     /// Pairs leased and not yet reported.
     pub in_flight: u64,
-    /// Pairs not yet created; `None` when unbounded (SPRT).
-    pub unallocated: Option<u64>,
+    /// The run's pairings.
+    pub pairings: u64,
+    /// Pairs created so far, over all pairings.
+    pub allocated: u64,
+    pub plan: PairPlan,
     /// The external engines the run's variants name.
     pub engines: Vec<EngineNeed>,
 }
 
 impl RunLoad {
+    /// Pairs not yet created; `None` when unbounded (SPRT).
+    pub fn unallocated(&self) -> Option<u64> {
+        match self.plan {
+            PairPlan::Unbounded => None,
+            PairPlan::PerPairing(pairs) => Some(pairs.saturating_mul(self.pairings).saturating_sub(self.allocated)),
+            PairPlan::Total(pairs) => Some(pairs.saturating_sub(self.allocated)),
+        }
+    }
+
     pub fn has_work(&self) -> bool {
-        self.requeued > 0 || self.unallocated != Some(0)
+        self.requeued > 0 || self.unallocated() != Some(0)
     }
 }
 
@@ -428,11 +451,13 @@ mod tests {
 
     #[test]
     fn run_choice_prefers_pooled_pairs_then_idle_then_old_runs() {
-        let load = |run, requeued, in_flight, unallocated| RunLoad {
+        let load = |run, requeued, in_flight, unallocated: Option<u64>| RunLoad {
             run: RunId::new(run),
             requeued,
             in_flight,
-            unallocated,
+            pairings: 1,
+            allocated: 0,
+            plan: unallocated.map_or(PairPlan::Unbounded, PairPlan::Total),
             engines: vec![],
         };
         assert_eq!(choose_run(&[], &[]), None);
@@ -440,6 +465,24 @@ mod tests {
         assert_eq!(choose_run(&[load(1, 0, 0, None), load(2, 1, 50, Some(0))], &[]), Some(RunId::new(2)));
         assert_eq!(choose_run(&[load(1, 0, 10, None), load(2, 0, 3, Some(8))], &[]), Some(RunId::new(2)));
         assert_eq!(choose_run(&[load(3, 0, 3, None), load(2, 0, 3, Some(8))], &[]), Some(RunId::new(2)));
+    }
+
+    #[test]
+    fn unallocated_pairs_follow_the_plan() {
+        let load = |plan, pairings, allocated| RunLoad {
+            run: RunId::new(1),
+            requeued: 0,
+            in_flight: 0,
+            pairings,
+            allocated,
+            plan,
+            engines: vec![],
+        };
+        assert_eq!(load(PairPlan::Unbounded, 2, 40).unallocated(), None);
+        assert_eq!(load(PairPlan::PerPairing(10), 3, 12).unallocated(), Some(18));
+        assert_eq!(load(PairPlan::PerPairing(10), 3, 31).unallocated(), Some(0), "never below zero");
+        assert_eq!(load(PairPlan::Total(25), 4, 20).unallocated(), Some(5), "a tournament counts its matches");
+        assert!(!load(PairPlan::Total(25), 4, 25).has_work());
     }
 
     fn engine(name: &str, sha: char) -> EngineInfo {
@@ -452,8 +495,15 @@ mod tests {
 
     #[test]
     fn runs_go_only_to_workers_with_every_engine_they_name() {
-        let load =
-            |run, engines| RunLoad { run: RunId::new(run), requeued: 0, in_flight: 0, unallocated: None, engines };
+        let load = |run, engines| RunLoad {
+            run: RunId::new(run),
+            requeued: 0,
+            in_flight: 0,
+            pairings: 1,
+            allocated: 0,
+            plan: PairPlan::Unbounded,
+            engines,
+        };
         // Run 1 plays in-process variants only; run 2 needs `fsf`; run 3 needs `fsf` and `pika`.
         let loads =
             [load(1, vec![]), load(2, vec![need("fsf", None)]), load(3, vec![need("fsf", None), need("pika", None)])];
@@ -479,8 +529,15 @@ mod tests {
         let pinned = [need("fsf", Some('a'))];
         assert!(can_play(&pinned, &[engine("fsf", 'a')]));
         assert!(!can_play(&pinned, &[engine("fsf", 'c')]), "the same name with another binary");
-        let load =
-            RunLoad { run: RunId::new(7), requeued: 3, in_flight: 0, unallocated: None, engines: pinned.to_vec() };
+        let load = RunLoad {
+            run: RunId::new(7),
+            requeued: 3,
+            in_flight: 0,
+            pairings: 1,
+            allocated: 0,
+            plan: PairPlan::Unbounded,
+            engines: pinned.to_vec(),
+        };
         assert_eq!(choose_run(std::slice::from_ref(&load), &[engine("fsf", 'c')]), None);
         assert_eq!(choose_run(&[load], &[engine("fsf", 'a')]), Some(RunId::new(7)));
     }

@@ -6,8 +6,8 @@ use proto::domain::{
     Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
     SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
 };
-use rusqlite::Row;
 
+use super::sql::{Row, SqlError};
 use crate::error::{Error, Result};
 
 /// A caller's id as a key: ids beyond `i64` were never handed out, and -1 matches no row.
@@ -133,8 +133,8 @@ pub(crate) struct RunRow {
 }
 
 impl RunRow {
-    /// The row of a SQLite query over [`RUN_COLUMNS`].
-    pub(crate) fn read(row: &Row<'_>) -> rusqlite::Result<RunRow> {
+    /// The row of a query over [`RUN_COLUMNS`].
+    pub(crate) fn read(row: &Row) -> std::result::Result<RunRow, SqlError> {
         Ok(RunRow {
             id: row.get(0)?,
             name: row.get(1)?,

@@ -16,7 +16,7 @@ use super::tx::{
 };
 use super::{GameSummary, StoredGame};
 use crate::error::{Error, Result};
-use crate::scheduler::{self, EngineNeed, NewPair, RunLoad};
+use crate::scheduler::{self, EngineNeed, NewPair, PairPlan, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
 use proto::domain::{ByeSlot, Match, MatchRow};
 
@@ -379,22 +379,17 @@ impl Tx for MemoryTx<'_> {
                 r.state == RunState::Active
                     && bench_signature.is_none_or(|b| r.spec.bench_signature.is_none_or(|s| s == b))
             })
-            .map(|(&run, r)| {
-                let pairings = r.allocation.allocated.len() as u64;
-                let allocated: u64 = r.allocation.allocated.iter().sum();
-                RunLoad {
-                    run,
-                    requeued: state.pooled.range((run, 0)..=(run, u64::MAX)).count() as u64,
-                    in_flight: r.leased,
-                    unallocated: match r.spec.kind {
-                        RunKind::Tournament(_) => {
-                            Some(r.matches.iter().map(|m| m.m.pairs).sum::<u64>().saturating_sub(allocated))
-                        }
-                        _ => scheduler::pairs_per_pairing(&r.spec.kind)
-                            .map(|t| t.saturating_mul(pairings).saturating_sub(allocated)),
-                    },
-                    engines: r.engines.clone(),
-                }
+            .map(|(&run, r)| RunLoad {
+                run,
+                requeued: state.pooled.range((run, 0)..=(run, u64::MAX)).count() as u64,
+                in_flight: r.leased,
+                pairings: r.allocation.allocated.len() as u64,
+                allocated: r.allocation.allocated.iter().sum(),
+                plan: match r.spec.kind {
+                    RunKind::Tournament(_) => PairPlan::Total(r.matches.iter().map(|m| m.m.pairs).sum()),
+                    _ => scheduler::pairs_per_pairing(&r.spec.kind).map_or(PairPlan::Unbounded, PairPlan::PerPairing),
+                },
+                engines: r.engines.clone(),
             })
             .collect())
     }
@@ -576,16 +571,26 @@ impl Tx for MemoryTx<'_> {
         if self.state.pairs.contains_key(&key) {
             return Err(Error::Corrupt(format!("run {run} already has pair {}", pair.pair_index)));
         }
-        let allocation = &mut self.save_run(run)?.allocation;
-        let count = allocation
-            .allocated
-            .get_mut(pair.pairing as usize)
-            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pairing {}", pair.pairing)))?;
-        *count += 1;
-        allocation.next_pair_index = allocation.next_pair_index.max(pair.pair_index + 1);
+        self.state.run_row(run)?;
         let row = PairRow { pairing: pair.pairing, opening_index, status: PairStatus::Leased };
         self.state.put_pair(key, Some(row));
         self.journal(move |s| s.put_pair(key, None));
+        Ok(())
+    }
+
+    fn add_allocated(&mut self, run: RunId, pairing: u32, pairs: u64) -> Result<()> {
+        let count = self
+            .save_run(run)?
+            .allocation
+            .allocated
+            .get_mut(pairing as usize)
+            .ok_or_else(|| Error::Corrupt(format!("run {run} has no pairing {pairing}")))?;
+        *count += pairs;
+        Ok(())
+    }
+
+    fn set_next_pair_index(&mut self, run: RunId, next: u64) -> Result<()> {
+        self.save_run(run)?.allocation.next_pair_index = next;
         Ok(())
     }
 
@@ -831,21 +836,28 @@ impl Tx for MemoryTx<'_> {
         Ok(counts.into_iter().map(|((reason, plies), games)| GameEnds { reason, plies, games }).collect())
     }
 
-    fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
-        let known = key_digest.and_then(|k| self.state.worker_keys.get(k).copied());
-        let id = known.unwrap_or_else(|| WorkerId::new(next_id(&self.state.workers)));
-        let engines = self.state.workers.get(&id).map(|w| w.engines.clone()).unwrap_or_default();
-        let old = self.state.workers.insert(id, WorkerRow { info: info.clone(), last_seen_ms: now_ms, engines });
-        let new_key = key_digest.filter(|_| known.is_none()).map(str::to_owned);
-        if let Some(key) = &new_key {
+    fn update_worker_by_key(&mut self, info: &WorkerInfo, key_digest: &str, now_ms: u64) -> Result<Option<WorkerId>> {
+        let Some(id) = self.state.worker_keys.get(key_digest).copied() else { return Ok(None) };
+        let row =
+            self.state.workers.get_mut(&id).ok_or_else(|| Error::Corrupt(format!("key of unknown worker {id}")))?;
+        let engines = row.engines.clone();
+        let old = std::mem::replace(row, WorkerRow { info: info.clone(), last_seen_ms: now_ms, engines });
+        self.journal(move |s| {
+            s.workers.insert(id, old);
+        });
+        Ok(Some(id))
+    }
+
+    fn insert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
+        let id = WorkerId::new(next_id(&self.state.workers));
+        self.state.workers.insert(id, WorkerRow { info: info.clone(), last_seen_ms: now_ms, engines: Vec::new() });
+        let key = key_digest.map(str::to_owned);
+        if let Some(key) = &key {
             self.state.worker_keys.insert(key.clone(), id);
         }
         self.journal(move |s| {
-            match old {
-                Some(row) => s.workers.insert(id, row),
-                None => s.workers.remove(&id),
-            };
-            if let Some(key) = new_key {
+            s.workers.remove(&id);
+            if let Some(key) = key {
                 s.worker_keys.remove(&key);
             }
         });

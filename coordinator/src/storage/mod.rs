@@ -17,12 +17,11 @@ use crate::error::{Error, Result};
 use crate::scheduler::EngineNeed;
 
 mod codec;
-#[macro_use]
-mod sql_tx;
 pub mod feed;
 pub mod memory;
 pub mod postgres;
 pub mod reads;
+mod sql;
 pub mod sqlite;
 pub mod tx;
 pub mod workflow;

@@ -16,17 +16,9 @@
 //! - Errors that concern the server itself (unreachable, wrong password, a database holding
 //!   another application's tables) are [`Error::Database`], naming the server and database but
 //!   never the password; connecting gives up after [`CONNECT_TIMEOUT`].
-mod catalog;
-mod db;
-mod engines;
+mod conn;
 mod feed;
-mod leasing;
-mod results;
 mod schema;
-mod spsa;
-mod tablebases;
-mod tournament;
-mod tx;
 
 use std::str::FromStr;
 use std::sync::{Condvar, Mutex};
@@ -35,9 +27,9 @@ use std::time::{Duration, Instant};
 use postgres::error::SqlState;
 use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
 
-use self::db::{Db, Statements};
-use self::tx::PgTx;
+use self::conn::{PgConn, Statements};
 use super::feed::{Change, ChangeSink};
+use super::sql::{Conn, Ctx, Param, RowCache, SqlTx};
 use super::tx::{Backend, Tx};
 use crate::error::{Error, Result};
 use crate::metrics::Timings;
@@ -62,17 +54,6 @@ const MAX_CONNECTIONS: usize = 16;
 
 /// How long a transaction waits for a free connection before it fails, naming the database.
 const POOL_WAIT: Duration = Duration::from_secs(60);
-
-/// Adds what was being done to a PostgreSQL error.
-trait Ctx<T> {
-    fn ctx(self, context: &str) -> Result<T>;
-}
-
-impl<T> Ctx<T> for std::result::Result<T, postgres::Error> {
-    fn ctx(self, context: &str) -> Result<T> {
-        self.map_err(|e| Error::storage(context, e))
-    }
-}
 
 /// Whether `url` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a
 /// SQLite file.
@@ -148,10 +129,11 @@ fn poisoned() -> Error {
     Error::storage("taking a connection", "the lock is poisoned")
 }
 
-/// A pooled connection and the statements prepared on it.
-struct Conn {
+/// A pooled connection, the statements prepared on it and its cache of rows that never change.
+struct Pooled {
     client: Client,
     statements: Statements,
+    cache: RowCache,
 }
 
 /// Connections to one database: at most [`MAX_CONNECTIONS`], each kept open once made.
@@ -164,7 +146,7 @@ struct Pool {
 
 #[derive(Default)]
 struct PoolState {
-    idle: Vec<Conn>,
+    idle: Vec<Pooled>,
     /// Connections open now, idle or taken.
     open: usize,
 }
@@ -184,7 +166,7 @@ impl Pool {
 
     /// An idle connection, a new one while fewer than [`MAX_CONNECTIONS`] are open, or the
     /// first one given back.
-    fn take(&self) -> Result<Conn> {
+    fn take(&self) -> Result<Pooled> {
         let deadline = Instant::now() + POOL_WAIT;
         let mut state = self.lock()?;
         loop {
@@ -198,7 +180,7 @@ impl Pool {
                 state.open += 1;
                 drop(state);
                 return match self.connect() {
-                    Ok(client) => Ok(Conn { client, statements: Statements::default() }),
+                    Ok(client) => Ok(Pooled { client, statements: Statements::default(), cache: RowCache::default() }),
                     Err(e) => {
                         self.forget();
                         Err(e)
@@ -217,7 +199,7 @@ impl Pool {
     }
 
     /// Returns a connection taken with [`Pool::take`]; a closed one frees its place.
-    fn give_back(&self, conn: Conn) {
+    fn give_back(&self, conn: Pooled) {
         if conn.client.is_closed() {
             self.forget();
             return;
@@ -328,7 +310,7 @@ impl PgStorage {
 /// closure panics).
 struct Taken<'p> {
     pool: &'p Pool,
-    conn: Option<Conn>,
+    conn: Option<Pooled>,
 }
 
 impl Drop for Taken<'_> {
@@ -339,7 +321,16 @@ impl Drop for Taken<'_> {
     }
 }
 
-fn attempt_once<T>(conn: &mut Conn, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+fn attempt_once<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    let out = transaction(conn, context, write, f);
+    if out.is_err() {
+        // Rows the transaction read into the cache may be rolled back now.
+        conn.cache.forget_all();
+    }
+    out
+}
+
+fn transaction<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
     let builder = conn.client.build_transaction();
     let mut tx: Transaction<'_> = if write {
         // READ COMMITTED: each statement sees what committed before it, so that once the write
@@ -348,12 +339,12 @@ fn attempt_once<T>(conn: &mut Conn, context: &str, write: bool, f: &dyn Fn(&mut 
     } else {
         builder.isolation_level(IsolationLevel::RepeatableRead).read_only(true).start().ctx(context)?
     };
-    let mut db = Db::new(&mut tx, &mut conn.statements);
+    let mut db = PgConn::new(&mut tx, &mut conn.statements, &conn.cache);
     if write {
-        db.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).ctx(context)?;
+        db.execute("SELECT pg_advisory_xact_lock(?1)", &[Param::from(WRITE_LOCK)]).ctx(context)?;
     }
     // An error rolls the transaction back when `tx` drops.
-    let out = f(&mut PgTx(db))?;
+    let out = f(&mut SqlTx(&mut db))?;
     tx.commit().ctx(context)?;
     Ok(out)
 }

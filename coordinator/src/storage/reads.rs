@@ -68,8 +68,8 @@ pub struct FarmLoad {
 pub fn farm_load(tx: &mut dyn Tx) -> Result<FarmLoad> {
     let active_leases = tx.active_leases_by_worker()?.iter().map(|&(_, n)| u64::from(n)).sum();
     let loads = tx.active_run_loads(None)?;
-    let pending_pairs = loads.iter().map(|l| (l.run, l.requeued + l.unallocated.unwrap_or(0))).collect();
-    let open_ended_runs = loads.iter().filter(|l| l.unallocated.is_none()).count() as u64;
+    let pending_pairs = loads.iter().map(|l| (l.run, l.requeued + l.unallocated().unwrap_or(0))).collect();
+    let open_ended_runs = loads.iter().filter(|l| l.unallocated().is_none()).count() as u64;
     let games_by_run = tx
         .run_ids()?
         .into_iter()

@@ -4,17 +4,10 @@
 //! snapshot; a checkpointer thread keeps the WAL short off the request path (`checkpoint.rs`).
 //! Every write transaction is still atomic: it happens completely or not at all, and returns
 //! only once committed. Opening the same file again restores every run, lease and game.
-mod catalog;
 mod checkpoint;
+mod conn;
 mod db;
-mod engines;
-mod leasing;
-mod results;
 mod schema;
-mod spsa;
-mod tablebases;
-mod tournament;
-mod tx;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -25,22 +18,11 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use self::checkpoint::Checkpointer;
 use self::db::Db;
-use self::tx::SqliteTx;
 use self::writer::Writer;
+use super::sql::{Ctx, SqlTx};
 use super::tx::{Backend, Tx};
 use crate::error::{Error, Result};
 use crate::metrics::Timings;
-
-/// Adds what was being done to a SQLite error.
-trait Ctx<T> {
-    fn ctx(self, context: &str) -> Result<T>;
-}
-
-impl<T> Ctx<T> for rusqlite::Result<T> {
-    fn ctx(self, context: &str) -> Result<T> {
-        self.map_err(|e| Error::storage(context, e))
-    }
-}
 
 /// Idle reader connections kept open; more are opened when more reads run at once.
 const IDLE_READERS: usize = 4;
@@ -147,7 +129,7 @@ impl Backend for SqliteStorage {
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
-        let out = self.writer.call(context, move |db| f(&mut SqliteTx(db)));
+        let out = self.writer.call(context, move |db| f(&mut SqlTx(&mut db.sql())));
         self.timings.observe(context, start.elapsed());
         out
     }
@@ -160,7 +142,7 @@ impl Backend for SqliteStorage {
         match &self.readers {
             Some(readers) => {
                 let start = Instant::now();
-                let out = readers.read(context, move |db| f(&mut SqliteTx(db)));
+                let out = readers.read(context, move |db| f(&mut SqlTx(&mut db.sql())));
                 self.timings.observe(context, start.elapsed());
                 out
             }

@@ -263,9 +263,13 @@ pub trait Tx {
     fn pooled_pairs(&mut self, run: RunId, limit: usize) -> Result<Vec<u64>>;
     /// A pair, `None` if the run never created it.
     fn pair(&mut self, run: RunId, index: u64) -> Result<Option<PairRow>>;
-    /// Creates a pair, leased, and counts it in the run's [`Allocation`]: one more for its
-    /// pairing, and the next index beyond it.
+    /// Creates a pair, leased. The workflow counts it in the run's [`Allocation`]
+    /// ([`Tx::add_allocated`], [`Tx::set_next_pair_index`]).
     fn insert_pair(&mut self, run: RunId, pair: NewPair, opening_index: u32) -> Result<()>;
+    /// Adds `pairs` new pairs to a pairing's count of pairs ever created.
+    fn add_allocated(&mut self, run: RunId, pairing: u32, pairs: u64) -> Result<()>;
+    /// Sets the index the run's next new pair takes.
+    fn set_next_pair_index(&mut self, run: RunId, next: u64) -> Result<()>;
     fn set_pair_status(&mut self, run: RunId, index: u64, status: PairStatus) -> Result<()>;
     /// The lease in which the pair is pending, if any.
     fn pair_holder(&mut self, run: RunId, index: u64) -> Result<Option<LeaseId>>;
@@ -342,10 +346,11 @@ pub trait Tx {
 
     // Workers.
 
-    /// Registers a worker: a worker whose key digest is known gets its id back with its
-    /// description replaced; any other gets a new id. The engines it advertised are
-    /// [`Tx::store_worker_engines`]'s, left as they are.
-    fn upsert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
+    /// Replaces the description of the worker with this key digest and notes it was seen now;
+    /// its id, or `None` when no worker has the key. Its engines stay as they are.
+    fn update_worker_by_key(&mut self, info: &WorkerInfo, key_digest: &str, now_ms: u64) -> Result<Option<WorkerId>>;
+    /// Adds a worker under a new id, with no engines.
+    fn insert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
     /// Notes that the worker was seen; returns its bench signature and speed.
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench>;
     /// Every registered worker, by id.

@@ -7,6 +7,7 @@
 //! or is closed unfinished, and `done` once its result is recorded — exactly once, whichever
 //! lease reports it first.
 
+use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 
 use proto::domain::{
@@ -21,7 +22,7 @@ use super::{
     make_task, reads, task_variant_ids,
 };
 use crate::error::{Error, Result};
-use crate::scheduler::{self, EngineNeed, Pairing};
+use crate::scheduler::{self, EngineNeed, NewPair, Pairing};
 use crate::spsa::{self, HistoryPoint};
 use crate::tc_scale;
 use crate::tournament::director::{self, Advance, Played, Stage, Tournament};
@@ -79,9 +80,8 @@ pub fn lease_batch(
         tx.set_pair_status(run, index, PairStatus::Leased)?;
         tasks.push(task(tx, &spec, &pairings, index, pair.pairing, pair.opening_index)?);
     }
-    for &new in &plan.fresh {
-        let opening_index = scheduler::opening_for_pair(run, new.pair_index, suite_len);
-        tx.insert_pair(run, new, opening_index)?;
+    let openings = insert_pairs(tx, run, &plan.fresh, allocation.next_pair_index, suite_len)?;
+    for (&new, opening_index) in plan.fresh.iter().zip(openings) {
         tasks.push(task(tx, &spec, &pairings, new.pair_index, new.pairing, opening_index)?);
     }
     for task in &tasks {
@@ -446,9 +446,47 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, tablebases: &[TablePin], now_
     tx.run(id)
 }
 
-/// Registers a worker whose description was checked, with the engines it advertised.
+/// Creates a lease's new pairs and counts them in the run's allocation: one more for each
+/// pair's pairing, and the next index beyond the last. `next_pair_index` is the allocation's
+/// before them. Returns each pair's opening.
+fn insert_pairs(
+    tx: &mut dyn Tx,
+    run: RunId,
+    fresh: &[NewPair],
+    next_pair_index: u64,
+    suite_len: usize,
+) -> Result<Vec<u32>> {
+    let mut per_pairing: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut next = next_pair_index;
+    let mut openings = Vec::with_capacity(fresh.len());
+    for &new in fresh {
+        let opening_index = scheduler::opening_for_pair(run, new.pair_index, suite_len);
+        tx.insert_pair(run, new, opening_index)?;
+        openings.push(opening_index);
+        *per_pairing.entry(new.pairing).or_default() += 1;
+        next = next.max(new.pair_index.saturating_add(1));
+    }
+    for (pairing, pairs) in per_pairing {
+        tx.add_allocated(run, pairing, pairs)?;
+    }
+    if next != next_pair_index {
+        tx.set_next_pair_index(run, next)?;
+    }
+    Ok(openings)
+}
+
+/// Registers a worker whose description was checked, with the engines it advertised: a worker
+/// whose key digest is known gets its id back with its description replaced (its engines are
+/// then replaced too); any other gets a new id.
 pub fn register_worker(tx: &mut dyn Tx, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId> {
-    let id = tx.upsert_worker(info, key_digest, now_ms)?;
+    let known = match key_digest {
+        Some(digest) => tx.update_worker_by_key(info, digest, now_ms)?,
+        None => None,
+    };
+    let id = match known {
+        Some(id) => id,
+        None => tx.insert_worker(info, key_digest, now_ms)?,
+    };
     tx.store_worker_engines(id, &info.engines)?;
     Ok(id)
 }

@@ -10,7 +10,7 @@ use std::num::NonZeroU64;
 
 use coordinator::LeaseTerms;
 use coordinator::clock::{Clock, ManualClock};
-use coordinator::scheduler::{self, NewPair, RunLoad};
+use coordinator::scheduler::{self, NewPair, PairPlan, RunLoad};
 use coordinator::storage::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
     PairRow, PairStatus, PairTally, Tx, WorkerBench,
@@ -306,7 +306,17 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
         tx.insert_pair(run, NewPair { pair_index: 1, pairing: 0 }, 0)?;
         tx.insert_pair(run, NewPair { pair_index: 2, pairing: 0 }, 1)
     });
+    assert_eq!(
+        tx(b, move |tx| tx.allocation(run)),
+        Allocation { next_pair_index: 0, allocated: vec![0] },
+        "storing a pair counts nothing: the workflow does"
+    );
+    tx(b, move |tx| {
+        tx.add_allocated(run, 0, 3)?;
+        tx.set_next_pair_index(run, 3)
+    });
     assert_eq!(tx(b, move |tx| tx.allocation(run)), Allocation { next_pair_index: 3, allocated: vec![3] });
+    assert!(b.write("a missing pairing", move |tx| tx.add_allocated(run, 7, 1)).is_err(), "no pairing 7");
     assert_eq!(
         tx(b, move |tx| Ok((tx.pair(run, 0)?, tx.pair(run, 3)?, tx.pair(pinned, 0)?))),
         (Some(PairRow { pairing: 0, opening_index: 2, status: PairStatus::Leased }), None, None)
@@ -320,8 +330,25 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, move |tx| tx.pooled_pairs(run, 1)), vec![0]);
     let loads =
         tx(b, |tx| Ok((tx.active_run_loads(Some(1))?, tx.active_run_loads(Some(9))?, tx.active_run_loads(None)?)));
-    let games = RunLoad { run, requeued: 2, in_flight: 0, unallocated: Some(2), engines: Vec::new() };
-    let sprt = RunLoad { run: pinned, requeued: 0, in_flight: 0, unallocated: None, engines: Vec::new() };
+    let games = RunLoad {
+        run,
+        requeued: 2,
+        in_flight: 0,
+        pairings: 1,
+        allocated: 3,
+        plan: PairPlan::PerPairing(5),
+        engines: Vec::new(),
+    };
+    assert_eq!(games.unallocated(), Some(2));
+    let sprt = RunLoad {
+        run: pinned,
+        requeued: 0,
+        in_flight: 0,
+        pairings: 1,
+        allocated: 0,
+        plan: PairPlan::Unbounded,
+        engines: Vec::new(),
+    };
     assert_eq!(
         loads,
         (vec![games.clone()], vec![games.clone(), sprt.clone()], vec![games, sprt]),
@@ -346,7 +373,7 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
 
 fn lease_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
-    let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
+    let worker = tx(b, |tx| tx.insert_worker(&info("w", 3), None, 1));
     let twice = TcScale::from_permille(2_000).expect("positive");
     let new = NewLease { run, worker, created_ms: 100, deadline_ms: 500, duration_ms: 400, tc_scale: twice };
     let (lease, other) = tx(b, move |tx| {
@@ -408,11 +435,12 @@ fn info(name: &str, signature: u64) -> WorkerInfo {
 
 fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
-    let keyed = tx(b, |tx| tx.upsert_worker(&WorkerInfo { bench_nps: 800_000, ..info("first", 3) }, Some("digest"), 1));
+    let keyed = tx(b, |tx| tx.insert_worker(&WorkerInfo { bench_nps: 800_000, ..info("first", 3) }, Some("digest"), 1));
     let faster = WorkerInfo { bench_nps: 1_600_000, ..info("renamed", 4) };
-    let again = tx(b, move |tx| tx.upsert_worker(&faster, Some("digest"), 2));
-    let anonymous = tx(b, |tx| tx.upsert_worker(&info("anon", 5), None, 3));
-    assert_eq!((keyed, again), (WorkerId::new(1), WorkerId::new(1)), "a known key digest is the same worker");
+    let again = tx(b, move |tx| tx.update_worker_by_key(&faster, "digest", 2));
+    assert_eq!(tx(b, |tx| tx.update_worker_by_key(&info("x", 1), "unknown", 2)), None, "no worker has that key");
+    let anonymous = tx(b, |tx| tx.insert_worker(&info("anon", 5), None, 3));
+    assert_eq!((keyed, again), (WorkerId::new(1), Some(WorkerId::new(1))), "a known key digest is the same worker");
     assert_eq!(anonymous, WorkerId::new(2));
     assert_eq!(
         tx(b, move |tx| tx.touch_worker(keyed, 9)),
@@ -468,12 +496,12 @@ fn engine(name: &str, sha: char) -> proto::domain::EngineInfo {
 
 fn engine_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
-    let keyed = tx(b, |tx| tx.upsert_worker(&info("keyed", 3), Some("digest"), 10));
-    let bare = tx(b, |tx| tx.upsert_worker(&info("bare", 3), None, 10));
+    let keyed = tx(b, |tx| tx.insert_worker(&info("keyed", 3), Some("digest"), 10));
+    let bare = tx(b, |tx| tx.insert_worker(&info("bare", 3), None, 10));
     assert!(tx(b, move |tx| tx.worker_engines(keyed)).is_empty(), "a new worker advertised nothing");
     tx(b, move |tx| tx.store_worker_engines(keyed, &[engine("pika", 'p'), engine("fsf", 'a')]));
     assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)), [engine("fsf", 'a'), engine("pika", 'p')], "by name");
-    tx(b, |tx| tx.upsert_worker(&info("renamed", 3), Some("digest"), 20));
+    tx(b, |tx| tx.update_worker_by_key(&info("renamed", 3), "digest", 20));
     assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)).len(), 2, "registering again keeps them");
     tx(b, move |tx| tx.store_worker_engines(keyed, &[engine("fsf", 'b')]));
     assert_eq!(tx(b, move |tx| tx.worker_engines(keyed)), [engine("fsf", 'b')], "replaced, not added to");
@@ -520,7 +548,7 @@ fn short_lease(run: RunId, worker: WorkerId) -> NewLease {
 
 fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
-    let worker = tx(b, |tx| tx.upsert_worker(&info("w", 3), None, 1));
+    let worker = tx(b, |tx| tx.insert_worker(&info("w", 3), None, 1));
     let failed = b.write("a failing case", move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
         let lease = tx.insert_lease(&short_lease(run, worker))?;
@@ -1783,7 +1811,7 @@ fn spsa_rows<B: Backend>(b: &B) {
     let history = tx(b, move |tx| tx.spsa_history(run));
     assert_eq!(history.iter().map(|h| (h.iteration, h.received_ms)).collect::<Vec<_>>(), [(0, 10), (3, 13)]);
     let w = tx(b, |tx| {
-        tx.upsert_worker(
+        tx.insert_worker(
             &WorkerInfo {
                 name: "w".into(),
                 host: "h".into(),

@@ -11,8 +11,8 @@
 
 use postgres::Transaction;
 
-use super::Ctx;
 use crate::error::{Error, Result};
+use crate::storage::sql::Ctx;
 
 /// The schema version this build writes. Version 1 is SQLite's version 8.
 pub(super) const SCHEMA_VERSION: i64 = 1;

@@ -9,8 +9,8 @@
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::Ctx;
 use crate::error::{Error, Result};
+use crate::storage::sql::{Ctx, RowCache};
 
 /// The schema version this build reads and writes.
 pub(super) const SCHEMA_VERSION: i64 = 8;
@@ -59,7 +59,7 @@ fn v2_to_v3(conn: &Connection) -> Result<()> {
          ) WITHOUT ROWID;",
     )
     .ctx("migrating the schema from version 2 to 3 (engines by name)")?;
-    super::engines::fill_run_engines(conn)
+    fill_run_engines(conn)
 }
 
 /// Version 4: what the web pages read. Each game keeps its length in plies and its pair's
@@ -507,6 +507,8 @@ pub(super) fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
     conn.pragma_update(None, "temp_store", "MEMORY").ctx("setting temp_store")?;
     conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
+    // The row layer orders text `COLLATE "C"`, PostgreSQL's byte order: SQLite's own `BINARY`.
+    conn.create_collation("C", |a: &str, b: &str| a.cmp(b)).ctx("registering the C collation")?;
     // Every statement is prepared once and cached; the default cache (16) is smaller than the
     // set a lease and a submission use, and re-preparing dominated their cost.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -552,6 +554,33 @@ pub(super) fn prepare(conn: &mut Connection) -> Result<()> {
         }
     }
     tx.commit().ctx("committing the schema")
+}
+
+/// Schema 3's migration step: the engines every existing run needs, from its stored variants
+/// (a command-line variant names the engine of its command's file stem, see
+/// `spec::decode_variant`).
+fn fill_run_engines(conn: &Connection) -> Result<()> {
+    let rows: Vec<(i64, String)> = conn
+        .prepare(
+            "SELECT rv.run_id, v.spec FROM run_variants rv JOIN variants v ON v.id = rv.variant_id
+             ORDER BY rv.run_id, rv.idx",
+        )
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .ctx("reading the runs' variants")?;
+    let mut by_run: Vec<(i64, Vec<proto::domain::VariantSpec>)> = Vec::new();
+    for (run, text) in rows {
+        let variant = crate::spec::decode_variant(&text)?;
+        match by_run.last_mut() {
+            Some((id, variants)) if *id == run => variants.push(variant),
+            _ => by_run.push((run, vec![variant])),
+        }
+    }
+    let cache = RowCache::default();
+    let mut sql = super::conn::SqliteConn::new(conn, &cache);
+    for (run, variants) in by_run {
+        crate::storage::sql::store_run_engines(&mut sql, run, &crate::scheduler::engine_needs(&variants))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

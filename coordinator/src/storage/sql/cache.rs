@@ -1,0 +1,68 @@
+//! A connection's cache of the rows that never change once written: variants (named by the
+//! hash of their content), run specs and suite sizes. A lease or a submission then reads only
+//! what changes (pairs, leases, statistics) instead of decoding and re-hashing a variant's
+//! parameter file and a run's columns on every call.
+//!
+//! Entries are filled only from rows read back from the database, never from values about to be
+//! written, and the backend drops every entry whenever it rolls anything back: a cache never
+//! holds a row that was not committed. On PostgreSQL, a row cached from a committed transaction
+//! may be served to a later one whose snapshot is older: the row existed, and never changes.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use proto::domain::{RunId, RunSpec, SuiteId, Variant, VariantId};
+
+/// Entries kept per map at most; beyond this a map starts again empty (a farm has far fewer
+/// variants and runs in use at once).
+const CACHE_ENTRIES: usize = 4096;
+
+#[derive(Debug, Default)]
+struct Maps {
+    variants: HashMap<VariantId, Variant>,
+    run_specs: HashMap<RunId, Arc<RunSpec>>,
+    suite_sizes: HashMap<SuiteId, usize>,
+}
+
+/// One connection's cache: each connection has its own.
+#[derive(Debug, Default)]
+pub(crate) struct RowCache(RefCell<Maps>);
+
+fn remember<K: std::hash::Hash + Eq, V>(map: &mut HashMap<K, V>, key: K, value: V) {
+    if map.len() >= CACHE_ENTRIES {
+        map.clear();
+    }
+    map.insert(key, value);
+}
+
+impl RowCache {
+    /// Drops every entry: after a rollback, a row read inside it may not exist.
+    pub(crate) fn forget_all(&self) {
+        *self.0.borrow_mut() = Maps::default();
+    }
+
+    pub(crate) fn variant(&self, id: &VariantId) -> Option<Variant> {
+        self.0.borrow().variants.get(id).cloned()
+    }
+
+    pub(crate) fn remember_variant(&self, variant: &Variant) {
+        remember(&mut self.0.borrow_mut().variants, variant.id.clone(), variant.clone());
+    }
+
+    pub(crate) fn run_spec(&self, run: RunId) -> Option<Arc<RunSpec>> {
+        self.0.borrow().run_specs.get(&run).cloned()
+    }
+
+    pub(crate) fn remember_run_spec(&self, run: RunId, spec: &Arc<RunSpec>) {
+        remember(&mut self.0.borrow_mut().run_specs, run, Arc::clone(spec));
+    }
+
+    pub(crate) fn suite_size(&self, suite: SuiteId) -> Option<usize> {
+        self.0.borrow().suite_sizes.get(&suite).copied()
+    }
+
+    pub(crate) fn remember_suite_size(&self, suite: SuiteId, size: usize) {
+        remember(&mut self.0.borrow_mut().suite_sizes, suite, size);
+    }
+}

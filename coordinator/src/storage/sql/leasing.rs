@@ -1,0 +1,369 @@
+//! Workers, pairs and leases: the rows the lease workflow reads and changes.
+
+use proto::domain::{LeaseId, RunId, WorkerId, WorkerInfo};
+
+use super::{Conn, Ctx, params};
+use crate::error::{Error, Result};
+use crate::scheduler::{NewPair, PairPlan, RunLoad};
+use crate::storage::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
+use crate::storage::tx::{
+    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerBench, WorkerSummary,
+};
+use crate::tc_scale::TcScale;
+
+/// Updates the worker with this key's description; its id, if it is known.
+pub(super) fn update_worker_by_key(
+    c: &mut dyn Conn,
+    info: &WorkerInfo,
+    digest: &str,
+    now_ms: u64,
+) -> Result<Option<WorkerId>> {
+    let id: Option<i64> = c
+        .query_opt(
+            "UPDATE workers SET name = ?2, host = ?3, cores = ?4, engine_version = ?5, bench_signature = ?6,
+                 rules_version = ?7, last_seen_ms = ?8, bench_nps = ?9
+             WHERE key_digest = ?1 RETURNING id",
+            params![
+                digest,
+                &info.name,
+                &info.host,
+                i64::from(info.cores),
+                &info.engine_version,
+                bits(info.bench_signature),
+                i64::from(info.rules_version),
+                int(now_ms),
+                int(info.bench_nps)
+            ],
+        )
+        .ctx("registering a known worker")?;
+    id.map(|id| to_u64(id, "worker id").map(WorkerId::new)).transpose()
+}
+
+/// Adds a worker.
+pub(super) fn insert_worker(
+    c: &mut dyn Conn,
+    info: &WorkerInfo,
+    digest: Option<&str>,
+    now_ms: u64,
+) -> Result<WorkerId> {
+    let id: i64 = c
+        .query_one(
+            "INSERT INTO workers (name, host, cores, engine_version, bench_signature, key_digest, rules_version,
+                                  registered_ms, last_seen_ms, bench_nps)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9) RETURNING id",
+            params![
+                &info.name,
+                &info.host,
+                i64::from(info.cores),
+                &info.engine_version,
+                bits(info.bench_signature),
+                digest,
+                i64::from(info.rules_version),
+                int(now_ms),
+                int(info.bench_nps)
+            ],
+        )
+        .ctx("registering a worker")?;
+    to_u64(id, "worker id").map(WorkerId::new)
+}
+
+/// The raw counts of every active run a worker with this bench signature may play (`None`:
+/// every active run); the scheduler derives what is left to hand out.
+pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<RunLoad>> {
+    type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>);
+    let rows: Vec<Raw> = c
+        .query(
+            "SELECT r.id, r.pairs_per_pairing,
+                (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'pooled'),
+                (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'leased'),
+                (SELECT COUNT(*) FROM run_pairings q WHERE q.run_id = r.id),
+                (SELECT CAST(COALESCE(SUM(q.allocated), 0) AS BIGINT) FROM run_pairings q WHERE q.run_id = r.id),
+                CASE WHEN r.kind = 'tournament'
+                     THEN (SELECT CAST(COALESCE(SUM(m.pairs), 0) AS BIGINT) FROM tournament_matches m
+                           WHERE m.run_id = r.id)
+                END
+             FROM runs r
+             WHERE r.state = 'active'
+               AND (CAST(?1 AS BIGINT) IS NULL OR r.bench_signature IS NULL OR r.bench_signature = ?1)
+             ORDER BY r.id",
+            params![signature.map(bits)],
+        )
+        .ctx("finding runs with work")?;
+    rows.into_iter()
+        .map(|(run, per_pairing, pooled, leased, pairings, allocated, tournament_pairs)| {
+            let plan = match (tournament_pairs, per_pairing) {
+                (Some(total), _) => PairPlan::Total(to_u64(total, "tournament pairs")?),
+                (None, Some(pairs)) => PairPlan::PerPairing(to_u64(pairs, "pairs per pairing")?),
+                (None, None) => PairPlan::Unbounded,
+            };
+            Ok(RunLoad {
+                run: RunId::new(to_u64(run, "run id")?),
+                requeued: to_u64(pooled, "pooled pairs")?,
+                in_flight: to_u64(leased, "leased pairs")?,
+                pairings: to_u64(pairings, "pairings")?,
+                allocated: to_u64(allocated, "allocated pairs")?,
+                plan,
+                engines: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Notes the worker's activity and reads its bench signature and speed, in one statement.
+pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
+    let (signature, nps): (i64, i64) = c
+        .query_opt(
+            "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature, bench_nps",
+            params![key(worker), int(now_ms)],
+        )
+        .ctx("noting a worker's activity")?
+        .ok_or(Error::WorkerNotFound(worker))?;
+    Ok(WorkerBench { signature: from_bits(signature), nps: to_u64(nps, "bench nps")? })
+}
+
+fn pair_row(pairing: i64, opening: i64, status: &str) -> Result<PairRow> {
+    Ok(PairRow {
+        pairing: to_u32(pairing, "pairing")?,
+        opening_index: to_u32(opening, "opening index")?,
+        status: PairStatus::parse(status).ok_or_else(|| corrupt(format!("pair status {status:?}")))?,
+    })
+}
+
+/// Pooled pairs to lease, in index order ([`super::Dialect::pooled_pairs`]).
+pub(super) fn pooled_pairs(c: &mut dyn Conn, run: RunId, limit: usize) -> Result<Vec<u64>> {
+    let sql = c.dialect().pooled_pairs();
+    let pooled: Vec<i64> = c.query(sql, params![key(run), int(limit as u64)]).ctx("reading pooled pairs")?;
+    pooled.into_iter().map(|p| to_u64(p, "pair index")).collect()
+}
+
+pub(super) fn pair(c: &mut dyn Conn, run: RunId, index: u64) -> Result<Option<PairRow>> {
+    let row: Option<(i64, i64, String)> = c
+        .query_opt(
+            "SELECT pairing, opening_index, status FROM pairs WHERE run_id = ?1 AND pair_index = ?2",
+            params![key(run), int(index)],
+        )
+        .ctx("reading a pair")?;
+    row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
+}
+
+/// Stores a new pair as leased.
+pub(super) fn insert_pair(c: &mut dyn Conn, run: RunId, pair: NewPair, opening_index: u32) -> Result<()> {
+    c.execute(
+        "INSERT INTO pairs (run_id, pair_index, pairing, opening_index, status) VALUES (?1, ?2, ?3, ?4, 'leased')",
+        params![key(run), int(pair.pair_index), i64::from(pair.pairing), i64::from(opening_index)],
+    )
+    .ctx("creating a pair")?;
+    Ok(())
+}
+
+/// Counts new pairs in their pairing's allocation.
+pub(super) fn add_allocated(c: &mut dyn Conn, run: RunId, pairing: u32, pairs: u64) -> Result<()> {
+    let counted = c
+        .execute(
+            "UPDATE run_pairings SET allocated = allocated + ?3 WHERE run_id = ?1 AND pairing = ?2",
+            params![key(run), i64::from(pairing), int(pairs)],
+        )
+        .ctx("counting a new pair")?;
+    if counted == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
+}
+
+pub(super) fn set_next_pair_index(c: &mut dyn Conn, run: RunId, next: u64) -> Result<()> {
+    let changed = c
+        .execute("UPDATE runs SET next_pair_index = ?2 WHERE id = ?1", params![key(run), int(next)])
+        .ctx("advancing a run's pair index")?;
+    if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
+}
+
+pub(super) fn set_pair_status(c: &mut dyn Conn, run: RunId, index: u64, status: PairStatus) -> Result<()> {
+    let changed = c
+        .execute(
+            "UPDATE pairs SET status = ?3 WHERE run_id = ?1 AND pair_index = ?2",
+            params![key(run), int(index), status.as_str()],
+        )
+        .ctx("changing a pair's status")?;
+    if changed == 0 { Err(corrupt(format!("run {run} has no pair {index}"))) } else { Ok(()) }
+}
+
+pub(super) fn pair_holder(c: &mut dyn Conn, run: RunId, index: u64) -> Result<Option<LeaseId>> {
+    let lease: Option<i64> = c
+        .query_opt(
+            "SELECT lease_id FROM lease_pairs WHERE run_id = ?1 AND pair_index = ?2 AND status = 'pending'",
+            params![key(run), int(index)],
+        )
+        .ctx("finding a pair's lease")?;
+    lease.map(|l| to_u64(l, "lease id").map(LeaseId::new)).transpose()
+}
+
+pub(super) fn insert_lease(c: &mut dyn Conn, lease: &NewLease) -> Result<LeaseId> {
+    let id: i64 = c
+        .query_one(
+            "INSERT INTO leases (run_id, worker_id, state, created_ms, deadline_ms, duration_ms, tc_scale_permille)
+             VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6) RETURNING id",
+            params![
+                key(lease.run),
+                key(lease.worker),
+                int(lease.created_ms),
+                int(lease.deadline_ms),
+                int(lease.duration_ms),
+                i64::from(lease.tc_scale.permille())
+            ],
+        )
+        .ctx("creating a lease")?;
+    to_u64(id, "lease id").map(LeaseId::new)
+}
+
+pub(super) fn lease(c: &mut dyn Conn, lease: LeaseId) -> Result<LeaseRow> {
+    let row: Option<(i64, i64, String, i64, i64, i64)> = c
+        .query_opt(
+            "SELECT run_id, worker_id, state, deadline_ms, duration_ms, tc_scale_permille FROM leases WHERE id = ?1",
+            params![key(lease)],
+        )
+        .ctx("reading a lease")?;
+    let (run, worker, state, deadline, duration, scale) = row.ok_or(Error::LeaseNotFound(lease))?;
+    let tc_scale = TcScale::from_permille(to_u32(scale, "lease time control scale")?)
+        .ok_or_else(|| corrupt(format!("lease {lease} time control scale is 0")))?;
+    Ok(LeaseRow {
+        run: RunId::new(to_u64(run, "lease run")?),
+        worker: WorkerId::new(to_u64(worker, "lease worker")?),
+        state: LeaseState::parse(&state).ok_or_else(|| corrupt(format!("lease {lease} state {state:?}")))?,
+        deadline_ms: to_u64(deadline, "lease deadline")?,
+        duration_ms: to_u64(duration, "lease duration")?,
+        tc_scale,
+    })
+}
+
+pub(super) fn set_lease_state(c: &mut dyn Conn, lease: LeaseId, state: LeaseState) -> Result<()> {
+    let changed = c
+        .execute("UPDATE leases SET state = ?2 WHERE id = ?1", params![key(lease), state.as_str()])
+        .ctx("ending a lease")?;
+    if changed == 0 { Err(Error::LeaseNotFound(lease)) } else { Ok(()) }
+}
+
+pub(super) fn set_lease_deadline(c: &mut dyn Conn, lease: LeaseId, deadline_ms: u64) -> Result<()> {
+    let changed = c
+        .execute("UPDATE leases SET deadline_ms = ?2 WHERE id = ?1", params![key(lease), int(deadline_ms)])
+        .ctx("extending a lease")?;
+    if changed == 0 { Err(Error::LeaseNotFound(lease)) } else { Ok(()) }
+}
+
+/// In id order (the trait promises none): two coordinators expiring the same leases then
+/// change them in the same order, and one waits for the other instead of deadlocking. The
+/// few active leases are sorted after `leases_by_state` finds them.
+pub(super) fn overdue_leases(c: &mut dyn Conn, now_ms: u64) -> Result<Vec<LeaseId>> {
+    let overdue: Vec<i64> = c
+        .query("SELECT id FROM leases WHERE state = 'active' AND deadline_ms < ?1 ORDER BY id", params![int(now_ms)])
+        .ctx("finding overdue leases")?;
+    overdue.into_iter().map(|l| to_u64(l, "lease id").map(LeaseId::new)).collect()
+}
+
+pub(super) fn insert_lease_pair(c: &mut dyn Conn, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
+    c.execute(
+        "INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES (?1, ?2, ?3, 'pending')",
+        params![key(lease), key(run), int(index)],
+    )
+    .ctx("recording a leased pair")?;
+    Ok(())
+}
+
+pub(super) fn lease_pair(c: &mut dyn Conn, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
+    let row: Option<(i64, i64, String)> = c
+        .query_opt(
+            "SELECT p.pairing, p.opening_index, p.status FROM lease_pairs lp
+             JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
+             WHERE lp.lease_id = ?1 AND lp.pair_index = ?2",
+            params![key(lease), int(index)],
+        )
+        .ctx("reading a leased pair")?;
+    row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
+}
+
+pub(super) fn lease_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<LeasePair>> {
+    let rows: Vec<(i64, String, i64, i64, String)> = c
+        .query(
+            "SELECT lp.pair_index, lp.status, p.pairing, p.opening_index, p.status FROM lease_pairs lp
+             JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
+             WHERE lp.lease_id = ?1 ORDER BY lp.pair_index",
+            params![key(lease)],
+        )
+        .ctx("reading a lease's pairs")?;
+    rows.into_iter()
+        .map(|(index, in_lease, pairing, opening, status)| {
+            Ok(LeasePair {
+                index: to_u64(index, "pair index")?,
+                status: LeasePairStatus::parse(&in_lease)
+                    .ok_or_else(|| corrupt(format!("lease {lease} pair status {in_lease:?}")))?,
+                pair: pair_row(pairing, opening, &status)?,
+            })
+        })
+        .collect()
+}
+
+pub(super) fn pending_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<u64>> {
+    let pending: Vec<i64> = c
+        .query(
+            "SELECT pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending' ORDER BY pair_index",
+            params![key(lease)],
+        )
+        .ctx("finding unfinished pairs")?;
+    pending.into_iter().map(|p| to_u64(p, "pair index")).collect()
+}
+
+pub(super) fn set_lease_pair_status(
+    c: &mut dyn Conn,
+    lease: LeaseId,
+    index: u64,
+    status: LeasePairStatus,
+) -> Result<()> {
+    let changed = c
+        .execute(
+            "UPDATE lease_pairs SET status = ?3 WHERE lease_id = ?1 AND pair_index = ?2",
+            params![key(lease), int(index), status.as_str()],
+        )
+        .ctx("changing a leased pair's status")?;
+    if changed == 0 { Err(corrupt(format!("lease {lease} has no pair {index}"))) } else { Ok(()) }
+}
+
+pub(super) fn workers(c: &mut dyn Conn) -> Result<Vec<WorkerSummary>> {
+    let rows: Vec<(i64, String, String, i64, i64, i64)> = c
+        .query("SELECT id, name, host, cores, last_seen_ms, bench_nps FROM workers ORDER BY id", params![])
+        .ctx("listing workers")?;
+    rows.into_iter()
+        .map(|(id, name, host, cores, seen, nps)| {
+            Ok(WorkerSummary {
+                id: WorkerId::new(to_u64(id, "worker id")?),
+                name,
+                host,
+                cores: to_u32(cores, "cores")?,
+                last_seen_ms: to_u64(seen, "last seen time")?,
+                bench_nps: to_u64(nps, "bench nps")?,
+            })
+        })
+        .collect()
+}
+
+/// Active leases are found by `leases_by_state`; they are few.
+pub(super) fn active_leases_by_worker(c: &mut dyn Conn) -> Result<Vec<(WorkerId, u32)>> {
+    let rows: Vec<(i64, i64)> = c
+        .query(
+            "SELECT worker_id, COUNT(*) FROM leases WHERE state = 'active' GROUP BY worker_id ORDER BY worker_id",
+            params![],
+        )
+        .ctx("counting active leases")?;
+    rows.into_iter()
+        .map(|(worker, n)| Ok((WorkerId::new(to_u64(worker, "worker id")?), to_u32(n, "lease count")?)))
+        .collect()
+}
+
+/// The pairs counted by each worker's submissions received at or after `?1`.
+pub(in crate::storage) const RECENT_SUBMISSIONS: &str = "SELECT l.worker_id, CAST(SUM(s.accepted) AS BIGINT)
+     FROM submissions s JOIN leases l ON l.id = s.lease_id
+     WHERE s.received_ms >= ?1 GROUP BY l.worker_id HAVING SUM(s.accepted) > 0 ORDER BY l.worker_id";
+
+/// Recent submissions are found by `submissions_by_time`, their leases by id.
+pub(super) fn accepted_pairs_since(c: &mut dyn Conn, since_ms: u64) -> Result<Vec<(WorkerId, u64)>> {
+    let rows: Vec<(i64, i64)> =
+        c.query(RECENT_SUBMISSIONS, params![int(since_ms)]).ctx("counting recent submissions")?;
+    rows.into_iter()
+        .map(|(worker, n)| Ok((WorkerId::new(to_u64(worker, "worker id")?), to_u64(n, "accepted pairs")?)))
+        .collect()
+}

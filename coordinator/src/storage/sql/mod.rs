@@ -1,0 +1,177 @@
+//! The SQL row layer, written once for SQLite and PostgreSQL: every [`Tx`](super::tx::Tx)
+//! primitive as SQL statements over [`Conn`], the small trait both drivers implement
+//! (`sqlite/conn.rs`, `postgres/conn.rs`). The row modules (`catalog`, `engines`, `leasing`,
+//! `results`, `spsa`, `tablebases`, `tournament`) hold the statements; [`SqlTx`] maps the
+//! primitives onto them.
+//!
+//! Statements are written in SQL both databases run:
+//! - placeholders are `?N` (the PostgreSQL driver reads them as `$N` when it prepares a
+//!   statement);
+//! - a sum is `CAST(SUM(x) AS BIGINT)` (PostgreSQL's `SUM` of a `BIGINT` is `NUMERIC`), and a
+//!   parameter whose type PostgreSQL cannot infer is cast;
+//! - text is ordered `COLLATE "C"` (byte order): PostgreSQL's `C` collation, which SQLite
+//!   connections register as byte order;
+//! - rows are inserted with `RETURNING id` and upserted with `ON CONFLICT`.
+//!
+//! What truly differs is in [`Dialect`], each with its reason.
+
+mod cache;
+mod catalog;
+mod engines;
+mod leasing;
+mod results;
+mod spsa;
+mod tablebases;
+mod tournament;
+mod tx;
+mod value;
+
+pub(crate) use cache::RowCache;
+pub(in crate::storage) use engines::store_run_engines;
+#[cfg(test)]
+pub(in crate::storage) use leasing::RECENT_SUBMISSIONS;
+#[cfg(test)]
+pub(in crate::storage) use results::{GAME_ENDS, GAME_PAGE, PAIR_RESULTS, PAIR_TALLIES};
+pub(crate) use tx::SqlTx;
+pub(crate) use value::{FromRow, Param, Row, Value};
+
+use crate::error::{BoxedSource, Error, Result};
+
+/// An error of a driver or of reading a row, before [`Ctx::ctx`] says what was being done.
+pub(crate) type SqlError = BoxedSource;
+
+/// Adds what was being done to a database error: the one way a storage error is made.
+pub(crate) trait Ctx<T> {
+    fn ctx(self, context: &str) -> Result<T>;
+}
+
+impl<T, E: Into<BoxedSource>> Ctx<T> for std::result::Result<T, E> {
+    fn ctx(self, context: &str) -> Result<T> {
+        self.map_err(|e| Error::storage(context, e))
+    }
+}
+
+/// The database a connection speaks to, for the few statements that differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+impl Dialect {
+    /// Pooled pairs to lease. PostgreSQL claims them (`FOR UPDATE SKIP LOCKED`), so that two
+    /// coordinators leasing at once take different pairs instead of waiting on each other;
+    /// SQLite has one writer and no row locks (nor the clause).
+    fn pooled_pairs(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => {
+                "SELECT pair_index FROM pairs WHERE run_id = ?1 AND status = 'pooled' ORDER BY pair_index LIMIT ?2"
+            }
+            Dialect::Postgres => {
+                "SELECT pair_index FROM pairs WHERE run_id = ?1 AND status = 'pooled'
+                 ORDER BY pair_index LIMIT ?2 FOR UPDATE SKIP LOCKED"
+            }
+        }
+    }
+
+    /// The statement that takes the next game id, if the database does not assign it on insert.
+    /// PostgreSQL takes it from a counter row that stays locked until commit, so that games
+    /// become visible in id order to a reader following "games above the last id" (the
+    /// exporter) across coordinators; SQLite's single writer commits in rowid order anyway.
+    fn next_game_id(self) -> Option<&'static str> {
+        match self {
+            Dialect::Sqlite => None,
+            Dialect::Postgres => Some("UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id"),
+        }
+    }
+}
+
+/// One connection inside one transaction, as the row modules use it.
+pub(crate) trait Conn {
+    fn dialect(&self) -> Dialect;
+
+    /// Runs a statement that returns no rows; the number of rows it changed.
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<u64, SqlError>;
+
+    /// Runs a statement that returns rows (a query, or a change `RETURNING` columns).
+    fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<Vec<Row>, SqlError>;
+
+    /// The connection's cache of rows that never change once written.
+    fn cache(&self) -> &RowCache;
+}
+
+impl dyn Conn + '_ {
+    /// Every row, decoded.
+    pub(crate) fn query<T: FromRow>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> std::result::Result<Vec<T>, SqlError> {
+        self.rows(sql, params)?.iter().map(T::from_row).collect()
+    }
+
+    /// The first row, decoded, if there is one.
+    pub(crate) fn query_opt<T: FromRow>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> std::result::Result<Option<T>, SqlError> {
+        self.rows(sql, params)?.first().map(T::from_row).transpose()
+    }
+
+    /// The first row, decoded; none is an error.
+    pub(crate) fn query_one<T: FromRow>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> std::result::Result<T, SqlError> {
+        self.query_opt(sql, params)?.ok_or_else(|| "the statement returned no row".into())
+    }
+
+    /// Whether the query returns a row.
+    pub(crate) fn exists(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<bool, SqlError> {
+        Ok(!self.rows(sql, params)?.is_empty())
+    }
+}
+
+/// The parameters of a statement: `params![a, b]` is `&[Param::from(a), Param::from(b)]`.
+macro_rules! params {
+    ($($p:expr),* $(,)?) => {
+        &[$($crate::storage::sql::Param::from($p)),*]
+    };
+}
+pub(crate) use params;
+
+/// `sql` with PostgreSQL's placeholders: `?N` becomes `$N` outside quoted text.
+pub(crate) fn numbered_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (quote, ch) {
+            (Some(q), _) if ch == q => quote = None,
+            (None, '\'' | '"') => quote = Some(ch),
+            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push('$');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_outside_quotes() {
+        assert_eq!(
+            numbered_placeholders(r#"SELECT '?1', "a?2" FROM t WHERE a = ?1 AND b = ?12"#),
+            r#"SELECT '?1', "a?2" FROM t WHERE a = $1 AND b = $12"#
+        );
+        assert_eq!(numbered_placeholders("SELECT ? FROM t"), "SELECT ? FROM t");
+    }
+}
