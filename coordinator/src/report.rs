@@ -1,7 +1,7 @@
 //! The shape of a reported pair (its players and bounded texts, the referee's first step) and
 //! adding it to the statistics.
 
-use proto::domain::{GameOutcome, GameReport, LeaseId, PairReport, PairingStats, VariantId};
+use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, VariantId};
 
 use crate::error::{Error, Result};
 
@@ -77,19 +77,13 @@ pub fn check_pair(lease: LeaseId, report: &PairReport, variants: &[VariantId; 2]
 
 /// Adds a pair to its pairing's statistics, from the side of the task's `variants[0]`.
 pub fn tally(stats: &mut PairingStats, report: &PairReport) {
-    stats.pentanomial[report.first_half_points()] += 1;
-    for (game, first_is_red) in [(&report.games[0], true), (&report.games[1], false)] {
-        match (game.outcome, first_is_red) {
-            (GameOutcome::Draw, _) => stats.draws += 1,
-            (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => stats.wins += 1,
-            _ => stats.losses += 1,
-        }
-    }
+    stats.add_pair(report.outcomes());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proto::domain::GameOutcome;
 
     fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
         GameReport {

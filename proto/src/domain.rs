@@ -326,6 +326,19 @@ impl PairingStats {
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses
     }
+
+    /// Counts a game pair from the side of the player that was Red in its first game: its
+    /// pentanomial entry ([`pair_half_points`]) and each game's win, draw or loss.
+    pub fn add_pair(&mut self, outcomes: [GameOutcome; 2]) {
+        self.pentanomial[usize::from(pair_half_points(outcomes))] += 1;
+        for (outcome, red) in outcomes.into_iter().zip([true, false]) {
+            match outcome.half_points(red) {
+                2 => self.wins += 1,
+                1 => self.draws += 1,
+                _ => self.losses += 1,
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -405,6 +418,35 @@ impl GameOutcome {
             GameOutcome::BlackWins => 0.0,
         }
     }
+
+    /// The half points (2 a win, 1 a draw, 0 a loss) of the side that played Red (`red`) or
+    /// Black.
+    pub fn half_points(self, red: bool) -> u8 {
+        match (self, red) {
+            (GameOutcome::Draw, _) => 1,
+            (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => 2,
+            _ => 0,
+        }
+    }
+}
+
+/// A finished game's outcome; a game the rules left unfinished counts as drawn.
+impl From<engine::rules::GameResult> for GameOutcome {
+    fn from(result: engine::rules::GameResult) -> Self {
+        match result {
+            engine::rules::GameResult::RedWins => GameOutcome::RedWins,
+            engine::rules::GameResult::BlackWins => GameOutcome::BlackWins,
+            engine::rules::GameResult::Draw | engine::rules::GameResult::Ongoing => GameOutcome::Draw,
+        }
+    }
+}
+
+/// The score of a game pair, in half points (0..=4), of the side that played Red in the first
+/// game and Black in the second: the one scoring rule of every tally (the farm's statistics,
+/// the SPSA gradient, `xqfarm match`, and the SQL triggers that cache it, which the storage
+/// conformance suite checks against it).
+pub fn pair_half_points(outcomes: [GameOutcome; 2]) -> u8 {
+    outcomes[0].half_points(true) + outcomes[1].half_points(false)
 }
 
 /// A position sampled from a game for tuning.
@@ -468,14 +510,14 @@ pub struct PairReport {
 }
 
 impl PairReport {
-    /// Half points (0..=4) of the task's `variants[0]` over the pair.
+    /// The two games' outcomes, in order.
+    pub fn outcomes(&self) -> [GameOutcome; 2] {
+        [self.games[0].outcome, self.games[1].outcome]
+    }
+
+    /// Half points (0..=4) of the task's `variants[0]` over the pair ([`pair_half_points`]).
     pub fn first_half_points(&self) -> usize {
-        let half = |o: GameOutcome, first_is_red: bool| match (o, first_is_red) {
-            (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => 2,
-            (GameOutcome::Draw, _) => 1,
-            _ => 0,
-        };
-        half(self.games[0].outcome, true) + half(self.games[1].outcome, false)
+        usize::from(pair_half_points(self.outcomes()))
     }
 }
 
@@ -503,6 +545,26 @@ pub struct WorkerInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_scores_by_the_colours_its_first_player_had() {
+        use GameOutcome::{BlackWins as B, Draw as D, RedWins as R};
+        // The first player is Red in game 0 and Black in game 1.
+        let table = [(R, B, 4), (R, D, 3), (R, R, 2), (D, B, 3), (D, D, 2), (D, R, 1), (B, B, 2), (B, D, 1), (B, R, 0)];
+        for (first, second, half_points) in table {
+            assert_eq!(pair_half_points([first, second]), half_points, "{first:?} then {second:?}");
+        }
+        let mut stats = PairingStats::default();
+        for (first, second, _) in table {
+            stats.add_pair([first, second]);
+        }
+        assert_eq!(
+            stats,
+            PairingStats { pentanomial: [1, 2, 3, 2, 1], wins: 6, draws: 6, losses: 6 },
+            "each game counted once, from the first player's side"
+        );
+        assert_eq!(GameOutcome::from(engine::rules::GameResult::Ongoing), D, "an unfinished game is drawn");
+    }
 
     #[test]
     fn time_controls_round_trip() {

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use engine::rules::GameResult;
+use proto::domain::{GameOutcome, pair_half_points};
 
 use crate::game::{GameRecord, GameSettings, play_game};
 use crate::openings::Opening;
@@ -19,14 +19,14 @@ pub struct PairResult {
 }
 
 impl PairResult {
+    /// The two games' outcomes, in order (A is Red in the first).
+    pub fn outcomes(&self) -> [GameOutcome; 2] {
+        [self.games[0].result.into(), self.games[1].result.into()]
+    }
+
     /// Points of player A over the two games (0, 0.5, ..., 2) in half points (0..=4).
     pub fn a_half_points(&self) -> usize {
-        let half = |r: GameResult, a_is_red: bool| match (r, a_is_red) {
-            (GameResult::RedWins, true) | (GameResult::BlackWins, false) => 2,
-            (GameResult::Draw, _) => 1,
-            _ => 0,
-        };
-        half(self.games[0].result, true) + half(self.games[1].result, false)
+        usize::from(pair_half_points(self.outcomes()))
     }
 }
 

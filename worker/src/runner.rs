@@ -8,7 +8,6 @@ use std::sync::{Arc, mpsc};
 
 use engine::Position;
 use engine::eval::{Params, evaluate};
-use engine::rules::GameResult;
 use engine::search::quiescence;
 use engine::tablebase::Tablebases;
 use proto::domain::{
@@ -257,11 +256,7 @@ fn play_task(
 /// that forfeited it), with every `sample_every`-th position (from ply 1) sampled: static eval and quiescence with the default parameters, the mover's
 /// reported search score, the move played.
 pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample_every: u32) -> GameReport {
-    let outcome = match record.result {
-        GameResult::RedWins => GameOutcome::RedWins,
-        GameResult::BlackWins => GameOutcome::BlackWins,
-        GameResult::Draw | GameResult::Ongoing => GameOutcome::Draw,
-    };
+    let outcome = GameOutcome::from(record.result);
     let mut positions = Vec::new();
     if sample_every > 0
         && let Ok(mut pos) = Position::from_fen(&record.start_fen)

@@ -15,8 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::ParamSet;
 use engine::eval::Params;
-use engine::rules::GameResult;
-use proto::domain::EngineProtocol;
+use proto::domain::{EngineProtocol, PairingStats};
 use worker::engines::{EngineDef, EngineSet};
 use worker::external::ExternalConfig;
 use worker::game::{GameSettings, TimeControl};
@@ -123,8 +122,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let settings = GameSettings::new(tc);
     let started = std::time::Instant::now();
     let progress = Progress::stderr();
-    let mut penta = Pentanomial::default();
-    let mut wdl = Wdl::default();
+    let mut tally = PairingStats::default();
     let mut reasons = std::collections::BTreeMap::<&'static str, u64>::new();
     let stats = [Arc::new(SideStats::default()), Arc::new(SideStats::default())];
     eprintln!(
@@ -148,15 +146,11 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         concurrency,
         || (a.seat(&engines, args.hash, &stats[0]), b.seat(&engines, args.hash, &stats[1])),
         |pair| {
-            penta.add(pair.a_half_points());
-            for (g, a_red) in pair.games.iter().zip([true, false]) {
-                match (g.result, a_red) {
-                    (GameResult::RedWins, true) | (GameResult::BlackWins, false) => wdl.wins += 1,
-                    (GameResult::Draw, _) => wdl.draws += 1,
-                    _ => wdl.losses += 1,
-                }
+            tally.add_pair(pair.outcomes());
+            for g in &pair.games {
                 *reasons.entry(g.termination.as_str()).or_default() += 1;
             }
+            let (penta, wdl) = outcomes(&tally);
             let e = elo_estimate(&penta);
             progress.update(&format!(
                 "{:>5} games  W {} D {} L {}  Elo {:+.1} +- {:.1}",
@@ -170,6 +164,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         },
     );
     progress.end();
+    let (penta, wdl) = outcomes(&tally);
     let e = elo_estimate(&penta);
     let minutes = started.elapsed().as_secs_f64() / 60.0;
     println!("games {}  W {}  D {}  L {}  (a's view)", wdl.games(), wdl.wins, wdl.draws, wdl.losses);
@@ -189,6 +184,11 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     }
     println!("{:.1} minutes, {:.1} games per minute", minutes, wdl.games() as f64 / minutes.max(1e-9));
     Ok(())
+}
+
+/// A's pairs and games, as the statistics count them.
+fn outcomes(tally: &PairingStats) -> (Pentanomial, Wdl) {
+    (Pentanomial { counts: tally.pentanomial }, Wdl { wins: tally.wins, draws: tally.draws, losses: tally.losses })
 }
 
 #[cfg(test)]

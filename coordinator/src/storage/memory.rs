@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use proto::domain::{
-    EngineInfo, GameOutcome, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind,
-    RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec,
+    RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{
@@ -795,7 +795,7 @@ impl Tx for MemoryTx<'_> {
             let entry = pairs.entry(g.pair_index).or_insert((game_id, g.pairing, g.worker, 0, 0));
             entry.0 = entry.0.min(game_id);
             entry.3 += 1;
-            entry.4 += half_points(g.report.outcome, g.game_in_pair == 0);
+            entry.4 += g.report.outcome.half_points(g.game_in_pair == 0);
         }
         let mut results = pairs
             .into_values()
@@ -910,14 +910,5 @@ impl Tx for MemoryTx<'_> {
             }
         }
         Ok(counts.into_iter().filter(|&(_, n)| n > 0).collect())
-    }
-}
-
-/// Half points of the pair's `variants[0]` in one of its games (Red in game 0).
-fn half_points(outcome: GameOutcome, first_is_red: bool) -> u8 {
-    match (outcome, first_is_red) {
-        (GameOutcome::Draw, _) => 1,
-        (GameOutcome::RedWins, true) | (GameOutcome::BlackWins, false) => 2,
-        _ => 0,
     }
 }

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 
 use proto::domain::{
-    EngineInfo, GameOutcome, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats,
-    Run, RunId, RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, TournamentDraw, Variant,
-    VariantId, VariantSpec, WorkerId, WorkerInfo,
+    EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
+    RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, TournamentDraw, Variant, VariantId,
+    VariantSpec, WorkerId, WorkerInfo,
 };
 
 use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
@@ -226,12 +226,7 @@ fn note_armageddon(tx: &mut dyn Tx, run: RunId, pairing: u32, report: &PairRepor
     let rows = tx.matches(run)?;
     let is_armageddon = rows.iter().any(|r| r.pairing == pairing && r.m.stage == Stage::Armageddon);
     if let (true, Some(first)) = (is_armageddon, report.games.first()) {
-        let red_points = match first.outcome {
-            GameOutcome::RedWins => 2,
-            GameOutcome::Draw => 1,
-            GameOutcome::BlackWins => 0,
-        };
-        tx.set_armageddon_result(run, pairing, red_points)?;
+        tx.set_armageddon_result(run, pairing, u32::from(first.outcome.half_points(true)))?;
     }
     Ok(())
 }

@@ -140,6 +140,7 @@ primitives!(
     missing_rows_are_named,
     spsa_rows,
     tournament_rows,
+    pairs_are_scored_as_the_domain_scores_them,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -616,6 +617,41 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!(results, [PairResult { first_game_id: 1, pairing: 0, worker, first_half_points: 3 }]);
     assert_eq!(tallies, [PairTally { worker, pairing: 0, first_half_points: 3, pairs: 1 }]);
     assert_eq!(ends, [GameEnds { reason: Termination::Rules(Reason::Checkmate), plies: 3, games: 2 }]);
+}
+
+/// The SQL triggers that keep a run's pair results are a cache of the domain's scoring rule
+/// (`pair_half_points`): every combination of two games' outcomes scores the same in each.
+fn pairs_are_scored_as_the_domain_scores_them<B: Backend>(b: &B) {
+    use GameOutcome::{BlackWins, Draw, RedWins};
+    let run = primitive_run(b, RunKind::Games { pairs: 9 }, None);
+    let worker = tx(b, |tx| tx.insert_worker(&info("w", 3), None, 1));
+    let (a, v) = (VariantId::from("a"), VariantId::from("b"));
+    let mut expected = Vec::new();
+    for (index, (first, second)) in
+        [RedWins, Draw, BlackWins].into_iter().flat_map(|f| [RedWins, Draw, BlackWins].map(|s| (f, s))).enumerate()
+    {
+        let index = index as u64;
+        let games = [game(&a, &v, first, 2 * index), game(&v, &a, second, 2 * index + 1)];
+        expected.push(proto::domain::pair_half_points([first, second]));
+        tx(b, move |tx| {
+            tx.insert_pair(run, NewPair { pair_index: index, pairing: 0 }, 0)?;
+            for (game_in_pair, report) in (0u8..).zip(&games) {
+                tx.insert_game(NewGame {
+                    run,
+                    pair_index: index,
+                    game_in_pair,
+                    opening_index: 0,
+                    pairing: 0,
+                    worker,
+                    report,
+                })?;
+            }
+            Ok(())
+        });
+    }
+    let scored: Vec<u8> = tx(b, move |tx| tx.pair_results(run)).iter().map(|p| p.first_half_points).collect();
+    assert_eq!(scored, expected);
+    assert_eq!(expected, [2, 3, 4, 1, 2, 3, 0, 1, 2], "the rule itself");
 }
 
 /// A pair's two games: `a` wins as Red, then draws as Black (3 half points), 3 plies each.

@@ -322,8 +322,8 @@ pub(super) fn exported_up_to(c: &mut dyn Conn, run: RunId) -> Result<u64> {
 
 /// Every variant, by id, each checked as [`load_variant`] checks it.
 pub(super) fn variants(c: &mut dyn Conn) -> Result<Vec<Variant>> {
-    let rows: Vec<(String, String)> =
-        c.query(r#"SELECT id, spec FROM variants ORDER BY id COLLATE "C""#, params![]).ctx("listing variants")?;
+    let sql = format!("SELECT id, spec FROM variants ORDER BY id{}", c.dialect().byte_order());
+    let rows: Vec<(String, String)> = c.query(&sql, params![]).ctx("listing variants")?;
     rows.into_iter().map(|(id, text)| checked_variant(VariantId::from(id), &text)).collect()
 }
 

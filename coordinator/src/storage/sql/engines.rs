@@ -47,12 +47,11 @@ pub(super) fn store_worker_engines(c: &mut dyn Conn, worker: WorkerId, engines: 
 
 /// What `worker` advertised.
 pub(super) fn worker_engines(c: &mut dyn Conn, worker: WorkerId) -> Result<Vec<EngineInfo>> {
-    let rows: Vec<(String, String, String)> = c
-        .query(
-            r#"SELECT name, id_name, sha256 FROM worker_engines WHERE worker_id = ?1 ORDER BY name COLLATE "C""#,
-            params![key(worker)],
-        )
-        .ctx("reading a worker's engines")?;
+    let sql = format!(
+        "SELECT name, id_name, sha256 FROM worker_engines WHERE worker_id = ?1 ORDER BY name{}",
+        c.dialect().byte_order()
+    );
+    let rows: Vec<(String, String, String)> = c.query(&sql, params![key(worker)]).ctx("reading a worker's engines")?;
     Ok(rows.into_iter().map(|(name, id_name, sha256)| EngineInfo { name, id_name, sha256 }).collect())
 }
 
@@ -70,21 +69,20 @@ pub(in crate::storage) fn store_run_engines(c: &mut dyn Conn, run: i64, needs: &
 
 /// What a run needs, by name.
 pub(super) fn run_engines(c: &mut dyn Conn, run: RunId) -> Result<Vec<EngineNeed>> {
-    let rows: Vec<(String, Option<String>)> = c
-        .query(r#"SELECT name, sha256 FROM run_engines WHERE run_id = ?1 ORDER BY name COLLATE "C""#, params![key(run)])
-        .ctx("reading a run's engines")?;
+    let sql =
+        format!("SELECT name, sha256 FROM run_engines WHERE run_id = ?1 ORDER BY name{}", c.dialect().byte_order());
+    let rows: Vec<(String, Option<String>)> = c.query(&sql, params![key(run)]).ctx("reading a run's engines")?;
     Ok(rows.into_iter().map(|(name, pinned_sha256)| EngineNeed { name, pinned_sha256 }).collect())
 }
 
 /// Fills in each active run's engine needs, in one query for all of them.
 pub(super) fn attach_needs(c: &mut dyn Conn, loads: &mut [RunLoad]) -> Result<()> {
-    let rows: Vec<(i64, String, Option<String>)> = c
-        .query(
-            r#"SELECT e.run_id, e.name, e.sha256 FROM run_engines e JOIN runs r ON r.id = e.run_id
-               WHERE r.state = 'active' ORDER BY e.run_id, e.name COLLATE "C""#,
-            params![],
-        )
-        .ctx("reading the active runs' engines")?;
+    let sql = format!(
+        "SELECT e.run_id, e.name, e.sha256 FROM run_engines e JOIN runs r ON r.id = e.run_id
+         WHERE r.state = 'active' ORDER BY e.run_id, e.name{}",
+        c.dialect().byte_order()
+    );
+    let rows: Vec<(i64, String, Option<String>)> = c.query(&sql, params![]).ctx("reading the active runs' engines")?;
     let mut by_run: HashMap<RunId, Vec<EngineNeed>> = HashMap::new();
     for (run, name, pinned_sha256) in rows {
         by_run.entry(RunId::new(to_u64(run, "run id")?)).or_default().push(EngineNeed { name, pinned_sha256 });
@@ -107,13 +105,13 @@ pub(super) fn pin(c: &mut dyn Conn, run: RunId, engine: &EngineInfo) -> Result<(
 
 /// The engines of every worker seen at or after `since_ms`, one list per worker.
 pub(super) fn connected_engines(c: &mut dyn Conn, since_ms: u64) -> Result<Vec<Vec<EngineInfo>>> {
-    let rows: Vec<(i64, String, String, String)> = c
-        .query(
-            r#"SELECT w.id, e.name, e.id_name, e.sha256 FROM workers w JOIN worker_engines e ON e.worker_id = w.id
-               WHERE w.last_seen_ms >= ?1 ORDER BY w.id, e.name COLLATE "C""#,
-            params![int(since_ms)],
-        )
-        .ctx("reading connected workers' engines")?;
+    let sql = format!(
+        "SELECT w.id, e.name, e.id_name, e.sha256 FROM workers w JOIN worker_engines e ON e.worker_id = w.id
+         WHERE w.last_seen_ms >= ?1 ORDER BY w.id, e.name{}",
+        c.dialect().byte_order()
+    );
+    let rows: Vec<(i64, String, String, String)> =
+        c.query(&sql, params![int(since_ms)]).ctx("reading connected workers' engines")?;
     let mut workers: Vec<(i64, Vec<EngineInfo>)> = Vec::new();
     for (worker, name, id_name, sha256) in rows {
         let engine = EngineInfo { name, id_name, sha256 };

@@ -9,8 +9,7 @@
 //!   statement);
 //! - a sum is `CAST(SUM(x) AS BIGINT)` (PostgreSQL's `SUM` of a `BIGINT` is `NUMERIC`), and a
 //!   parameter whose type PostgreSQL cannot infer is cast;
-//! - text is ordered `COLLATE "C"` (byte order): PostgreSQL's `C` collation, which SQLite
-//!   connections register as byte order;
+//! - text is ordered byte by byte ([`Dialect::byte_order`]);
 //! - rows are inserted with `RETURNING id` and upserted with `ON CONFLICT`.
 //!
 //! What truly differs is in [`Dialect`], each with its reason.
@@ -59,6 +58,16 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
+    /// What follows a text column in `ORDER BY` to order it byte by byte. PostgreSQL orders
+    /// text by the database's collation unless told `COLLATE "C"`; SQLite orders it byte by
+    /// byte anyway, and an explicit collation there would cost the index's order (a sort).
+    pub(crate) fn byte_order(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => r#" COLLATE "C""#,
+        }
+    }
+
     /// Pooled pairs to lease. PostgreSQL claims them (`FOR UPDATE SKIP LOCKED`), so that two
     /// coordinators leasing at once take different pairs instead of waiting on each other;
     /// SQLite has one writer and no row locks (nor the clause).

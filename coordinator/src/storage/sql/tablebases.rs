@@ -20,11 +20,10 @@ pub(super) fn insert(c: &mut dyn Conn, run: RunId, pins: &[TablePin]) -> Result<
 
 /// The run's pins in set order, byte by byte (none for a run without tables).
 pub(super) fn of_run(c: &mut dyn Conn, run: RunId) -> Result<Vec<TablePin>> {
-    let rows: Vec<(String, i64)> = c
-        .query(
-            r#"SELECT set_name, checksum FROM run_tablebases WHERE run_id = ?1 ORDER BY set_name COLLATE "C""#,
-            params![key(run)],
-        )
-        .ctx("reading a run's tables")?;
+    let sql = format!(
+        "SELECT set_name, checksum FROM run_tablebases WHERE run_id = ?1 ORDER BY set_name{}",
+        c.dialect().byte_order()
+    );
+    let rows: Vec<(String, i64)> = c.query(&sql, params![key(run)]).ctx("reading a run's tables")?;
     Ok(rows.into_iter().map(|(set, checksum)| TablePin { set, checksum: from_bits(checksum) }).collect())
 }

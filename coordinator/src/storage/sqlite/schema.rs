@@ -507,8 +507,6 @@ pub(super) fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON").ctx("enabling foreign keys")?;
     conn.pragma_update(None, "temp_store", "MEMORY").ctx("setting temp_store")?;
     conn.busy_timeout(std::time::Duration::from_secs(10)).ctx("setting the busy timeout")?;
-    // The row layer orders text `COLLATE "C"`, PostgreSQL's byte order: SQLite's own `BINARY`.
-    conn.create_collation("C", |a: &str, b: &str| a.cmp(b)).ctx("registering the C collation")?;
     // Every statement is prepared once and cached; the default cache (16) is smaller than the
     // set a lease and a submission use, and re-preparing dominated their cost.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
