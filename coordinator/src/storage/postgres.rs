@@ -25,11 +25,11 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
-use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
+use postgres::{Client, Config, NoTls};
 
 use self::conn::{PgConn, Statements};
 use super::feed::{Change, ChangeSink};
-use super::sql::{Conn, Ctx, Param, RowCache, SqlTx};
+use super::sql::{Ctx, RowCache, SqlTx};
 use super::tx::{Backend, Tx};
 use crate::error::{Error, Result};
 use crate::metrics::Timings;
@@ -134,6 +134,8 @@ struct Pooled {
     client: Client,
     statements: Statements,
     cache: RowCache,
+    /// A transaction on it could not be rolled back: it is closed instead of reused.
+    broken: bool,
 }
 
 /// Connections to one database: at most [`MAX_CONNECTIONS`], each kept open once made.
@@ -180,7 +182,12 @@ impl Pool {
                 state.open += 1;
                 drop(state);
                 return match self.connect() {
-                    Ok(client) => Ok(Pooled { client, statements: Statements::default(), cache: RowCache::default() }),
+                    Ok(client) => Ok(Pooled {
+                        client,
+                        statements: Statements::default(),
+                        cache: RowCache::default(),
+                        broken: false,
+                    }),
                     Err(e) => {
                         self.forget();
                         Err(e)
@@ -200,7 +207,7 @@ impl Pool {
 
     /// Returns a connection taken with [`Pool::take`]; a closed one frees its place.
     fn give_back(&self, conn: Pooled) {
-        if conn.client.is_closed() {
+        if conn.client.is_closed() || conn.broken {
             self.forget();
             return;
         }
@@ -294,7 +301,13 @@ impl PgStorage {
         loop {
             let out = attempt_once(conn, context, write, f);
             match out {
-                Err(e) if write && attempt < WRITE_ATTEMPTS && is_conflict(&e) && !conn.client.is_closed() => {
+                Err(e)
+                    if write
+                        && attempt < WRITE_ATTEMPTS
+                        && is_conflict(&e)
+                        && !conn.client.is_closed()
+                        && !conn.broken =>
+                {
                     tracing::debug!(context, attempt, "write transaction conflicted; running it again");
                     // Back off a little, more each time, so that the conflicting transaction ends.
                     std::thread::sleep(Duration::from_millis(u64::from(attempt * attempt)));
@@ -316,10 +329,27 @@ struct Taken<'p> {
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take() {
-            self.pool.give_back(conn);
+            if std::thread::panicking() {
+                // A closure panicked inside a transaction, which is still open: closing the
+                // connection aborts it.
+                self.pool.forget();
+                off_runtime(move || drop(conn));
+            } else {
+                self.pool.give_back(conn);
+            }
         }
     }
 }
+
+/// How a write transaction begins, in one round trip: `READ COMMITTED`, so that each statement
+/// sees what committed before it and, once the write lock is held, every earlier write
+/// transaction; then the write lock ([`WRITE_LOCK`]).
+static WRITE_BEGIN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("START TRANSACTION ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+});
+
+/// How a read transaction begins: one consistent snapshot.
+const READ_BEGIN: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
 fn attempt_once<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
     let out = transaction(conn, context, write, f);
@@ -331,22 +361,22 @@ fn attempt_once<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mu
 }
 
 fn transaction<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-    let builder = conn.client.build_transaction();
-    let mut tx: Transaction<'_> = if write {
-        // READ COMMITTED: each statement sees what committed before it, so that once the write
-        // lock is held every statement sees every earlier write transaction.
-        builder.isolation_level(IsolationLevel::ReadCommitted).start().ctx(context)?
-    } else {
-        builder.isolation_level(IsolationLevel::RepeatableRead).read_only(true).start().ctx(context)?
-    };
-    let mut db = PgConn::new(&mut tx, &mut conn.statements, &conn.cache);
-    if write {
-        db.execute("SELECT pg_advisory_xact_lock(?1)", &[Param::from(WRITE_LOCK)]).ctx(context)?;
+    conn.client.batch_execute(if write { &WRITE_BEGIN } else { READ_BEGIN }).ctx(context)?;
+    let out = f(&mut SqlTx(&mut PgConn::new(&mut conn.client, &mut conn.statements, &conn.cache)));
+    match out {
+        Ok(out) => {
+            conn.client.batch_execute("COMMIT").ctx(context)?;
+            Ok(out)
+        }
+        Err(e) => {
+            // A connection that cannot roll back leaves the pool, closed.
+            if let Err(rollback) = conn.client.batch_execute("ROLLBACK") {
+                tracing::warn!(context, error = %rollback, "rolling back a failed transaction");
+                conn.broken = true;
+            }
+            Err(e)
+        }
     }
-    // An error rolls the transaction back when `tx` drops.
-    let out = f(&mut SqlTx(&mut db))?;
-    tx.commit().ctx(context)?;
-    Ok(out)
 }
 
 /// An id for this coordinator's announcements: distinct between processes and between stores

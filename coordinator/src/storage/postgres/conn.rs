@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use postgres::types::{ToSql, Type};
-use postgres::{Statement, Transaction};
+use postgres::{Client, Statement};
 
 use crate::storage::sql::{Conn, Dialect, Param, Row, RowCache, SqlError, Value, numbered_placeholders};
 
@@ -15,14 +15,15 @@ use crate::storage::sql::{Conn, Dialect, Param, Row, RowCache, SqlError, Value, 
 #[derive(Default)]
 pub(super) struct Statements(HashMap<String, Statement>);
 
-pub(super) struct PgConn<'a, 'b> {
-    tx: &'a mut Transaction<'b>,
+/// A connection inside a transaction its caller began (and ends).
+pub(super) struct PgConn<'a> {
+    tx: &'a mut Client,
     statements: &'a mut Statements,
     cache: &'a RowCache,
 }
 
-impl<'a, 'b> PgConn<'a, 'b> {
-    pub(super) fn new(tx: &'a mut Transaction<'b>, statements: &'a mut Statements, cache: &'a RowCache) -> Self {
+impl<'a> PgConn<'a> {
+    pub(super) fn new(tx: &'a mut Client, statements: &'a mut Statements, cache: &'a RowCache) -> Self {
         PgConn { tx, statements, cache }
     }
 
@@ -72,7 +73,7 @@ fn value(row: &postgres::Row, i: usize) -> Result<Value, postgres::Error> {
     })
 }
 
-impl Conn for PgConn<'_, '_> {
+impl Conn for PgConn<'_> {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }

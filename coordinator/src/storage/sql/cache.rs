@@ -1,5 +1,5 @@
 //! A connection's cache of the rows that never change once written: variants (named by the
-//! hash of their content), run specs and suite sizes. A lease or a submission then reads only
+//! hash of their content), run specs, the tables a run pins, suite sizes and opening lines. A lease or a submission then reads only
 //! what changes (pairs, leases, statistics) instead of decoding and re-hashing a variant's
 //! parameter file and a run's columns on every call.
 //!
@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use proto::domain::{RunId, RunSpec, SuiteId, Variant, VariantId};
+use proto::domain::{RunId, RunSpec, SuiteId, TablePin, Variant, VariantId};
 
 /// Entries kept per map at most; beyond this a map starts again empty (a farm has far fewer
 /// variants and runs in use at once).
@@ -22,7 +22,9 @@ const CACHE_ENTRIES: usize = 4096;
 struct Maps {
     variants: HashMap<VariantId, Variant>,
     run_specs: HashMap<RunId, Arc<RunSpec>>,
+    run_tablebases: HashMap<RunId, Vec<TablePin>>,
     suite_sizes: HashMap<SuiteId, usize>,
+    openings: HashMap<(SuiteId, u32), String>,
 }
 
 /// One connection's cache: each connection has its own.
@@ -56,6 +58,22 @@ impl RowCache {
 
     pub(crate) fn remember_run_spec(&self, run: RunId, spec: &Arc<RunSpec>) {
         remember(&mut self.0.borrow_mut().run_specs, run, Arc::clone(spec));
+    }
+
+    pub(crate) fn run_tablebases(&self, run: RunId) -> Option<Vec<TablePin>> {
+        self.0.borrow().run_tablebases.get(&run).cloned()
+    }
+
+    pub(crate) fn remember_run_tablebases(&self, run: RunId, pins: &[TablePin]) {
+        remember(&mut self.0.borrow_mut().run_tablebases, run, pins.to_vec());
+    }
+
+    pub(crate) fn opening(&self, suite: SuiteId, index: u32) -> Option<String> {
+        self.0.borrow().openings.get(&(suite, index)).cloned()
+    }
+
+    pub(crate) fn remember_opening(&self, suite: SuiteId, index: u32, line: &str) {
+        remember(&mut self.0.borrow_mut().openings, (suite, index), line.to_owned());
     }
 
     pub(crate) fn suite_size(&self, suite: SuiteId) -> Option<usize> {

@@ -99,13 +99,20 @@ pub(super) fn suite_size(c: &mut dyn Conn, suite: SuiteId) -> Result<usize> {
     Ok(size)
 }
 
+/// An opening of a suite, read once per connection.
 pub(super) fn opening_line(c: &mut dyn Conn, suite: SuiteId, index: u32) -> Result<String> {
-    c.query_opt(
-        "SELECT line FROM suite_openings WHERE suite_id = ?1 AND idx = ?2",
-        params![key(suite), i64::from(index)],
-    )
-    .ctx("reading an opening")?
-    .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))
+    if let Some(line) = c.cache().opening(suite, index) {
+        return Ok(line);
+    }
+    let line: String = c
+        .query_opt(
+            "SELECT line FROM suite_openings WHERE suite_id = ?1 AND idx = ?2",
+            params![key(suite), i64::from(index)],
+        )
+        .ctx("reading an opening")?
+        .ok_or_else(|| corrupt(format!("suite {suite} has no opening {index}")))?;
+    c.cache().remember_opening(suite, index, &line);
+    Ok(line)
 }
 
 /// Inserts a run whose spec was checked, with `pairings` pairings; its variants and suite
@@ -285,18 +292,19 @@ pub(super) fn add_stats(c: &mut dyn Conn, run: RunId, pairing: u32, delta: &Pair
     if changed == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
 }
 
-/// A run's next pair index and pairs ever created per pairing.
+/// A run's next pair index and pairs ever created per pairing, in one query.
 pub(super) fn allocation(c: &mut dyn Conn, run: RunId) -> Result<Allocation> {
-    let next: i64 = c
-        .query_opt("SELECT next_pair_index FROM runs WHERE id = ?1", params![key(run)])
-        .ctx("reading a run's next pair")?
-        .ok_or(Error::RunNotFound(run))?;
-    let allocated: Vec<i64> = c
-        .query("SELECT allocated FROM run_pairings WHERE run_id = ?1 ORDER BY pairing", params![key(run)])
+    let rows: Vec<(i64, Option<i64>)> = c
+        .query(
+            "SELECT r.next_pair_index, q.allocated FROM runs r LEFT JOIN run_pairings q ON q.run_id = r.id
+             WHERE r.id = ?1 ORDER BY q.pairing",
+            params![key(run)],
+        )
         .ctx("reading a run's allocation")?;
+    let next = rows.first().ok_or(Error::RunNotFound(run))?.0;
     Ok(Allocation {
         next_pair_index: to_u64(next, "next pair index")?,
-        allocated: allocated.into_iter().map(|a| to_u64(a, "allocated pairs")).collect::<Result<_>>()?,
+        allocated: rows.iter().filter_map(|r| r.1).map(|a| to_u64(a, "allocated pairs")).collect::<Result<_>>()?,
     })
 }
 

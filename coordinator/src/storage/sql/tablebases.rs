@@ -18,12 +18,22 @@ pub(super) fn insert(c: &mut dyn Conn, run: RunId, pins: &[TablePin]) -> Result<
     Ok(())
 }
 
-/// The run's pins in set order, byte by byte (none for a run without tables).
+/// The run's pins in set order, byte by byte (none for a run without tables). Cached once the
+/// run's spec is (so the run exists, and its pins were written with it).
 pub(super) fn of_run(c: &mut dyn Conn, run: RunId) -> Result<Vec<TablePin>> {
+    let known_run = c.cache().run_spec(run).is_some();
+    if known_run && let Some(pins) = c.cache().run_tablebases(run) {
+        return Ok(pins);
+    }
     let sql = format!(
         "SELECT set_name, checksum FROM run_tablebases WHERE run_id = ?1 ORDER BY set_name{}",
         c.dialect().byte_order()
     );
     let rows: Vec<(String, i64)> = c.query(&sql, params![key(run)]).ctx("reading a run's tables")?;
-    Ok(rows.into_iter().map(|(set, checksum)| TablePin { set, checksum: from_bits(checksum) }).collect())
+    let pins: Vec<TablePin> =
+        rows.into_iter().map(|(set, checksum)| TablePin { set, checksum: from_bits(checksum) }).collect();
+    if known_run {
+        c.cache().remember_run_tablebases(run, &pins);
+    }
+    Ok(pins)
 }
