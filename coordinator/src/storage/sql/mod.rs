@@ -83,14 +83,27 @@ impl Dialect {
         }
     }
 
-    /// The statement that takes the next game id, if the database does not assign it on insert.
-    /// PostgreSQL takes it from a counter row that stays locked until commit, so that games
+    /// Stores a game (parameters: run, pair index, game in pair, opening index, worker, red,
+    /// black, start FEN, outcome, reason, moves, duration, nodes, plies, pairing), returning its id.
+    /// PostgreSQL takes the id from a counter row that stays locked until commit, so that games
     /// become visible in id order to a reader following "games above the last id" (the
-    /// exporter) across coordinators; SQLite's single writer commits in rowid order anyway.
-    fn next_game_id(self) -> Option<&'static str> {
+    /// exporter) across coordinators, in the same statement; SQLite's single writer commits in
+    /// rowid order anyway, and assigns the rowid.
+    fn insert_game(self) -> &'static str {
         match self {
-            Dialect::Sqlite => None,
-            Dialect::Postgres => Some("UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id"),
+            Dialect::Sqlite => {
+                "INSERT INTO games (run_id, pair_index, game_in_pair, opening_index, worker_id, red, black, start_fen,
+                                    outcome, reason, moves, duration_ms, nodes, plies, pairing)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id"
+            }
+            Dialect::Postgres => {
+                "WITH next AS (UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id)
+                 INSERT INTO games (id, run_id, pair_index, game_in_pair, opening_index, worker_id, red, black,
+                                    start_fen, outcome, reason, moves, duration_ms, nodes, plies, pairing)
+                 VALUES ((SELECT last_id FROM next), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                         ?15)
+                 RETURNING id"
+            }
         }
     }
 }

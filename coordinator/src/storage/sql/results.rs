@@ -13,23 +13,16 @@ use crate::storage::{GameSummary, StoredGame};
 /// take a few statements, not one each, and a connection prepares at most these five texts.
 const POSITION_BATCHES: [usize; 5] = [256, 64, 16, 4, 1];
 
-/// The game's id is the database's ([`super::Dialect::next_game_id`]). The triggers count the
+/// The game's id is the database's ([`super::Dialect::insert_game`]). The triggers count the
 /// game in the run's tallies.
 pub(super) fn insert_game(c: &mut dyn Conn, new: NewGame<'_>) -> Result<u64> {
     let game = new.report;
-    let id: Option<i64> = match c.dialect().next_game_id() {
-        Some(sql) => Some(c.query_one(sql, params![]).ctx("taking a game id")?),
-        // NULL: SQLite assigns the next rowid.
-        None => None,
-    };
     let moves = game.moves.join(" ");
+    let sql = c.dialect().insert_game();
     let game_id: i64 = c
         .query_one(
-            "INSERT INTO games (id, run_id, pair_index, game_in_pair, opening_index, worker_id, red, black,
-                                start_fen, outcome, reason, moves, duration_ms, nodes, plies, pairing)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) RETURNING id",
+            sql,
             params![
-                id,
                 key(new.run),
                 int(new.pair_index),
                 i64::from(new.game_in_pair),
