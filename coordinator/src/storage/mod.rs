@@ -1,9 +1,11 @@
 //! The coordinator's state behind one narrow, domain-shaped trait, [`Storage`]. Backends (in
-//! memory for tests, SQLite for service) offer only transactional row primitives ([`tx::Tx`]
-//! inside a [`tx::Backend`] transaction); the workflow over them (leasing, recording, expiry,
-//! run states) is written once, in [`workflow`], which implements [`Storage`] for every
-//! backend. `tests/it/storage_conformance.rs` holds both backends to the same primitives and the
-//! same behaviour.
+//! memory for tests; SQLite and PostgreSQL for service) offer only transactional row primitives
+//! ([`tx::Tx`] inside a [`tx::Backend`] transaction); the workflow over them (leasing,
+//! recording, expiry, run states, counting new pairs, registering workers) is written once, in
+//! [`workflow`], which implements [`Storage`] for every backend. The two SQL backends share one
+//! row layer, `sql/` (every primitive as SQL statements over a small connection trait); each
+//! keeps only its connections, transactions and schema. `tests/it/storage_conformance.rs` holds
+//! the three backends to the same primitives and the same behaviour.
 
 use std::num::NonZeroU64;
 
