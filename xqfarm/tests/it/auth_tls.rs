@@ -4,14 +4,11 @@
 //! and TLS files naming them.
 
 use std::io::{BufRead as _, BufReader};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use coordinator::SystemClock;
-use coordinator::farm::Farm;
 use coordinator::server::Security;
 use engine::eval::Params;
 use proto::auth::{Access, BearerToken, Role, token_file};
@@ -25,6 +22,8 @@ use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use worker::client::{WorkerConfig, run_worker};
+
+use crate::served::Served;
 
 /// A mismatch must be told well inside this; a hang would hit it.
 const PROMPT: Duration = Duration::from_secs(15);
@@ -75,40 +74,6 @@ fn new_ca() -> CertifiedIssuer<'static, KeyPair> {
     CertifiedIssuer::self_signed(params, KeyPair::generate().expect("CA key")).expect("CA")
 }
 
-struct Server {
-    addr: SocketAddr,
-    farm: Arc<Farm>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
-}
-
-impl Server {
-    async fn start(security: Security) -> Server {
-        let farm = Arc::new(
-            Farm::new(Arc::new(coordinator::MemoryStorage::new()), Arc::new(SystemClock), None).expect("farm"),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server_farm = Arc::clone(&farm);
-        let task = tokio::spawn(async move {
-            coordinator::server::serve_with(listener, server_farm, security, async {
-                let _ = stopped.await;
-            })
-            .await
-        });
-        Server { addr, farm, stop: Some(stop), task }
-    }
-
-    async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        let served = (&mut self.task).await.expect("server task");
-        assert!(served.is_ok(), "{served:?}");
-    }
-}
-
 async fn client(url: &str, ca: Option<&Path>, token: &str) -> Client {
     let channel = proto::endpoint::endpoint(url, ca).expect("endpoint").connect().await.expect("connect");
     FarmClient::with_interceptor(channel, BearerToken::new(token).expect("token"))
@@ -144,7 +109,7 @@ async fn each_role_reaches_its_rpcs_and_is_refused_the_others() {
     let user = token_file::mint(Role::User, "alice").expect("mint");
     let reader = token_file::mint(Role::ReadOnly, "dashboard").expect("mint");
     let access = Access::from_entries(vec![worker.entry.clone(), user.entry.clone(), reader.entry.clone()]);
-    let server = Server::start(Security { access, tls: None }).await;
+    let server = Served::in_memory_with(Security { access, tls: None }).await;
     let url = format!("http://{}", server.addr);
 
     let mut w = client(&url, None, &worker.token).await;
@@ -202,7 +167,8 @@ async fn each_role_reaches_its_rpcs_and_is_refused_the_others() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_worker_plays_a_run_over_tls() {
     let pki = Pki::new();
-    let server = Server::start(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
+    let server =
+        Served::in_memory_with(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
     let url = format!("https://localhost:{}", server.addr.port());
     let farm = Arc::clone(&server.farm);
     let params =
@@ -264,8 +230,9 @@ async fn a_worker_plays_a_run_over_tls() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_mismatches_fail_at_once_saying_what_to_fix() {
     let pki = Pki::new();
-    let tls = Server::start(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
-    let plain = Server::start(Security::single_token("secret")).await;
+    let tls =
+        Served::in_memory_with(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
+    let plain = Served::in_memory_with(Security::single_token("secret")).await;
     let ca = pki.path("ca.pem");
     let other_ca = pki.path("other-ca.pem");
 
@@ -445,8 +412,9 @@ fn serve_with_tls_and_a_token_file_from_the_command_line() {
 #[ignore = "a measurement, not a test"]
 async fn tls_cost() {
     let pki = Pki::new();
-    let tls = Server::start(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
-    let plain = Server::start(Security::single_token("secret")).await;
+    let tls =
+        Served::in_memory_with(Security { access: Access::single_token("secret"), tls: Some(pki.server_tls()) }).await;
+    let plain = Served::in_memory_with(Security::single_token("secret")).await;
     let ca = pki.path("ca.pem");
     let calls_each = 2_000;
     let clients = 8;

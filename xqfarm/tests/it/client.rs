@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use coordinator::farm::Farm;
+use coordinator::server::Security;
 use coordinator::{SqliteStorage, SystemClock};
 use engine::eval::Params;
 use proto::client::{ClientConfig, Code, FarmClient, RetryPolicy};
@@ -21,16 +22,17 @@ use tokio::net::TcpListener;
 use tonic::{Request, Response, Status};
 use worker::client::{WorkerConfig, run_worker};
 
+use crate::served::Served;
+
 /// How long a call or a watch may take before the test calls it hung: far past any deadline or
 /// keep-alive period here, so that a loaded machine is never mistaken for a hang.
 const HANG: Duration = Duration::from_secs(60);
 
+/// A coordinator on SQLite and Parquet in a temporary directory, served in this process.
 struct Coordinator {
+    served: Served,
     url: String,
     data: std::path::PathBuf,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    /// The server's own result: an error it ends with fails the test that stops it.
-    server: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
     _dir: tempfile::TempDir,
 }
 
@@ -40,29 +42,17 @@ impl Coordinator {
         let data = dir.path().join("data");
         let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
         let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.clone())).expect("farm"));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("addr"));
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(async move {
-            coordinator::server::serve(listener, farm, "secret", async {
-                let _ = rx.await;
-            })
-            .await
-        });
-        Coordinator { url, data, stop: Some(tx), server, _dir: dir }
+        let served = Served::start(farm, Security::single_token("secret")).await;
+        Coordinator { url: served.url.clone(), served, data, _dir: dir }
     }
 
     /// Ends the server at once: a graceful stop would wait for the streams of a frozen client.
     fn abort(self) {
-        self.server.abort();
+        self.served.abort();
     }
 
-    async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        let served = (&mut self.server).await.expect("the server task ends without a panic");
-        served.expect("the coordinator serves until it is stopped, without an error");
+    async fn stop(self) {
+        self.served.stop().await;
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coordinator::farm::Farm;
+use coordinator::server::Security;
 use coordinator::{SqliteStorage, SystemClock};
 use engine::eval::Params;
 use proto::domain::{
@@ -14,22 +15,16 @@ use proto::domain::{
 };
 use worker::client::{WorkerConfig, run_worker};
 
+use crate::served::Served;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_workers_play_a_fixed_games_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
     let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
     let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.clone())).expect("farm"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server_farm = Arc::clone(&farm);
-    let server = tokio::spawn(async move {
-        coordinator::server::serve(listener, server_farm, "secret", async {
-            let _ = stop_rx.await;
-        })
-        .await
-    });
+    let server = Served::start(Arc::clone(&farm), Security::single_token("secret")).await;
+    let url = server.url.clone();
 
     let a = farm
         .add_variant(&VariantSpec {
@@ -108,8 +103,7 @@ async fn two_workers_play_a_fixed_games_run() {
     for w in &workers {
         w.abort();
     }
-    let _ = stop_tx.send(());
-    let _ = server.await;
+    server.stop().await;
 
     assert_eq!(status.run.state, RunState::Completed);
     let counts = status.live[0].counts;
@@ -138,18 +132,8 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     use proto::pb::farm_client::FarmClient;
     use tonic::Code;
 
-    let farm =
-        Arc::new(Farm::new(Arc::new(coordinator::MemoryStorage::new()), Arc::new(SystemClock), None).expect("farm"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server_farm = Arc::clone(&farm);
-    let server = tokio::spawn(async move {
-        coordinator::server::serve(listener, server_farm, "right", async {
-            let _ = stop_rx.await;
-        })
-        .await
-    });
+    let server = Served::in_memory("right").await;
+    let (farm, url) = (Arc::clone(&server.farm), server.url.clone());
     let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect().await.expect("connect");
     let list = || pb::ListRunsRequest { protocol_version: proto::PROTOCOL_VERSION, active_only: false, limit: 0 };
 
@@ -190,6 +174,5 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
 
     // Nothing was stored by the refused calls.
     assert!(farm.list_runs(&proto::domain::RunFilter::default()).expect("runs").is_empty());
-    let _ = stop_tx.send(());
-    let _ = server.await;
+    server.stop().await;
 }

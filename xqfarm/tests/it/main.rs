@@ -17,6 +17,7 @@ mod postgres_farm;
 #[path = "../../../coordinator/tests/it/postgres_support.rs"]
 mod postgres_support;
 mod referee_grpc;
+mod served;
 mod sprt_cli;
 mod spsa_cli;
 mod tb_cli;

@@ -4,8 +4,6 @@
 
 use std::sync::Arc;
 
-use coordinator::farm::Farm;
-use coordinator::{MemoryStorage, SystemClock};
 use engine::eval::Params;
 use proto::domain::{
     Adjudication, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport, RunKind, RunSpec,
@@ -16,23 +14,16 @@ use proto::pb::farm_client::FarmClient;
 use tonic::Code;
 use worker::player::{Player, RandomMover};
 
+use crate::served::Served;
+
 fn random_player(v: &Variant) -> worker::Result<Box<dyn Player>> {
     Ok(Box::new(RandomMover::new(v.spec.name.clone(), v.spec.name.len() as u64).with_score(None)))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lies_over_grpc_are_refused_and_honest_games_counted() {
-    let farm = Arc::new(Farm::new(Arc::new(MemoryStorage::new()), Arc::new(SystemClock), None).expect("farm"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server_farm = Arc::clone(&farm);
-    let server = tokio::spawn(async move {
-        coordinator::server::serve(listener, server_farm, "t", async {
-            let _ = stop_rx.await;
-        })
-        .await
-    });
+    let server = Served::in_memory("t").await;
+    let (farm, url) = (Arc::clone(&server.farm), server.url.clone());
     let variant = |name: &str, params: Params| VariantSpec {
         name: name.into(),
         kind: VariantKind::Params { toml: params.to_toml() },
@@ -109,6 +100,5 @@ async fn lies_over_grpc_are_refused_and_honest_games_counted() {
     let ack = c.submit(request(pairs)).await.expect("honest games").into_inner();
     assert_eq!(ack.ack.expect("ack").recorded_pairs, 1);
     assert_eq!(farm.get_run(run.id).expect("run").run.stats[0].games(), 2);
-    let _ = stop_tx.send(());
-    let _ = server.await;
+    server.stop().await;
 }
