@@ -412,7 +412,7 @@ pub fn heartbeat(tx: &mut dyn Tx, worker: WorkerId, lease: LeaseId, now_ms: u64)
 
 /// Stops, resumes or records a verdict, if [`check_state_change`] allows it.
 pub fn set_run_state(tx: &mut dyn Tx, id: RunId, state: RunState) -> Result<Run> {
-    let mut run = tx.run(id)?;
+    let mut run = checked_run(tx, id)?;
     check_state_change(&run, &state)?;
     tx.set_run_state(id, &state)?;
     run.state = state;
@@ -438,7 +438,17 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, tablebases: &[TablePin], now_
     }
     // A tournament's first round is drawn with it.
     direct_tournament(tx, id, spec)?;
-    tx.run(id)
+    checked_run(tx, id)
+}
+
+/// A run, checked: one statistics row per pairing its spec makes (a tournament adds its matches'
+/// pairings as it goes).
+fn checked_run(tx: &mut dyn Tx, id: RunId) -> Result<Run> {
+    let run = tx.run(id)?;
+    if !matches!(run.spec.kind, RunKind::Tournament(_)) && run.stats.len() != scheduler::pairings(&run.spec).len() {
+        return Err(Error::Corrupt(format!("run {id} has {} pairings stored", run.stats.len())));
+    }
+    Ok(run)
 }
 
 /// Creates a lease's new pairs and counts them in the run's allocation: one more for each
@@ -521,11 +531,11 @@ impl<B: Backend> Storage for B {
     }
 
     fn get_run(&self, id: RunId) -> Result<Run> {
-        self.read("reading a run", move |tx| tx.run(id))
+        self.read("reading a run", move |tx| checked_run(tx, id))
     }
 
     fn list_runs(&self) -> Result<Vec<Run>> {
-        self.read("listing runs", |tx| tx.run_ids()?.into_iter().map(|id| tx.run(id)).collect())
+        self.read("listing runs", |tx| tx.run_ids()?.into_iter().map(|id| checked_run(tx, id)).collect())
     }
 
     fn set_run_state(&self, id: RunId, state: RunState) -> Result<Run> {

@@ -1495,17 +1495,22 @@ fn sqlite_refuses_other_schema_versions() {
 fn sqlite_reports_malformed_content_as_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("farm.db");
-    let (run, variant) = {
+    let (run, variant, lost) = {
         let s = SqliteStorage::open(&path).expect("open");
         let run = games_run(&s, 2, 0);
-        (run, s.get_run(run).expect("run").spec.variants[0].clone())
+        (run, s.get_run(run).expect("run").spec.variants[0].clone(), games_run(&s, 2, 0))
     };
     let conn = rusqlite::Connection::open(&path).expect("raw open");
     conn.execute("UPDATE runs SET tc_value = -5 WHERE id = ?1", [run.get() as i64]).expect("damage run");
     conn.execute("UPDATE variants SET spec = '3:abc,' WHERE id = ?1", [variant.as_str()]).expect("damage variant");
+    conn.execute("DELETE FROM run_pairings WHERE run_id = ?1", [lost.get() as i64]).expect("lose a pairing");
     drop(conn);
     let s = SqliteStorage::open(&path).expect("open");
     assert!(matches!(s.get_run(run), Err(Error::Corrupt(_))));
+    assert!(
+        matches!(s.get_run(lost), Err(Error::Corrupt(e)) if e.contains("0 pairings stored")),
+        "a run without the statistics row of its pairing"
+    );
     assert!(matches!(s.list_runs(), Err(Error::Corrupt(_))));
     assert!(matches!(s.get_variant(&variant), Err(Error::Corrupt(_))));
 }
