@@ -1,10 +1,12 @@
 //! The JSON shapes of the farm API, built from the farm's domain types by pure functions (the
-//! Runs page, the Run page's headline and the event stream share [`RunRow`]).
+//! Runs page, the Run page's headline and the event stream share [`RunRow`]; the Run page's spec
+//! panel shows [`spec_json`]).
 
 use std::collections::HashMap;
 
-use proto::domain::{RunStatus, Variant, VariantId};
+use proto::domain::{Adjudication, RunKind, RunStatus, Variant, VariantId};
 use serde::Serialize;
+use serde_json::{Value, json};
 
 /// A variant as pages name it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -113,6 +115,57 @@ pub fn run_row(status: &RunStatus, mut name: impl FnMut(&VariantId) -> String) -
     }
 }
 
+/// The spec as the run page shows it: every field as JSON (numbers, strings, named objects),
+/// never Rust `Debug` text.
+pub fn spec_json(status: &RunStatus) -> Value {
+    let spec = &status.run.spec;
+    let mut v = json!({
+        "name": spec.name,
+        "kind": spec.kind.name().as_str(),
+        "variants": spec.variants.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        "tc": spec.tc.to_string(),
+        "openings": spec.openings.get(),
+        "sample_every": spec.sample_every,
+        "bench_signature": spec.bench_signature,
+        "adjudication": adjudication_json(&spec.adjudication),
+    });
+    match &spec.kind {
+        RunKind::Sprt(s) => {
+            v["sprt"] =
+                json!({ "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta, "model": s.model.as_str() });
+        }
+        RunKind::Games { pairs } => v["pairs"] = json!(pairs),
+        RunKind::Gauntlet { pairs_per_opponent } => v["pairs_per_opponent"] = json!(pairs_per_opponent),
+        RunKind::RoundRobin { pairs_per_pairing } => v["pairs_per_pairing"] = json!(pairs_per_pairing),
+        RunKind::Spsa(s) => {
+            v["pairs"] = json!(s.pairs);
+            v["spsa"] = status
+                .spsa
+                .iter()
+                .map(|p| {
+                    json!({ "name": p.name, "start": p.start, "value": p.value, "min": p.min, "max": p.max,
+                            "integer": p.integer })
+                })
+                .collect();
+        }
+        RunKind::Tournament(t) => {
+            v["tournament"] = json!({
+                "format": t.format.as_str(), "rounds": t.rounds, "pairs_per_match": t.pairs_per_match,
+                "tiebreaks": t.tiebreaks.iter().map(|b| b.as_str()).collect::<Vec<_>>(),
+                "extra_pairs": t.extra_pairs, "seed": t.seed,
+            });
+        }
+    }
+    v
+}
+
+/// The adjudication rules by name (proto's domain types carry no serde).
+fn adjudication_json(a: &Adjudication) -> Value {
+    let Adjudication { resign_score, resign_moves, draw_score, draw_moves, draw_after_move } = *a;
+    json!({ "resign_score": resign_score, "resign_moves": resign_moves, "draw_score": draw_score,
+            "draw_moves": draw_moves, "draw_after_move": draw_after_move })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +219,34 @@ mod tests {
         assert_eq!(row.verdict, Some("accepted"));
         let json = serde_json::to_string(&row).expect("serializes");
         assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
+    }
+    /// Every string in `v`, at any depth.
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
+            Value::Object(fields) => fields.values().for_each(|f| strings(f, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_spec_is_json_fields_never_debug_text() {
+        for kind in [RunKind::Sprt(SprtSettings::default()), RunKind::Games { pairs: 50 }] {
+            let spec = spec_json(&status(kind, [0, 1, 3, 3, 1], RunState::Active));
+            let adjudication = &spec["adjudication"];
+            assert!(adjudication.is_object(), "{spec}");
+            let rules = Adjudication::default();
+            assert_eq!(adjudication["resign_score"], rules.resign_score);
+            assert_eq!(adjudication["resign_moves"], rules.resign_moves);
+            assert_eq!(adjudication["draw_score"], rules.draw_score);
+            assert_eq!(adjudication["draw_moves"], rules.draw_moves);
+            assert_eq!(adjudication["draw_after_move"], rules.draw_after_move);
+            let mut texts = Vec::new();
+            strings(&spec, &mut texts);
+            for text in texts {
+                assert!(!text.contains("{ ") && !text.contains('('), "Debug text `{text}` in {spec}");
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::histogram::{length_bins, llr_history};
-use super::rows::{RunRow, run_row};
+use super::rows::{RunRow, run_row, spec_json};
 use super::{Paging, blocking, parse_id};
 use crate::auth::{Reader, Writer};
 use crate::error::{ApiError, ApiResult};
@@ -74,49 +74,6 @@ async fn list(
 
 fn run_id(text: &str) -> ApiResult<RunId> {
     parse_id("run", text)
-}
-
-/// The spec as the page shows it.
-fn spec_json(status: &RunStatus) -> Value {
-    let spec = &status.run.spec;
-    let mut v = json!({
-        "name": spec.name,
-        "kind": spec.kind.name().as_str(),
-        "variants": spec.variants.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
-        "tc": spec.tc.to_string(),
-        "openings": spec.openings.get(),
-        "sample_every": spec.sample_every,
-        "bench_signature": spec.bench_signature,
-        "adjudication": format!("{:?}", spec.adjudication),
-    });
-    match &spec.kind {
-        RunKind::Sprt(s) => {
-            v["sprt"] =
-                json!({ "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta, "model": s.model.as_str() });
-        }
-        RunKind::Games { pairs } => v["pairs"] = json!(pairs),
-        RunKind::Gauntlet { pairs_per_opponent } => v["pairs_per_opponent"] = json!(pairs_per_opponent),
-        RunKind::RoundRobin { pairs_per_pairing } => v["pairs_per_pairing"] = json!(pairs_per_pairing),
-        RunKind::Spsa(s) => {
-            v["pairs"] = json!(s.pairs);
-            v["spsa"] = status
-                .spsa
-                .iter()
-                .map(|p| {
-                    json!({ "name": p.name, "start": p.start, "value": p.value, "min": p.min, "max": p.max,
-                            "integer": p.integer })
-                })
-                .collect();
-        }
-        RunKind::Tournament(t) => {
-            v["tournament"] = json!({
-                "format": t.format.as_str(), "rounds": t.rounds, "pairs_per_match": t.pairs_per_match,
-                "tiebreaks": t.tiebreaks.iter().map(|b| b.as_str()).collect::<Vec<_>>(),
-                "extra_pairs": t.extra_pairs, "seed": t.seed,
-            });
-        }
-    }
-    v
 }
 
 /// The most points of one parameter's path the run page draws.

@@ -229,6 +229,10 @@ async fn a_run_page_has_its_aggregates_llr_path_and_workers() {
     assert_eq!(llr[3][0], 6.0);
     assert_eq!(llr[3][1], v["run"]["llr"]);
     assert_eq!(v["spec"]["sprt"]["elo1"], 5.0);
+    // The spec panel shows named JSON fields, not Rust `Debug` text.
+    let rules = Adjudication::default();
+    assert_eq!(v["spec"]["adjudication"]["resign_score"], rules.resign_score, "{}", v["spec"]);
+    assert_eq!(v["spec"]["adjudication"]["draw_after_move"], rules.draw_after_move, "{}", v["spec"]);
     json(&s, get("/api/runs/999", Some(READER)), StatusCode::NOT_FOUND).await;
     let bad = json(&s, get("/api/runs/abc", Some(READER)), StatusCode::BAD_REQUEST).await;
     assert!(bad["error"].as_str().expect("message").contains("abc"), "{bad}");
