@@ -75,7 +75,7 @@ export async function render(app, { params, me }) {
   const workers = h('table', { class: 'data', id: 'run-workers', 'data-testid': 'run-workers' },
     h('thead', {}, h('tr', {}, ['Worker', 'Pairs', 'Pentanomial', 'χ² residual', 'Last seen'].map((t) => h('th', {}, t)))),
     h('tbody', {}, (detail.workers || []).map((w) => h('tr', {},
-      h('td', {}, w.name), h('td', { class: 'num' }, w.pairs), h('td', { class: 'num' }, `[${(w.pentanomial || []).join(', ')}]`),
+      h('td', { class: 'name' }, w.name), h('td', { class: 'num' }, w.pairs), h('td', { class: 'num wrap' }, `[${(w.pentanomial || []).join(', ')}]`),
       h('td', { class: 'num' }, fmt(w.chi2_residual, 2)), h('td', { class: 'num' }, ago(w.last_seen_ms))))));
 
   const terms = h('table', { class: 'data', id: 'run-terminations', 'data-testid': 'run-terminations' },
