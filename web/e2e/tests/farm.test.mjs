@@ -75,6 +75,43 @@ test('run page: numbers, LLR chart with its bounds, workers, terminations, lengt
   assert.deepEqual(page.errors, []);
 });
 
+test('run page at 1400 px: the workers panel holds every column; the LLR chart only for an SPRT', async () => {
+  page.errors.length = 0;
+  await page.setViewportSize({ width: 1400, height: 900 });
+  try {
+    await open(page, `${farm.url}/runs/${farm.runId}`);
+    await page.waitForSelector('[data-testid=run-workers] tbody tr');
+    // Every row's last cell ("Last seen") ends inside the panel and shows its whole text.
+    const fit = await page.$eval('[data-testid=run-workers]', (table) => {
+      const panel = table.closest('.panel').getBoundingClientRect();
+      const last = [...table.querySelectorAll('tr > :last-child')].map((c) => ({
+        text: c.textContent, right: c.getBoundingClientRect().right, clipped: c.scrollWidth > c.clientWidth,
+      }));
+      return { panelRight: panel.right, tableRight: table.getBoundingClientRect().right, last };
+    });
+    assert.equal(fit.last[0].text, 'Last seen');
+    assert.ok(fit.tableRight <= fit.panelRight, `the table ends at ${fit.tableRight}, past its panel at ${fit.panelRight}`);
+    for (const c of fit.last) {
+      assert.ok(c.right <= fit.panelRight, `"${c.text}" ends at ${c.right}, past its panel at ${fit.panelRight}`);
+      assert.ok(!c.clipped, `"${c.text}" is cut off`);
+    }
+    assert.equal(await page.locator('[data-testid=llr-chart]').count(), 1, 'an SPRT draws its LLR chart');
+    await screenshot(page, 'run-1400');
+
+    // A games run has no SPRT: no LLR chart, not even an empty one.
+    const games = await farm.createRun({ kind: 'games', pairs: 20, name: 'fixed games' });
+    await open(page, `${farm.url}/runs/${games}`);
+    assert.equal((await api(farm.url, `/api/runs/${games}`)).run.kind, 'games');
+    assert.equal(await page.locator('[data-testid=llr-chart]').count(), 0, 'no LLR chart for a games run');
+    assert.match(await page.textContent('[data-testid=run-spec]'), /"resign_score": \d+/);
+    await screenshot(page, 'run-games-1400');
+    await api(farm.url, `/api/runs/${games}/stop`, { method: 'POST' });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+});
+
 test('workers page lists the worker', async () => {
   page.errors.length = 0;
   await open(page, `${farm.url}/workers`);

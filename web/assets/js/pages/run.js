@@ -1,4 +1,4 @@
-// /runs/{id}: a run's numbers (updated in place from the SSE stream), its LLR chart, workers,
+// /runs/{id}: a run's numbers (updated in place from the SSE stream), its LLR chart (an SPRT's), workers,
 // terminations, game lengths, spec, the stop button, PGN downloads and a paged games list.
 
 import { get, post, showError, showMessage } from '../api.js';
@@ -69,8 +69,9 @@ export async function render(app, { params, me }) {
     toolbar.append(h('a', { href: `/api/runs/${run.id}/pgn?notation=${n}`, download: `run-${run.id}-${n}.pgn`, 'data-testid': `pgn-${n}` }, n), ' ');
   }
 
-  const bounds = run.bounds || [];
-  const llrChart = lineChart(detail.llr_history || [], { bounds, testid: 'llr-chart', yLabel: 'LLR', xLabel: 'games' });
+  // Only an SPRT has an LLR: any other kind would draw an empty chart.
+  const llrPanel = run.kind === 'sprt' ? h('section', { class: 'panel' }, h('h2', {}, 'LLR by games'),
+    lineChart(detail.llr_history || [], { bounds: run.bounds || [], testid: 'llr-chart', yLabel: 'LLR', xLabel: 'games' })) : null;
 
   const workers = h('table', { class: 'data', id: 'run-workers', 'data-testid': 'run-workers' },
     h('thead', {}, h('tr', {}, ['Worker', 'Pairs', 'Pentanomial', 'χ² residual', 'Last seen'].map((t) => h('th', {}, t)))),
@@ -142,7 +143,7 @@ export async function render(app, { params, me }) {
     ...(tournament ? [tournament] : []),
     h('div', { class: 'grid2' },
       h('section', { class: 'panel' }, h('h2', {}, 'Result'), stats),
-      ...(tournament ? [] : [h('section', { class: 'panel' }, h('h2', {}, 'LLR by games'), llrChart)]),
+      ...(llrPanel ? [llrPanel] : []),
       h('section', { class: 'panel' }, h('h2', {}, 'Workers'), workers),
       h('section', { class: 'panel' }, h('h2', {}, 'Terminations'), terms),
       h('section', { class: 'panel' }, h('h2', {}, 'Game lengths'), lengths),
