@@ -75,7 +75,6 @@ pub mod farm;
 pub mod grpc;
 pub mod metrics;
 pub mod referee;
-pub mod report;
 pub mod rpc_metrics;
 pub mod run_openings;
 pub mod scheduler;

@@ -2,7 +2,7 @@
 //! replayed with the engine's rules against the lease it answers. Pure: no storage, no clock.
 //!
 //! Checked for each game (`proto/README.md`, "The referee", says the same to workers):
-//! - the players are the task's, in its colours, and the texts are bounded ([`crate::report`]);
+//! - the players are the task's, in its colours, and the texts are bounded ([`report`]);
 //! - it starts from the leased opening's position (after the opening's moves);
 //! - every move is legal, and no move follows a position where the rules, the adjudication
 //!   rules or the clock had already ended the game;
@@ -22,6 +22,7 @@
 
 mod ending;
 mod replay;
+pub mod report;
 
 #[cfg(test)]
 mod tests;
@@ -34,7 +35,6 @@ use engine::tablebase::Tablebases;
 use proto::domain::{PairReport, PairTask};
 
 use crate::error::{Error, Result};
-use crate::report;
 use crate::storage::LeaseTerms;
 
 pub use replay::Lie;

@@ -23,10 +23,10 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, Pairing};
+use crate::spec;
 use crate::spsa::{self, HistoryPoint};
 use crate::tc_scale;
 use crate::tournament::director::{self, Advance, Played, Stage, Tournament};
-use crate::{report, spec};
 
 /// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
 /// picks among those it may play (bench signature, engines): pooled pairs first, then new ones.
@@ -365,7 +365,7 @@ fn record_pair(
         tx.set_lease_pair_status(lease, index, LeasePairStatus::Finished)?;
     }
     let mut delta = PairingStats::default();
-    report::tally(&mut delta, report);
+    delta.add_pair(report.outcomes());
     tx.add_stats(run, pairing, &delta)?;
     for (game_in_pair, game) in (0u8..).zip(report.games.iter()) {
         tx.insert_game(NewGame { run, pair_index: index, game_in_pair, opening_index, pairing, worker, report: game })?;

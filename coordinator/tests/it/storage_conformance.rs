@@ -1137,7 +1137,7 @@ fn stats_equal_the_sum_of_recorded_pairs(s: &dyn Storage) {
             let p = scheduler::pairings(&spec)[task.pairing as usize];
             assert_eq!(task.variants, [v[p.a].clone(), v[p.b].clone()]);
             let report = play(task);
-            coordinator::report::tally(&mut expected[task.pairing as usize], &report);
+            expected[task.pairing as usize].add_pair(report.outcomes());
             played.push((task.clone(), report));
         }
         s.record_results(w, lease.id, seq, &play_all(&lease), false, seq).expect("record");

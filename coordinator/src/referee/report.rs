@@ -1,7 +1,6 @@
-//! The shape of a reported pair (its players and bounded texts, the referee's first step) and
-//! adding it to the statistics.
+//! The shape of a reported pair (its players and bounded texts): the referee's first step.
 
-use proto::domain::{GameReport, LeaseId, PairReport, PairingStats, VariantId};
+use proto::domain::{GameReport, LeaseId, PairReport, VariantId};
 
 use crate::error::{Error, Result};
 
@@ -75,15 +74,10 @@ pub fn check_pair(lease: LeaseId, report: &PairReport, variants: &[VariantId; 2]
     Ok(())
 }
 
-/// Adds a pair to its pairing's statistics, from the side of the task's `variants[0]`.
-pub fn tally(stats: &mut PairingStats, report: &PairReport) {
-    stats.add_pair(report.outcomes());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proto::domain::GameOutcome;
+    use proto::domain::{GameOutcome, PairingStats};
 
     fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
         GameReport {
@@ -105,13 +99,15 @@ mod tests {
         PairReport { pair_index: 3, games: [game("a", "b", o0), game("b", "a", o1)] }
     }
 
+    /// The farm tallies a checked pair with `PairingStats::add_pair`, from the side of the
+    /// task's `variants[0]`.
     #[test]
     fn tallies_are_from_the_first_variants_side() {
         use GameOutcome::*;
         let mut stats = PairingStats::default();
-        tally(&mut stats, &pair(RedWins, BlackWins)); // a wins both: 4 half points
-        tally(&mut stats, &pair(RedWins, RedWins)); // one each: 2
-        tally(&mut stats, &pair(Draw, RedWins)); // a draws and loses: 1
+        stats.add_pair(pair(RedWins, BlackWins).outcomes()); // a wins both: 4 half points
+        stats.add_pair(pair(RedWins, RedWins).outcomes()); // one each: 2
+        stats.add_pair(pair(Draw, RedWins).outcomes()); // a draws and loses: 1
         assert_eq!(stats.pentanomial, [0, 1, 1, 0, 1]);
         assert_eq!((stats.wins, stats.draws, stats.losses), (3, 1, 2));
     }
