@@ -1,11 +1,10 @@
-//! The coordinator's behaviour, free of gRPC: leases and results, SPRT verdicts, the
-//! Parquet export and live statistics, over a `Storage` and a `Clock`. The gRPC handlers in
-//! `grpc.rs` only convert and call these methods.
+//! The coordinator's behaviour, free of gRPC: leases and results, SPRT verdicts and live
+//! statistics, over a `Storage` and a `Clock`, with the Parquet export as its own role
+//! ([`crate::exporter`]). The gRPC handlers in `grpc.rs` only convert and call these methods.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
@@ -16,54 +15,33 @@ use proto::domain::{
 };
 use tokio::sync::watch;
 
+use crate::changes::Changes;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
+use crate::exporter::{self, Exporter, run_games};
+pub use crate::exporter::{ExportProgress, SPSA_EXPORT_EVERY_MS};
 use crate::metrics::{self, FarmGauges, Metrics};
-use crate::parquet::{self as pq, CompactionPolicy};
 use crate::referee;
-use crate::run_openings::RunOpenings;
+use crate::request_keys::RequestKeys;
 use crate::storage::Storage;
 use crate::storage::feed::Change;
 use crate::tc_scale;
 
 /// How long a worker with no work waits before asking again.
 pub const NO_WORK_RETRY_MS: u64 = 1_000;
-/// Games exported per Parquet segment at most.
-const EXPORT_BATCH: usize = 5_000;
-/// CreateRun request keys remembered (the oldest is forgotten first).
-const REQUEST_KEYS_KEPT: usize = 4_096;
-/// The longest CreateRun request key.
-const REQUEST_KEY_MAX: usize = 128;
-
-/// How many games of each run are in Parquet ("exported up to game N"), published by the
-/// exporter. A run absent from the map has none.
-pub type ExportProgress = BTreeMap<RunId, u64>;
-
 pub struct Farm {
     storage: Arc<dyn Storage>,
     clock: Arc<dyn Clock>,
-    data_dir: Option<PathBuf>,
     /// Bumped after every change a watcher may care about, here or (announced through the
     /// store) by another coordinator on the same database.
-    changes: Arc<watch::Sender<u64>>,
-    /// Exports of one run must not interleave (segment ranges, compaction).
-    export_lock: Mutex<()>,
+    changes: Changes,
+    /// The Parquet export: this coordinator's writer, or its follower of another's progress.
+    exporter: Arc<Exporter>,
     /// Whether each run seen so far is an SPRT (a run's kind never changes).
     sprt_runs: Mutex<HashMap<RunId, bool>>,
-    /// The `runs` table as last written, so an unchanged table is not rewritten every pass.
-    runs_written: Mutex<Vec<pq::RunRow>>,
-    /// Each SPSA run's history as last written: its number of points and when.
-    spsa_written: Mutex<HashMap<RunId, (usize, u64)>>,
-    /// Games of each run in Parquet; every export that adds some publishes the new counts.
-    exported: Arc<watch::Sender<ExportProgress>>,
-    /// Whether this coordinator held the exporter's role at its last export: only the store's
-    /// exporter writes Parquet ([`Storage::exporter`]); one that takes the role over first
-    /// adopts what the previous exporter left.
-    exporting: AtomicBool,
-    /// The runs CreateRun made for recent request keys, oldest first: a retried CreateRun
-    /// gets the run its first attempt made. Held while a keyed run is created, so two
-    /// attempts in flight at once cannot both create one.
-    created: Mutex<VecDeque<(String, RunId)>>,
+    /// The runs CreateRun made for recent request keys: a retried CreateRun gets the run its
+    /// first attempt made.
+    created: RequestKeys,
     /// The bench speed (nodes per second) the runs' time controls are meant for: a worker
     /// measured at another speed gets its move times and clocks scaled ([`crate::tc_scale`]).
     /// `None`: every worker plays the runs' time controls as they are.
@@ -75,12 +53,9 @@ pub struct Farm {
     metrics: Arc<Metrics>,
 }
 
-/// How often an active SPSA run's history file is rewritten at most.
-pub const SPSA_EXPORT_EVERY_MS: u64 = 10_000;
-
 impl std::fmt::Debug for Farm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Farm").field("data_dir", &self.data_dir).finish_non_exhaustive()
+        f.debug_struct("Farm").field("data_dir", &self.exporter.data_dir()).finish_non_exhaustive()
     }
 }
 
@@ -88,20 +63,15 @@ impl Farm {
     /// A farm over `storage`; with a data directory, Parquet parts left by a crash are
     /// repaired or adopted and anything recorded but not yet exported is exported now.
     pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, data_dir: Option<PathBuf>) -> Result<Farm> {
-        let changes = Arc::new(watch::channel(0).0);
-        let exported = Arc::new(watch::channel(ExportProgress::new()).0);
+        let changes = Changes::new(Arc::clone(&storage));
+        let exporter = Arc::new(Exporter::new(Arc::clone(&storage), Arc::clone(&clock), data_dir, changes.clone()));
         let farm = Farm {
             storage,
             clock,
-            data_dir,
             changes,
-            export_lock: Mutex::new(()),
+            exporter,
             sprt_runs: Mutex::new(HashMap::new()),
-            runs_written: Mutex::new(Vec::new()),
-            spsa_written: Mutex::new(HashMap::new()),
-            exported,
-            exporting: AtomicBool::new(false),
-            created: Mutex::new(VecDeque::new()),
+            created: RequestKeys::default(),
             reference_nps: None,
             tables: None,
             metrics: Arc::new(Metrics::default()),
@@ -112,70 +82,17 @@ impl Farm {
             farm.check_sprt(&run)?;
         }
         // Other coordinators on the same database: their changes wake this one's watchers, and
-        // the exporter's counts are everyone's.
-        let (changes, exported) = (Arc::clone(&farm.changes), Arc::clone(&farm.exported));
+        // the exporter's counts are everyone's. (The listener holds no `Storage`: the store
+        // keeps it.)
+        let (wake, exported) = (farm.changes.waker(), Arc::clone(farm.exporter.progress()));
         farm.storage.listen(Arc::new(move |change| {
             if let Change::Exported { run, games } = change {
-                exported.send_modify(|progress| {
-                    let count = progress.entry(run).or_insert(0);
-                    *count = games.max(*count);
-                });
+                exporter::adopt_announced(&exported, run, games);
             }
-            changes.send_modify(|v| *v += 1);
+            wake();
         }))?;
-        if farm.data_dir.is_some() {
-            if farm.storage.exporter()? {
-                farm.take_export_role()?;
-            } else {
-                farm.follow_exports()?;
-            }
-        }
+        farm.exporter.start()?;
         Ok(farm)
-    }
-
-    /// Becomes the exporter: Parquet parts left by a crash (of this coordinator, or of the
-    /// exporter before it) are repaired or adopted, and everything recorded is exported.
-    fn take_export_role(&self) -> Result<()> {
-        let Some(dir) = &self.data_dir else {
-            return Ok(());
-        };
-        self.exporting.store(true, Ordering::SeqCst);
-        std::fs::create_dir_all(dir).map_err(|e| Error::Export(format!("creating {}: {e}", dir.display())))?;
-        for run in self.storage.list_runs()? {
-            // Files an older version wrote, upgraded before `recover` judges them.
-            let mut lines = RunOpenings::of_run(self.storage.as_ref(), &run)?;
-            pq::migrate_games(dir, run.id, |index| lines.get(index).cloned())
-                .map_err(|e| Error::Export(e.to_string()))?;
-            let done = self.storage.exported_up_to(run.id)?;
-            let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
-            if adopted > done {
-                self.storage.mark_exported(run.id, adopted)?;
-            }
-            self.export(run.id)?;
-            // Everything recorded is exported now: the run's Parquet holds all its games.
-            let games = run_games(&self.storage.get_run(run.id)?);
-            self.exported.send_modify(|progress| {
-                progress.insert(run.id, games);
-            });
-            self.storage.announce(Change::Exported { run: run.id, games });
-        }
-        // The `runs` table in today's vocabulary, even if an older version wrote it.
-        self.export_runs(&self.storage.list_runs()?)
-    }
-
-    /// Another coordinator exports: the runs it has exported completely count as such until
-    /// it announces more.
-    fn follow_exports(&self) -> Result<()> {
-        for run in self.storage.list_runs()? {
-            let done = self.storage.exported_up_to(run.id)?;
-            if self.storage.games_since(run.id, done, 1)?.is_empty() {
-                let games = run_games(&run);
-                self.exported.send_modify(|progress| {
-                    progress.insert(run.id, games);
-                });
-            }
-        }
-        Ok(())
     }
 
     /// The farm with a reference speed: from now on, leases scale move times and clocks to each
@@ -211,15 +128,19 @@ impl Farm {
     }
 
     fn notify(&self) {
-        self.changes.send_modify(|v| *v += 1);
-        self.storage.announce(Change::Runs);
+        self.changes.notify();
+    }
+
+    /// The Parquet exporter's role of this coordinator (the server runs its tick).
+    pub fn exporter(&self) -> &Arc<Exporter> {
+        &self.exporter
     }
 
     /// A receiver of the export progress: how many games of each run are in Parquet. It
     /// changes whenever an export adds games (WatchRun streams also wake on it, through
     /// [`Farm::subscribe`]).
     pub fn subscribe_exported(&self) -> watch::Receiver<ExportProgress> {
-        self.exported.subscribe()
+        self.exporter.subscribe()
     }
 
     /// What the coordinator counts as it runs: the RPC wrapper ([`crate::rpc_metrics`]) adds
@@ -232,10 +153,10 @@ impl Farm {
     /// transaction times, and the load read now (leases, pending pairs, games, export lag).
     pub fn metrics_text(&self) -> Result<String> {
         let load = self.storage.farm_load()?;
-        let export_lag_games = match self.data_dir {
-            Some(_) => load.games_by_run.iter().map(|&(run, g)| g.saturating_sub(self.exported_games(run))).sum(),
+        let export_lag_games = match self.exporter.has_data_dir() {
+            true => load.games_by_run.iter().map(|&(run, g)| g.saturating_sub(self.exported_games(run))).sum(),
             // Nothing is exported without a data directory.
-            None => 0,
+            false => 0,
         };
         let gauges = FarmGauges {
             active_leases: load.active_leases,
@@ -249,14 +170,14 @@ impl Farm {
 
     /// Games of `run` in Parquet (0 without a data directory).
     pub fn exported_games(&self, run: RunId) -> u64 {
-        self.exported.borrow().get(&run).copied().unwrap_or(0)
+        self.exporter.exported_games(run)
     }
 
     /// Whether a watcher of this status has seen the last of the run: it is over, and (with a
     /// data directory) every recorded game is in Parquet.
     pub fn watch_is_over(&self, status: &RunStatus) -> bool {
         status.run.state != RunState::Active
-            && (self.data_dir.is_none() || status.exported_games >= run_games(&status.run))
+            && (!self.exporter.has_data_dir() || status.exported_games >= run_games(&status.run))
     }
 
     /// The run's status with its live statistics and export progress.
@@ -373,7 +294,7 @@ impl Farm {
 
     /// New results for `run`: an SPRT run may stop. Only that run's statistics changed, so
     /// only it is looked at, and only if it is an SPRT. (Parquet export runs apart from the
-    /// request path: see `export_all`.)
+    /// request path: see [`crate::exporter`].)
     fn after_results(&self, run: RunId) -> Result<()> {
         if self.is_sprt(run)? {
             self.check_sprt(&self.storage.get_run(run)?)?;
@@ -415,124 +336,14 @@ impl Farm {
         Ok(())
     }
 
-    /// Exports every run's recorded games not yet in Parquet. The server calls this about
-    /// once a second and at shutdown, so submissions never wait for file writes.
+    /// Exports every run's recorded games not yet in Parquet ([`Exporter::export_all`]).
     pub fn export_all(&self) -> Result<()> {
-        if self.data_dir.is_none() {
-            return Ok(());
-        }
-        if !self.storage.exporter()? {
-            self.exporting.store(false, Ordering::SeqCst);
-            return Ok(());
-        }
-        if !self.exporting.load(Ordering::SeqCst) {
-            tracing::info!("taking over the export of Parquet");
-            return self.take_export_role();
-        }
-        let runs = self.storage.list_runs()?;
-        for run in &runs {
-            self.export(run.id)?;
-            self.export_spsa(run)?;
-        }
-        self.export_runs(&runs)
+        self.exporter.export_all()
     }
 
-    /// Rewrites an SPSA run's history file when it grew: at most every
-    /// [`SPSA_EXPORT_EVERY_MS`] while the run is active, at once when it is over.
-    fn export_spsa(&self, run: &Run) -> Result<()> {
-        let (Some(dir), RunKind::Spsa(settings)) = (&self.data_dir, &run.spec.kind) else {
-            return Ok(());
-        };
-        let now = self.clock.now_ms();
-        let mut written = self.spsa_written.lock().map_err(|_| Error::Export("SPSA export lock poisoned".into()))?;
-        let (points, at) = written.get(&run.id).copied().unwrap_or((0, 0));
-        if run.state == RunState::Active && now < at.saturating_add(SPSA_EXPORT_EVERY_MS) && points > 0 {
-            return Ok(());
-        }
-        let history = self.storage.spsa_history(run.id)?;
-        if history.len() != points {
-            pq::write_spsa(dir, run.id, &settings.params, &history).map_err(|e| Error::Export(e.to_string()))?;
-            written.insert(run.id, (history.len(), now));
-        }
-        Ok(())
-    }
-
-    /// Rewrites the `runs` table when a run was added or changed state.
-    fn export_runs(&self, runs: &[Run]) -> Result<()> {
-        let Some(dir) = &self.data_dir else {
-            return Ok(());
-        };
-        let mut rows = Vec::with_capacity(runs.len());
-        for run in runs {
-            let variants =
-                run.spec.variants.iter().map(|id| self.storage.get_variant(id)).collect::<Result<Vec<_>>>()?;
-            rows.push(pq::RunRow::new(run, &variants));
-        }
-        let mut written = self.runs_written.lock().map_err(|_| Error::Export("runs table lock poisoned".into()))?;
-        if *written != rows {
-            pq::write_runs(dir, &rows).map_err(|e| Error::Export(e.to_string()))?;
-            *written = rows;
-        }
-        Ok(())
-    }
-
-    /// Writes the run's recorded but not yet exported games to Parquet (one segment per
-    /// call batch), then compacts small parts. A no-op without a data directory.
+    /// Writes the run's recorded but not yet exported games to Parquet ([`Exporter::export`]).
     pub fn export(&self, run: RunId) -> Result<()> {
-        let Some(dir) = &self.data_dir else {
-            return Ok(());
-        };
-        let _guard = self.export_lock.lock().map_err(|_| Error::Export("export lock poisoned".into()))?;
-        let mut lines: Option<RunOpenings> = None;
-        loop {
-            // Checked before every part: a coordinator that lost the role (its database
-            // connection died, and another took it) writes nothing more.
-            if !self.storage.exporter()? {
-                self.exporting.store(false, Ordering::SeqCst);
-                tracing::warn!(run = %run, "lost the exporter role; another coordinator exports");
-                return Ok(());
-            }
-            let done = self.storage.exported_up_to(run)?;
-            let games = self.storage.games_since(run, done, EXPORT_BATCH)?;
-            let Some(last) = games.last().map(|g| g.game_id) else {
-                break;
-            };
-            let lines = match &mut lines {
-                Some(lines) => lines,
-                None => lines.insert(RunOpenings::of_run(self.storage.as_ref(), &self.storage.get_run(run)?)?),
-            };
-            let mut rows = Vec::with_capacity(games.len());
-            for g in &games {
-                let opening = lines.get(g.opening_index).map_err(|e| {
-                    Error::Corrupt(format!("run {run} game {}: opening {}: {e}", g.game_id, g.opening_index))
-                })?;
-                rows.push(pq::rows_from_report(
-                    run,
-                    g.game_id,
-                    g.pair_index,
-                    (g.opening_index, opening),
-                    &g.worker,
-                    &g.report,
-                ));
-            }
-            pq::export_segment(dir, run, &rows).map_err(|e| Error::Export(e.to_string()))?;
-            self.storage.mark_exported(run, last)?;
-            let added = games.len() as u64;
-            let mut games_now = 0;
-            self.exported.send_modify(|progress| {
-                let count = progress.entry(run).or_insert(0);
-                *count += added;
-                games_now = *count;
-            });
-            self.storage.announce(Change::Exported { run, games: games_now });
-            self.notify();
-            if games.len() < EXPORT_BATCH {
-                break;
-            }
-        }
-        let done = self.storage.exported_up_to(run)?;
-        pq::compact(dir, run, done, &CompactionPolicy::default()).map_err(|e| Error::Export(e.to_string()))?;
-        Ok(())
+        self.exporter.export(run)
     }
 
     pub fn expire_leases(&self) -> Result<usize> {
@@ -578,30 +389,10 @@ impl Farm {
     }
 
     /// [`Farm::create_run`] once per `request_key` (empty: no key, always a new run): a key
-    /// seen since this coordinator started answers with the run created for it. Keys live in
-    /// memory only (the last [`REQUEST_KEYS_KEPT`]); see `proto::client` for what that leaves.
+    /// seen since this coordinator started answers with the run created for it
+    /// ([`RequestKeys`]).
     pub fn create_run_once(&self, spec: &RunSpec, request_key: &str) -> Result<Run> {
-        if request_key.is_empty() {
-            return self.create_run(spec);
-        }
-        if request_key.len() > REQUEST_KEY_MAX || !request_key.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(Error::InvalidSpec {
-                field: "request_key".into(),
-                reason: format!("at most {REQUEST_KEY_MAX} printable ASCII characters, got {:?}", request_key),
-            });
-        }
-        let mut created =
-            self.created.lock().map_err(|_| Error::storage("reading request keys", "the lock is poisoned"))?;
-        if let Some(&(_, id)) = created.iter().find(|(key, _)| key == request_key) {
-            tracing::info!(run = %id, "CreateRun sent again with the same request key: the run made the first time");
-            return self.storage.get_run(id);
-        }
-        let run = self.create_run(spec)?;
-        if created.len() >= REQUEST_KEYS_KEPT {
-            created.pop_front();
-        }
-        created.push_back((request_key.to_owned(), run.id));
-        Ok(run)
+        self.created.once(request_key, || self.create_run(spec), |id| self.storage.get_run(id))
     }
 
     pub fn stop_run(&self, id: RunId) -> Result<RunStatus> {
@@ -659,11 +450,6 @@ fn sprt_progress(
     let p = Pentanomial { counts: counts.pentanomial };
     let r = stats::sprt(&p, settings).ok()?;
     Some((SprtProgress { llr: r.llr, lower_bound: r.lower, upper_bound: r.upper }, r.verdict))
-}
-
-/// Games recorded for a run: two per recorded pair, over all its pairings.
-fn run_games(run: &Run) -> u64 {
-    run.stats.iter().map(PairingStats::games).sum()
 }
 
 /// The live statistics of a run's pairings (no export progress: see `Farm::get_run`).

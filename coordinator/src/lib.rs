@@ -69,12 +69,15 @@
 //! assert_eq!(run.state, RunState::Completed);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+mod changes;
 pub mod clock;
 pub mod error;
+pub mod exporter;
 pub mod farm;
 pub mod grpc;
 pub mod metrics;
 pub mod referee;
+pub mod request_keys;
 pub mod rpc_metrics;
 pub mod run_openings;
 pub mod scheduler;

@@ -1,5 +1,5 @@
 //! Serving the farm: a bound listener in, a future that ends at shutdown out. Background
-//! tasks expire overdue leases and export new games to Parquet.
+//! tasks expire overdue leases and export new games to Parquet ([`crate::exporter`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,21 +79,7 @@ pub async fn serve_routes(
             }
         }
     });
-    let export_farm = Arc::clone(&farm);
-    let exporter = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(1));
-        loop {
-            tick.tick().await;
-            let farm = Arc::clone(&export_farm);
-            match tokio::task::spawn_blocking(move || farm.export_all()).await {
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e, "Parquet export failed; retried next tick")
-                }
-                Err(e) => tracing::warn!(error = %e, "Parquet export task failed"),
-                Ok(Ok(())) => {}
-            }
-        }
-    });
+    let exporter = crate::exporter::spawn_export_tick(Arc::clone(farm.exporter()));
     let guarded = RoleGuard::new(FarmService::new(Arc::clone(&farm)).into_server(), Arc::new(security.access));
     let service = Observed::new(guarded, Arc::clone(farm.metrics()));
     let routes = tonic::service::Routes::from(web.fallback(unknown_path)).add_service(service);
