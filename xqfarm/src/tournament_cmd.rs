@@ -21,6 +21,8 @@ use crate::local_match::load_params;
 use crate::progress::Progress;
 use crate::sprt::{name_of, opening_lines, summary};
 
+mod text;
+
 #[derive(Subcommand, Debug)]
 pub enum TournamentCommand {
     /// Create a tournament and follow it to its standings.
@@ -113,27 +115,32 @@ impl TournamentArgs {
         if self.pairs_per_match == 0 {
             bail!("--pairs-per-match 0: a match plays at least one pair");
         }
-        settings.validate(self.variants.len()).map_err(|e| anyhow::anyhow!("{}", flag_of(&e.to_string())))?;
+        settings.validate(self.variants.len()).map_err(in_flags)?;
         Ok(settings)
     }
 }
 
-/// A settings error in the command line's words (`rounds: ...` -> `--rounds: ...`).
-fn flag_of(message: &str) -> String {
-    for (field, flag) in [
-        ("rounds", "--rounds"),
-        ("pairs_per_match", "--pairs-per-match"),
-        ("tiebreaks", "--tiebreaks"),
-        ("extra_pairs", "--extra-pairs"),
-    ] {
-        if let Some(rest) = message.strip_prefix(field) {
-            return format!("{flag}{rest}");
-        }
-        if let Some(i) = message.find(&format!("`{field}`")) {
-            return format!("{}`{flag}`{}", &message[..i], &message[i + field.len() + 2..]);
-        }
+/// A settings error in the command line's words: the field it names (`rounds`) becomes its
+/// flag (`--rounds: ...`).
+fn in_flags(error: proto::Error) -> anyhow::Error {
+    match &error {
+        proto::Error::InvalidField { field, reason } => match flag_of(field) {
+            Some(flag) => anyhow::anyhow!("{flag}: {reason}"),
+            None => error.into(),
+        },
+        _ => error.into(),
     }
-    message.to_owned()
+}
+
+/// The flag that sets a field of [`TournamentSettings`].
+fn flag_of(field: &str) -> Option<&'static str> {
+    match field {
+        "rounds" => Some("--rounds"),
+        "pairs_per_match" => Some("--pairs-per-match"),
+        "tiebreaks" => Some("--tiebreaks"),
+        "extra_pairs" => Some("--extra-pairs"),
+        _ => None,
+    }
 }
 
 /// The variant a `--variants` entry names.
@@ -153,7 +160,7 @@ fn variant_spec(entry: &str, protocol: EngineProtocol, options: &[(String, Strin
 pub fn tournament_text(status: &RunStatus, names: &[String]) -> Option<String> {
     let t = Tournament::of_status(status)?;
     let ratings = t.ratings();
-    Some(coordinator::tournament::text::render(&t, names, Some(&ratings)))
+    Some(text::render(&t, names, Some(&ratings)))
 }
 
 pub async fn run(cmd: TournamentCommand) -> Result<()> {
@@ -247,4 +254,20 @@ fn watching(client: &FarmClient, names: Vec<String>) -> RemoteFarm {
             .map_or(String::new(), |(p, pts)| format!("  leader {} ({pts})", names.get(p).map_or("?", String::as_str)));
         Some(format!("round {}/{}  games {games}{lead}", t.round(), t.settings.total_rounds(t.players)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_settings_error_names_the_flag_of_its_field() {
+        let mut settings = TournamentSettings::new(TournamentFormat::Swiss, 4);
+        let e = in_flags(settings.validate(4).expect_err("too many rounds")).to_string();
+        assert!(e.starts_with("--rounds: a Swiss of 4 players plays 1 to 3 rounds"), "{e}");
+        settings.rounds = 1;
+        settings.pairs_per_match = 0;
+        let e = in_flags(settings.validate(4).expect_err("no pairs")).to_string();
+        assert!(e.starts_with("--pairs-per-match: must be positive"), "{e}");
+    }
 }

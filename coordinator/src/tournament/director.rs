@@ -62,6 +62,14 @@ pub enum Advance {
     Stuck(String),
 }
 
+/// A player's maximum-likelihood rating: Elo and the half-width of its 95% interval. How it
+/// is shown (beside the points, in a table or a page) is the caller's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rating {
+    pub elo: f64,
+    pub error95: f64,
+}
+
 /// A tournament as stored: its design, its field and its draw so far with the results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tournament {
@@ -131,7 +139,7 @@ impl Tournament {
     /// The maximum-likelihood rating of each player (the existing rating list, Ordo's model)
     /// from every game recorded, the first variant at 0 Elo; `None` for a player no chain of
     /// games links to it yet (before the first results, say).
-    pub fn ratings(&self) -> Vec<Option<super::text::RatingCell>> {
+    pub fn ratings(&self) -> Vec<Option<Rating>> {
         let results: Vec<analysis::stats::HeadToHead> = self
             .played
             .iter()
@@ -151,7 +159,7 @@ impl Tournament {
         if let Ok(list) = analysis::stats::rating_list(self.players, &results, 0) {
             for r in list {
                 if r.games > 0 || r.player == 0 {
-                    cells[r.player] = Some(super::text::RatingCell { elo: r.elo, error95: r.error95 });
+                    cells[r.player] = Some(Rating { elo: r.elo, error95: r.error95 });
                 }
             }
         }

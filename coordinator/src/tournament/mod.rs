@@ -14,4 +14,3 @@ pub mod knockout;
 pub mod random;
 pub mod standings;
 pub mod swiss;
-pub mod text;

@@ -1,19 +1,12 @@
-//! A tournament as text, for `xqfarm run show` and the report: the standings (with a rating
-//! beside the points when the caller has one), the rounds' results, the cross table of a
-//! round robin and the bracket of a knockout. Pure formatting over [`Tournament`].
+//! A tournament as text, for `xqfarm run show`, `xqfarm tournament create` and the report:
+//! the standings (with a rating beside the points when the caller has one), the rounds'
+//! results, the cross table of a round robin and the bracket of a knockout. Pure formatting
+//! over the coordinator's [`Tournament`], which only computes.
 
 use std::fmt::Write as _;
 
+use coordinator::tournament::director::{self, Rating, Stage, TieState, Tournament};
 use proto::domain::TournamentFormat;
-
-use super::director::{Stage, TieState, Tournament};
-
-/// A player's rating beside its points: Elo and the half-width of its 95% interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RatingCell {
-    pub elo: f64,
-    pub error95: f64,
-}
 
 fn name(names: &[String], i: usize) -> &str {
     names.get(i).map_or("?", String::as_str)
@@ -26,7 +19,7 @@ fn pts(p: u32) -> String {
 
 /// The standings after everything recorded, best first: rank, player, points, games, wins,
 /// draws, losses, the tiebreaks in order, and the rating when given (one per player).
-pub fn standings_table(t: &Tournament, names: &[String], ratings: Option<&[Option<RatingCell>]>) -> String {
+pub fn standings_table(t: &Tournament, names: &[String], ratings: Option<&[Option<Rating>]>) -> String {
     let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
     let mut out = String::new();
     let _ = write!(
@@ -188,7 +181,7 @@ pub fn bracket(t: &Tournament, names: &[String]) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    if let Some(w) = super::director::knockout_winner(&t.settings, &t.played, &t.byes)
+    if let Some(w) = director::knockout_winner(&t.settings, &t.played, &t.byes)
         && t.ties(t.round()).len() == 1
     {
         let _ = writeln!(out, "winner: {}", name(names, w));
@@ -198,7 +191,7 @@ pub fn bracket(t: &Tournament, names: &[String]) -> String {
 
 /// Everything `run show` prints of a tournament: its design, the bracket (knockout) or the
 /// cross table (round robin), the rounds and the standings.
-pub fn render(t: &Tournament, names: &[String], ratings: Option<&[Option<RatingCell>]>) -> String {
+pub fn render(t: &Tournament, names: &[String], ratings: Option<&[Option<Rating>]>) -> String {
     let s = &t.settings;
     let mut out = String::new();
     let rounds = s.total_rounds(t.players);
