@@ -15,10 +15,10 @@ use tokio::sync::watch;
 use crate::changes::Changes;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::parquet::{self as pq, CompactionPolicy};
 use crate::run_openings::RunOpenings;
 use crate::storage::Storage;
 use crate::storage::feed::Change;
+use farmdata::{self as pq, CompactionPolicy};
 
 /// Games exported per Parquet segment at most.
 const EXPORT_BATCH: usize = 5_000;

@@ -94,4 +94,3 @@ pub use storage::{
     GameSummary, LeaseTerms, MemoryStorage, PgStorage, RecordOutcome, RunAggregates, SqliteStorage, Storage,
     StoredGame, WorkerRow, WorkerRunStats,
 };
-pub mod parquet;

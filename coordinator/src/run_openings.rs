@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use proto::domain::Run;
 
 use crate::error::Result;
-use crate::parquet::GameOpening;
 use crate::storage::Storage;
+use farmdata::GameOpening;
 
 /// A run's suite lines as the export records them with each game, each parsed once.
 #[derive(Debug)]

@@ -12,13 +12,8 @@ use proto::domain::{
     LeaseId, RunId, SPSA_A_RATIO, SPSA_ALPHA, SPSA_GAMMA, SpsaBatch, SpsaParam, SpsaPoint, SpsaSettings, SpsaValue,
 };
 
-/// An SPSA run's values after `iteration` pairs were recorded (0: the start values).
-#[derive(Clone, Debug, PartialEq)]
-pub struct HistoryPoint {
-    pub iteration: u64,
-    pub received_ms: u64,
-    pub theta: Vec<f64>,
-}
+/// An SPSA run's values after some pairs (kept in `proto`, where the Parquet files read it too).
+pub use proto::domain::HistoryPoint;
 
 /// One parameter's perturbation in a lease: what its results are applied with.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -26,8 +26,8 @@ pub use live::{LiveStats, RunStatus, SprtProgress};
 pub use names::{EloModel, EngineProtocol, GameOutcome, RunKindName, RunStateName};
 pub use run_request::RunRequest;
 pub use spsa::{
-    MAX_SPSA_PARAMS, SPSA_A_RATIO, SPSA_ALPHA, SPSA_GAMMA, SpsaBatch, SpsaLineError, SpsaParam, SpsaPoint,
-    SpsaSettings, SpsaValue, parse_spsa_lines,
+    HistoryPoint, MAX_SPSA_PARAMS, SPSA_A_RATIO, SPSA_ALPHA, SPSA_GAMMA, SpsaBatch, SpsaLineError, SpsaParam,
+    SpsaPoint, SpsaSettings, SpsaValue, parse_spsa_lines,
 };
 pub use table_pin::TablePin;
 pub use termination::Termination;

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use coordinator::parquet::read_games;
 use engine::Position;
 use engine::book::{Book, BookBuilder};
 use engine::notation::{Notation, parse_uci, write_move};
 use engine::rules::GameResult;
+use farmdata::read_games;
 use proto::domain::RunId;
 
 #[derive(Subcommand, Debug)]

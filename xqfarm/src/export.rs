@@ -31,7 +31,7 @@ pub struct PgnArgs {
 pub fn pgn(args: &PgnArgs) -> Result<()> {
     let notation: Notation = args.notation.parse().map_err(anyhow::Error::msg)?;
     anyhow::ensure!(notation != Notation::Uci, "--notation: use wxf, chinese or iccs (PGN readers do not know UCI)");
-    let games = coordinator::parquet::read_games(&args.data, args.run)
+    let games = farmdata::read_games(&args.data, args.run)
         .with_context(|| format!("reading run {} under {}", args.run, args.data.display()))?;
     let storage = match &args.db {
         Some(db) => Some(
@@ -83,7 +83,7 @@ pub fn pgn(args: &PgnArgs) -> Result<()> {
 fn write_game(
     out: &mut String,
     run: RunId,
-    g: &coordinator::parquet::GameRow,
+    g: &farmdata::GameRow,
     names: &dyn Fn(&str) -> String,
     event_round: Option<(String, String)>,
     notation: Notation,

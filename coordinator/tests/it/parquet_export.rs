@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use coordinator::parquet::{
+use farmdata::{
     CompactionPolicy, Error, GameRow, PartRange, PositionRow, Table, compact, export_segment, part_files, part_path,
     partition_dir, read_games, read_positions, recover, temp_dir,
 };

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use coordinator::farm::Farm;
-use coordinator::parquet::{Table, part_files, read_games, read_positions};
 use coordinator::{ManualClock, SqliteStorage, Storage};
+use farmdata::{Table, part_files, read_games, read_positions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use proto::columns::games;
 use proto::domain::RunId;

@@ -126,8 +126,8 @@ impl Farmed {
     }
 }
 
-fn parquet_games(dir: &Path, run: RunId) -> Vec<coordinator::parquet::GameRow> {
-    coordinator::parquet::read_games(dir, run).expect("readable Parquet")
+fn parquet_games(dir: &Path, run: RunId) -> Vec<farmdata::GameRow> {
+    farmdata::read_games(dir, run).expect("readable Parquet")
 }
 
 type Lie = (&'static str, fn(&mut PairReport), &'static str);

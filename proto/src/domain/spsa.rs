@@ -206,6 +206,14 @@ pub fn parse_spsa_lines(text: &str) -> std::result::Result<Vec<SpsaParam>, SpsaL
     Ok(params)
 }
 
+/// An SPSA run's values after `iteration` pairs were recorded (0: the start values).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryPoint {
+    pub iteration: u64,
+    pub received_ms: u64,
+    pub theta: Vec<f64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

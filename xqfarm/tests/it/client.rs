@@ -141,7 +141,7 @@ async fn typed_calls_and_the_exported_signal() {
     assert_eq!(last.exported_games, games, "the last status says every game is exported");
     // The export progress only grows, and the Parquet files hold what it says.
     assert!(seen.windows(2).all(|w| w[0].exported_games <= w[1].exported_games));
-    assert_eq!(coordinator::parquet::read_games(&coordinator.data, run.id).expect("Parquet").len() as u64, games);
+    assert_eq!(farmdata::read_games(&coordinator.data, run.id).expect("Parquet").len() as u64, games);
     // Waiting for the export of a finished run answers at once.
     let exported = client.wait_exported(run.id, games).await.expect("exported");
     assert_eq!(exported.exported_games, games);

@@ -355,7 +355,7 @@ pub fn assert_each_pair_once_in(
     assert_eq!(per_pair.keys().copied().collect::<Vec<_>>(), (0..pairs).collect::<Vec<_>>());
     assert!(per_pair.values().all(|g| g.len() == 2), "{per_pair:?}");
 
-    let games = coordinator::parquet::read_games(data, run).expect("read Parquet");
+    let games = farmdata::read_games(data, run).expect("read Parquet");
     let mut in_parquet: BTreeMap<u64, usize> = BTreeMap::new();
     let mut ids = BTreeSet::new();
     let mut played_by = BTreeMap::new();

@@ -110,7 +110,7 @@ async fn two_workers_play_a_fixed_games_run() {
     assert_eq!(counts.games(), 2 * pairs);
     assert_eq!(counts.pentanomial.iter().sum::<u64>(), pairs);
 
-    let games = coordinator::parquet::read_games(&data, run.id).expect("parquet games");
+    let games = farmdata::read_games(&data, run.id).expect("parquet games");
     assert_eq!(games.len() as u64, counts.games(), "Parquet holds exactly the counted games");
     let mut per_pair: HashMap<u64, usize> = HashMap::new();
     for g in &games {
@@ -122,7 +122,7 @@ async fn two_workers_play_a_fixed_games_run() {
     assert!(per_pair.values().all(|&n| n == 2), "{per_pair:?}");
     let workers_seen: std::collections::HashSet<&str> = games.iter().map(|g| g.worker.as_str()).collect();
     assert!(!workers_seen.is_empty());
-    let positions = coordinator::parquet::read_positions(&data, run.id).expect("parquet positions");
+    let positions = farmdata::read_positions(&data, run.id).expect("parquet positions");
     assert!(!positions.is_empty(), "sampled positions are written");
 }
 

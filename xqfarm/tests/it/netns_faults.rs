@@ -224,7 +224,7 @@ fn reassignment(db: &mut postgres::Client, run: RunId, worker: u64, pairs: &[i64
 
 /// The run's statistics from the side of `candidate` (the run's `variants[0]`), replayed from
 /// its games.
-fn replayed_stats(games: &[coordinator::parquet::GameRow], candidate: &str) -> PairingStats {
+fn replayed_stats(games: &[farmdata::GameRow], candidate: &str) -> PairingStats {
     let mut points: BTreeMap<u64, u32> = BTreeMap::new();
     let mut stats = PairingStats::default();
     for g in games {
@@ -253,9 +253,9 @@ fn replayed_stats(games: &[coordinator::parquet::GameRow], candidate: &str) -> P
 /// moves, played by the same worker; and none is missing on either side.
 fn assert_parquet_equals_store(storage: &dyn coordinator::Storage, data: &Path, run: RunId) {
     let stored = storage.games_since(run, 0, 100_000).expect("stored games");
-    let parquet = coordinator::parquet::read_games(data, run).expect("read Parquet");
+    let parquet = farmdata::read_games(data, run).expect("read Parquet");
     assert_eq!(stored.len(), parquet.len(), "games in the database and in Parquet");
-    let by_id: BTreeMap<u64, &coordinator::parquet::GameRow> = parquet.iter().map(|g| (g.game_id, g)).collect();
+    let by_id: BTreeMap<u64, &farmdata::GameRow> = parquet.iter().map(|g| (g.game_id, g)).collect();
     for s in &stored {
         let p = by_id.get(&s.game_id).unwrap_or_else(|| panic!("game {} is not in Parquet", s.game_id));
         assert_eq!(p.pair_id, s.pair_index, "game {}", s.game_id);
@@ -399,7 +399,7 @@ fn partition_latency_kill_9_and_a_killed_coordinator_lose_and_double_nothing() {
     let stored = storage.get_run(run).expect("the run");
     let candidate = stored.spec.variants[0].to_string();
     let stored = stored.stats[0];
-    let replayed = replayed_stats(&coordinator::parquet::read_games(&data, run).expect("read Parquet"), &candidate);
+    let replayed = replayed_stats(&farmdata::read_games(&data, run).expect("read Parquet"), &candidate);
     assert_eq!(stored, replayed, "the run's result is its games' replay");
     eprintln!("run {run}: {stored:?}");
 }

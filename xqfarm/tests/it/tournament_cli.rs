@@ -74,7 +74,7 @@ fn check_against_parquet(dir: &Path) -> Tournament {
     let draw = storage.tournament_draw(run.id).expect("draw").expect("a tournament");
     let t = Tournament::from_draw(settings, run.spec.variants.len(), &draw, &run.stats);
 
-    let games = coordinator::parquet::read_games(&dir.join("data"), run.id).expect("the Parquet games");
+    let games = farmdata::read_games(&dir.join("data"), run.id).expect("the Parquet games");
     let recorded: u64 = run.stats.iter().map(|s| s.games()).sum();
     assert_eq!(games.len() as u64, recorded, "every recorded game is in Parquet");
     let index = |id: &str| run.spec.variants.iter().position(|v| v.as_str() == id).expect("a player's game");

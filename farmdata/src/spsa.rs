@@ -10,11 +10,10 @@ use arrow_array::builder::{Float64Builder, StringBuilder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proto::columns::spsa;
-use proto::domain::{RunId, SpsaParam};
+use proto::domain::{HistoryPoint, RunId, SpsaParam};
 
 use super::error::{AtPath, Result};
 use super::schema::SCHEMA_VERSION;
-use crate::spsa::HistoryPoint;
 
 /// Where a run's SPSA history lives.
 pub fn spsa_path(data_dir: &Path, run: RunId) -> PathBuf {

@@ -150,7 +150,7 @@ pub(crate) fn plan_recovery(run: RunId, exported_up_to: u64, segments: &[Segment
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parquet::segments::{FileState, PartFile};
+    use crate::segments::{FileState, PartFile};
 
     fn file(table: &str, range: PartRange, valid: bool) -> Option<PartFile> {
         let path = PathBuf::from(format!("{table}/{}", range.file_name()));

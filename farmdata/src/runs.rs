@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn rewrites_the_whole_table() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| super::super::error::Error::Io { path: "tmp".into(), source: e })?;
+        let dir = tempfile::tempdir().map_err(|e| crate::error::Error::Io { path: "tmp".into(), source: e })?;
         write_runs(dir.path(), &[row(RunId::new(1))])?;
         write_runs(dir.path(), &[row(RunId::new(1)), row(RunId::new(2))])?;
         let path = runs_path(dir.path());

@@ -1,7 +1,7 @@
 //! Every game and every sampled position, in Parquet, for polars, pandas and pyarrow.
 //!
 //! ```
-//! use coordinator::parquet::{GameRow, export_segment, read_games, recover};
+//! use farmdata::{GameRow, export_segment, read_games, recover};
 //! use proto::domain::RunId;
 //!
 //! let data = tempfile::tempdir()?;
