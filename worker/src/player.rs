@@ -5,7 +5,7 @@ use engine::ParamSet;
 use engine::search::Score;
 use engine::{Engine, Limits, Move, Position};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 pub mod random;
 
@@ -26,6 +26,53 @@ pub trait Player {
     fn new_game(&mut self) -> Result<()>;
     /// Choose a move in `pos` (which carries the game's move history).
     fn play(&mut self, pos: &Position, limits: &Limits) -> Result<Reply>;
+}
+
+impl<P: Player + ?Sized> Player for Box<P> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn new_game(&mut self) -> Result<()> {
+        (**self).new_game()
+    }
+
+    fn play(&mut self, pos: &Position, limits: &Limits) -> Result<Reply> {
+        (**self).play(pos, limits)
+    }
+}
+
+/// A player that could not be started: every game call fails with why, so its games are
+/// lost as engine errors instead of stopping the others.
+#[derive(Debug)]
+pub struct Unstarted {
+    engine: String,
+    reason: String,
+}
+
+impl Unstarted {
+    /// `engine` names the player in the error; `reason` is why it did not start.
+    pub fn new(engine: impl Into<String>, reason: impl std::fmt::Display) -> Unstarted {
+        Unstarted { engine: engine.into(), reason: reason.to_string() }
+    }
+
+    fn error(&self) -> Error {
+        Error::Engine { engine: self.engine.clone(), reason: self.reason.clone() }
+    }
+}
+
+impl Player for Unstarted {
+    fn name(&self) -> &str {
+        "unstarted"
+    }
+
+    fn new_game(&mut self) -> Result<()> {
+        Err(self.error())
+    }
+
+    fn play(&mut self, _pos: &Position, _limits: &Limits) -> Result<Reply> {
+        Err(self.error())
+    }
 }
 
 /// The engine library with a parameter set, in this process.

@@ -13,14 +13,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use coordinator::{LeaseTerms, referee};
+use engine::Position;
 use engine::eval::Params;
-use engine::{Limits, Position};
 use proto::domain::{
     Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
     PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerInfo,
 };
 use worker::game::GameSettings;
-use worker::player::{InProcess, Player, RandomMover, Reply};
+use worker::matchrun::{SideStats, Timed};
+use worker::player::{InProcess, RandomMover};
 
 use crate::embedded::Embedded;
 use crate::remote;
@@ -217,30 +218,9 @@ pub(crate) fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport
     PairReport { pair_index: task.pair_index, games: [game(&payload[0], x, y), game(&payload[1], y, x)] }
 }
 
-/// A player that adds the time it spends thinking to a shared counter.
-struct Timed {
-    inner: InProcess,
-    busy_ns: Arc<AtomicU64>,
-}
-
-impl Player for Timed {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn new_game(&mut self) -> worker::Result<()> {
-        self.inner.new_game()
-    }
-    fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
-        let t = Instant::now();
-        let r = self.inner.play(pos, limits);
-        self.busy_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        r
-    }
-}
-
 fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
     let openings = crate::local_match::load_openings(None)?;
-    let busy = Arc::new(AtomicU64::new(0));
+    let busy = Arc::new(SideStats::default());
     let settings = worker::game::GameSettings::new(TimeControl::Nodes(a.nodes));
     let started = Instant::now();
     let results = worker::matchrun::run_pairs(
@@ -249,7 +229,7 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
         &settings,
         a.threads,
         || {
-            let t = |n: &str, p: Params| Timed { inner: InProcess::new(n, p), busy_ns: Arc::clone(&busy) };
+            let t = |n: &str, p: Params| Timed::new(InProcess::new(n, p), &busy);
             (t("a", Params::default()), t("b", Params::default()))
         },
         |_| {},
@@ -265,7 +245,7 @@ fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
     }
     let wall = started.elapsed().as_secs_f64();
     let thread_time = wall * a.threads as f64;
-    let search = busy.load(Ordering::Relaxed) as f64 / 1e9;
+    let search = busy.busy().as_secs_f64();
     let games = 2 * results.len();
     println!(
         "{games} games at nodes={} on {} thread(s) in {wall:.1} s: {:.1} games/min/core",

@@ -19,10 +19,10 @@ use proto::domain::{EngineProtocol, PairingStats};
 use worker::engines::{EngineDef, EngineSet};
 use worker::external::ExternalConfig;
 use worker::game::{GameSettings, TimeControl};
-use worker::matchrun::run_pairs;
+use worker::matchrun::{SideStats, run_pairs};
 use worker::openings::{Opening, parse_suite};
 
-use crate::match_side::{SideSpec, SideStats};
+use crate::match_side::SideSpec;
 use crate::progress::Progress;
 
 /// The default opening suite shipped with xqfarm.

@@ -3,14 +3,13 @@
 //! workers play an external variant. Each side counts its moves, time and nodes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use engine::{Limits, ParamSet, Position};
+use engine::ParamSet;
 use proto::domain::{EngineProtocol, Variant, VariantKind, VariantSpec};
 use worker::engines::EngineSet;
-use worker::player::{InProcess, Player, Reply};
+use worker::matchrun::{SideStats, Timed};
+use worker::player::{InProcess, Player, Unstarted};
 
 use crate::local_match::load_params;
 
@@ -77,60 +76,14 @@ impl SideSpec {
     /// A counted player for a match thread. A side that fails to start here (it started in
     /// [`SideSpec::check`]) loses its games as engine errors rather than stopping the match.
     pub fn seat(&self, engines: &EngineSet, hash_mb: usize, stats: &Arc<SideStats>) -> Seat {
-        let player = self.player(engines, hash_mb).map_err(|e| e.to_string());
-        Seat { player, stats: Arc::clone(stats) }
+        let player = self.player(engines, hash_mb).unwrap_or_else(|e| Box::new(Unstarted::new("match side", e)));
+        Timed::new(player, stats)
     }
 }
 
-/// One side's totals over a match, shared by its threads.
-#[derive(Debug, Default)]
-pub struct SideStats {
-    moves: AtomicU64,
-    micros: AtomicU64,
-    nodes: AtomicU64,
-}
-
-impl SideStats {
-    /// Moves answered, mean milliseconds and mean nodes per move.
-    pub fn summary(&self) -> (u64, f64, f64) {
-        let moves = self.moves.load(Ordering::Relaxed);
-        let per = |total: u64| total as f64 / moves.max(1) as f64;
-        (moves, per(self.micros.load(Ordering::Relaxed)) / 1000.0, per(self.nodes.load(Ordering::Relaxed)))
-    }
-}
-
-/// A side's player in one match thread, counting what it does.
-pub struct Seat {
-    player: Result<Box<dyn Player>, String>,
-    stats: Arc<SideStats>,
-}
-
-impl Seat {
-    fn ready(&mut self) -> worker::Result<&mut Box<dyn Player>> {
-        self.player
-            .as_mut()
-            .map_err(|reason| worker::Error::Engine { engine: "match side".into(), reason: reason.clone() })
-    }
-}
-
-impl Player for Seat {
-    fn name(&self) -> &str {
-        self.player.as_ref().map_or("unstarted", |p| p.name())
-    }
-
-    fn new_game(&mut self) -> worker::Result<()> {
-        self.ready()?.new_game()
-    }
-
-    fn play(&mut self, pos: &Position, limits: &Limits) -> worker::Result<Reply> {
-        let started = Instant::now();
-        let reply = self.ready()?.play(pos, limits)?;
-        self.stats.moves.fetch_add(1, Ordering::Relaxed);
-        self.stats.micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-        self.stats.nodes.fetch_add(reply.nodes, Ordering::Relaxed);
-        Ok(reply)
-    }
-}
+/// A side's player in one match thread, counting what it does; a side that failed to start
+/// answers every call with its error.
+pub type Seat = Timed<Box<dyn Player>>;
 
 #[cfg(test)]
 mod tests {
