@@ -22,6 +22,9 @@ pub enum Error {
     /// A lease names an engine this worker was not given: it is never started.
     #[error("variant `{variant}` names engine `{engine}`, which this worker was not given (its engines: {given})")]
     EngineNotGiven { variant: String, engine: String, given: String },
+    /// The start-up bench could not measure this machine.
+    #[error("bench: {reason}")]
+    Bench { reason: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("coordinator at {url}: {reason}")]

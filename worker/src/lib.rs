@@ -20,6 +20,7 @@ pub mod engines;
 pub mod error;
 pub mod external;
 pub mod game;
+pub mod identity;
 pub mod matchrun;
 pub mod openings;
 pub mod player;

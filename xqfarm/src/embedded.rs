@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, Storage, SystemClock};
-use proto::domain::WorkerInfo;
 use tokio::task::JoinHandle;
 use worker::client::{WorkerConfig, run_worker};
+use worker::identity::{Bench, local_worker_info};
 
 /// A running in-process coordinator.
 pub struct Embedded {
@@ -73,67 +73,6 @@ impl Embedded {
 /// The engine version a worker registers: the engine's name and version, and this build's commit.
 pub const ENGINE_VERSION: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
 
-/// What this machine's worker says of itself.
-pub fn local_worker_info(name: &str, cores: usize, bench: Bench) -> WorkerInfo {
-    WorkerInfo {
-        name: name.to_owned(),
-        host: hostname(),
-        cores: cores as u32,
-        engine_version: ENGINE_VERSION.to_owned(),
-        bench_signature: bench.signature,
-        // The worker fills in the key it keeps beside its spool.
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-        bench_nps: bench.nps,
-    }
-}
-
-pub fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_owned()).unwrap_or_else(|_| "localhost".to_owned())
-}
-
-/// What a worker measures of itself at start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bench {
-    /// The node count of `xqengine bench` at its default depth: the build's signature.
-    pub signature: u64,
-    /// Its speed in nodes per second with every game slot busy (0 = not measured).
-    pub nps: u64,
-}
-
-/// The engine's bench signature (node count of `xqengine bench` at its default depth).
-pub fn bench_signature() -> u64 {
-    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::ParamSet::default(), |_, _, _| {}).nodes
-}
-
-/// The bench signature and the loaded speed, as Fishtest measures a worker: `slots` benches at
-/// once, one thread each (a worker playing `slots` games at once runs that loaded), the speed
-/// the mean of their nodes per second.
-pub fn measure_bench(slots: usize) -> Result<Bench> {
-    let slots = slots.max(1);
-    let results: Vec<engine::bench::BenchResult> = std::thread::scope(|scope| {
-        let benches: Vec<_> = (0..slots)
-            .map(|_| {
-                scope.spawn(|| {
-                    engine::bench::run(engine::bench::DEFAULT_DEPTH, &engine::ParamSet::default(), |_, _, _| {})
-                })
-            })
-            .collect();
-        benches
-            .into_iter()
-            .map(|b| b.join().map_err(|_| anyhow::anyhow!("a bench thread panicked")))
-            .collect::<Result<Vec<_>>>()
-    })?;
-    let signature = results[0].nodes;
-    if results.iter().any(|r| r.nodes != signature) {
-        let counts: Vec<u64> = results.iter().map(|r| r.nodes).collect();
-        bail!("the bench searched different node counts at once ({counts:?}): the engine is not deterministic");
-    }
-    let nps = results.iter().map(engine::bench::BenchResult::nps).sum::<u64>() / results.len() as u64;
-    Ok(Bench { signature, nps })
-}
-
 /// Starts a local worker task playing `concurrency` games at once against `url`.
 pub fn spawn_worker(
     url: &str,
@@ -167,20 +106,7 @@ pub fn spawn_worker_with(
         engines,
         tablebases: None,
     };
-    let mut info = local_worker_info(&cfg.name, concurrency, bench);
+    let mut info = local_worker_info(&cfg.name, concurrency, bench, ENGINE_VERSION);
     info.engines = cfg.engines.infos();
     tokio::spawn(run_worker(cfg, info))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn benches_run_at_once_have_the_builds_signature_and_a_speed() {
-        let loaded = measure_bench(2).expect("two benches at once");
-        assert_eq!(loaded.signature, bench_signature(), "the signature does not depend on the load");
-        assert!(loaded.nps > 0, "{loaded:?}");
-        assert_eq!(local_worker_info("w", 2, loaded).bench_nps, loaded.nps, "reported at Register");
-    }
 }

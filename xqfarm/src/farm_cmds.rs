@@ -15,6 +15,7 @@ use proto::domain::{
     VariantKind, VariantSpec,
 };
 use worker::client::{WorkerConfig, run_worker_until};
+use worker::identity;
 
 use crate::embedded;
 use crate::remote;
@@ -260,16 +261,16 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let shutdown = stop_signal()?;
     let token = remote::token(args.token)?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let name = args.name.unwrap_or_else(|| format!("{}-{}", embedded::hostname(), std::process::id()));
+    let name = args.name.unwrap_or_else(|| format!("{}-{}", identity::hostname(), std::process::id()));
     let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
     let bench = match args.bench_nps {
         Some(nps) => {
             eprintln!("measuring the bench signature ({nps} nps given)...");
-            embedded::Bench { signature: tokio::task::spawn_blocking(embedded::bench_signature).await?, nps: nps.get() }
+            identity::Bench { signature: tokio::task::spawn_blocking(identity::bench_signature).await?, nps: nps.get() }
         }
         None => {
             eprintln!("measuring the bench signature and speed ({concurrency} at once)...");
-            tokio::task::spawn_blocking(move || embedded::measure_bench(concurrency)).await??
+            tokio::task::spawn_blocking(move || identity::measure_bench(concurrency)).await??
         }
     };
     let cfg = WorkerConfig {
@@ -289,7 +290,8 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",
         bench.signature, bench.nps
     );
-    run_worker_until(cfg, embedded::local_worker_info(&name, concurrency, bench), shutdown).await?;
+    run_worker_until(cfg, identity::local_worker_info(&name, concurrency, bench, embedded::ENGINE_VERSION), shutdown)
+        .await?;
     Ok(())
 }
 

@@ -60,7 +60,7 @@ impl FarmTarget {
             self.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
         eprintln!("web pages (signed in): {}", emb.page_url);
-        let bench = tokio::task::spawn_blocking(move || embedded::measure_bench(concurrency)).await??;
+        let bench = tokio::task::spawn_blocking(move || worker::identity::measure_bench(concurrency)).await??;
         eprintln!("local worker: bench signature {}, {} nps a game slot", bench.signature, bench.nps);
         let worker = embedded::spawn_worker_with(&emb.url, &token, concurrency, dir.join("spool"), bench, engines);
         Ok(Target { url: emb.url.clone(), token, local: Some((emb, worker, dir)) })

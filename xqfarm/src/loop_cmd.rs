@@ -147,7 +147,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     let token = format!("loop-{:x}", rand_token());
     let emb = Embedded::start(&args.dir.join("xqfarm.db"), &data_dir, &token).await?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let bench = tokio::task::spawn_blocking(move || embedded::measure_bench(concurrency)).await??;
+    let bench = tokio::task::spawn_blocking(move || worker::identity::measure_bench(concurrency)).await??;
     let worker = embedded::spawn_worker(&emb.url, &token, concurrency, args.dir.join("spool"), bench);
     eprintln!("web pages (signed in): {}", emb.page_url);
     eprintln!(
