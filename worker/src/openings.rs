@@ -35,17 +35,18 @@ pub fn parse_opening(index: usize, line: &str) -> Result<Opening> {
     Ok(Opening { text: text.to_owned(), position: parsed.position })
 }
 
+/// A suite's opening lines with their line numbers (from 1); blank lines and `#` comments
+/// are skipped. The one reader of suite text: [`parse_suite`] and the farm's suites use it.
+pub fn suite_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.split('#').next().unwrap_or("").trim()))
+        .filter(|(_, line)| !line.is_empty())
+}
+
 /// Parses a suite; blank lines and `#` comments are skipped. Errors name the line.
 pub fn parse_suite(text: &str) -> Result<Vec<Opening>> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        out.push(parse_opening(i + 1, line)?);
-    }
-    Ok(out)
+    suite_lines(text).map(|(number, line)| parse_opening(number, line)).collect()
 }
 
 /// The systems the generator starts from (UCI plies from the start position).

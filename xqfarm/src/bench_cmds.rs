@@ -219,7 +219,7 @@ pub(crate) fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport
 }
 
 fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
-    let openings = crate::local_match::load_openings(None)?;
+    let openings = crate::args::load_openings(None)?;
     let busy = Arc::new(SideStats::default());
     let settings = worker::game::GameSettings::new(TimeControl::Nodes(a.nodes));
     let started = Instant::now();

@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use tokio::task::JoinHandle;
 
+use crate::args::rand_token;
 use crate::embedded::{self, Embedded};
 use crate::remote;
-use crate::sprt::rand_token;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct FarmTarget {

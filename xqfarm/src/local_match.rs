@@ -13,20 +13,17 @@ use std::sync::Arc;
 use analysis::stats::{Pentanomial, Wdl, elo_estimate, los};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use engine::ParamSet;
-use engine::eval::Params;
 use proto::domain::{EngineProtocol, PairingStats};
 use worker::engines::{EngineDef, EngineSet};
 use worker::external::ExternalConfig;
 use worker::game::{GameSettings, TimeControl};
 use worker::matchrun::{SideStats, run_pairs};
-use worker::openings::{Opening, parse_suite};
 
+use crate::args::load_openings;
+// `tournament_cmd` (changed elsewhere now) still imports it from here.
+pub use crate::args::load_params;
 use crate::match_side::SideSpec;
 use crate::progress::Progress;
-
-/// The default opening suite shipped with xqfarm.
-pub const DEFAULT_OPENINGS: &str = include_str!("../../data/openings/default.txt");
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
@@ -65,28 +62,6 @@ pub struct MatchArgs {
     hash: usize,
 }
 
-pub fn load_params(spec: &str) -> Result<ParamSet> {
-    match spec {
-        "default" => Ok(ParamSet::default()),
-        "material-only" => Ok(Params::material_only().into()),
-        path => {
-            ParamSet::from_toml_file(std::path::Path::new(path)).with_context(|| format!("loading parameters `{path}`"))
-        }
-    }
-}
-
-pub fn load_openings(path: Option<&PathBuf>) -> Result<Vec<Opening>> {
-    let text = match path {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading openings {}", p.display()))?,
-        None => DEFAULT_OPENINGS.to_owned(),
-    };
-    let suite = parse_suite(&text)?;
-    if suite.is_empty() {
-        bail!("the opening suite is empty");
-    }
-    Ok(suite)
-}
-
 /// The note for a match whose external engines get no true move time: UCCI has no
 /// `movetime`, so it is sent as a one-move clock, which a Stockfish-like time manager spends
 /// only in part (Fairy-Stockfish 11.1: about 27 of 100 ms, after its Move Overhead).
@@ -117,7 +92,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     a.check("a", &engines, args.hash)?;
     b.check("b", &engines, args.hash)?;
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
-    let openings = load_openings(args.openings.as_ref())?;
+    let openings = load_openings(args.openings.as_deref())?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let settings = GameSettings::new(tc);
     let started = std::time::Instant::now();

@@ -18,11 +18,10 @@ use campaign::{CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, TexelTu
 use clap::Args;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
+use crate::args::{load_params, opening_lines, rand_token};
 use crate::embedded::{self, Embedded};
-use crate::local_match::load_params;
 use crate::progress::Progress;
 use crate::remote;
-use crate::sprt::{opening_lines, rand_token};
 use crate::tune_cmd;
 
 #[derive(Args, Debug)]

@@ -1,6 +1,7 @@
 //! `xqfarm`: the one command line of the farm. It only wires the library crates together;
 //! each subcommand's logic lives in the crate that owns it.
 
+mod args;
 mod bench_cmds;
 mod bench_web;
 mod book_cmd;

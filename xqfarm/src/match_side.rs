@@ -11,7 +11,7 @@ use worker::engines::EngineSet;
 use worker::matchrun::{SideStats, Timed};
 use worker::player::{InProcess, Player, Unstarted};
 
-use crate::local_match::load_params;
+use crate::args::load_params;
 
 /// What `--a`/`--b` name.
 #[derive(Clone, Debug)]

@@ -14,8 +14,10 @@ use proto::domain::{EloModel, RunId, RunState, RunStatus, SprtSettings, TimeCont
 pub use campaign::sprt_spec;
 pub use campaign::text::{progress_line, summary};
 
+use crate::args::load_params;
 use crate::farm_target::FarmTarget;
-use crate::local_match::{DEFAULT_OPENINGS, load_params};
+// `tournament_cmd` (changed elsewhere now) still imports these from here.
+pub use crate::args::{name_of, opening_lines};
 use crate::progress::Progress;
 
 #[derive(Args, Debug, Clone)]
@@ -95,25 +97,6 @@ pub async fn run(args: &SprtArgs) -> Result<(Verdict, RunStatus)> {
         write_summary(&dir, status)?;
     }
     result
-}
-
-/// The lines of an opening suite file (the shipped default suite when absent), comments and
-/// blank lines dropped.
-pub fn opening_lines(path: Option<&Path>) -> Result<Vec<String>> {
-    let text = match path {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading openings {}", p.display()))?,
-        None => DEFAULT_OPENINGS.to_owned(),
-    };
-    Ok(text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_owned()).filter(|l| !l.is_empty()).collect())
-}
-
-pub fn rand_token() -> u64 {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    t ^ u64::from(std::process::id()).rotate_left(32)
-}
-
-pub fn name_of(spec: &str) -> String {
-    Path::new(spec).file_stem().map_or_else(|| spec.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 /// The farm of the campaign library over `client`, drawing a progress line for every status

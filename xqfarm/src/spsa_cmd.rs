@@ -15,10 +15,10 @@ use proto::domain::{
     SpsaSettings, SpsaValue, TimeControl, VariantId, VariantKind, VariantSpec, parse_spsa_lines,
 };
 
+use crate::args::{load_params, name_of, opening_lines};
 use crate::farm_target::FarmTarget;
-use crate::local_match::load_params;
 use crate::progress::Progress;
-use crate::sprt::{name_of, opening_lines, sprt_spec, summary};
+use crate::sprt::{sprt_spec, summary};
 
 #[derive(Args, Debug, Clone)]
 pub struct SpsaArgs {

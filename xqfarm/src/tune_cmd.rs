@@ -15,10 +15,10 @@ use clap::Args;
 use engine::ParamSet;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
 
-use crate::local_match::load_params;
+use crate::args::{load_params, name_of, opening_lines};
 use crate::progress::Progress;
 use crate::remote;
-use crate::sprt::{name_of, opening_lines, sprt_spec};
+use crate::sprt::sprt_spec;
 
 /// Default ridge pull (`--l2`) of `xqfarm tune` and `xqfarm loop`.
 pub const DEFAULT_L2: f64 = 1e-4;
