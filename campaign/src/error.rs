@@ -17,6 +17,12 @@ pub enum Error {
     /// A setting outside its domain, named.
     #[error("campaign setting {name}: {reason}")]
     Setting { name: &'static str, reason: String },
+    /// An SPSA input line the built-in engine cannot tune.
+    #[error("`{name}`: {reason}")]
+    SpsaParam { name: String, reason: String },
+    /// A tuned value the base's parameter set refuses.
+    #[error("tuned value of `{name}`: {reason}")]
+    TunedValue { name: String, reason: String },
     /// A run that ended without what the campaign needs of it.
     #[error("run {run}: {reason}")]
     Run { run: proto::domain::RunId, reason: String },

@@ -34,6 +34,7 @@
 mod campaign;
 mod error;
 pub mod farm;
+pub mod spsa;
 pub mod summary;
 pub mod text;
 pub mod tuner;

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use campaign::spsa::{SpsaBase, check_in_process};
 use campaign::{Farm as _, RemoteFarm};
 use clap::Args;
-use engine::ParamSet;
 use proto::client::FarmClient;
 use proto::domain::{
     Adjudication, EloModel, EngineProtocol, RunKind, RunSpec, RunState, RunStatus, SprtSettings, SpsaParam,
-    SpsaSettings, SpsaValue, TimeControl, VariantId, VariantKind, VariantSpec, parse_spsa_lines,
+    SpsaSettings, TimeControl, VariantId, parse_spsa_lines,
 };
 
 use crate::args::{load_params, name_of, opening_lines};
@@ -76,71 +76,6 @@ pub fn read_spsa_file(path: &Path) -> Result<Vec<SpsaParam>> {
     parse_spsa_lines(&text).with_context(|| format!("{}", path.display()))
 }
 
-/// The base to tune: the built-in engine's parameters, or an external engine.
-enum Base {
-    InProcess(Box<ParamSet>),
-    External { engine: String, protocol: EngineProtocol, options: Vec<(String, String)> },
-}
-
-impl Base {
-    fn spec(&self, name: &str) -> VariantSpec {
-        let kind = match self {
-            Base::InProcess(set) => VariantKind::Params { toml: set.to_toml() },
-            Base::External { engine, protocol, options } => {
-                VariantKind::External { engine: engine.clone(), protocol: *protocol, options: options.clone() }
-            }
-        };
-        VariantSpec { name: name.to_owned(), kind }
-    }
-
-    /// The base with tuned values: integers rounded to the nearest.
-    fn tuned(&self, values: &[SpsaValue]) -> Result<Base> {
-        let text =
-            |v: &SpsaValue| if v.integer { format!("{}", v.value.round() as i64) } else { format!("{}", v.value) };
-        Ok(match self {
-            Base::InProcess(set) => {
-                let mut set = (**set).clone();
-                for v in values {
-                    set.set(&v.name, v.value.round() as i64).with_context(|| format!("tuned value of `{}`", v.name))?;
-                }
-                Base::InProcess(Box::new(set))
-            }
-            Base::External { engine, protocol, options } => {
-                let mut options = options.clone();
-                for v in values {
-                    options.retain(|(k, _)| !k.eq_ignore_ascii_case(&v.name));
-                    options.push((v.name.clone(), text(v)));
-                }
-                Base::External { engine: engine.clone(), protocol: *protocol, options }
-            }
-        })
-    }
-}
-
-/// Checks each input line against the built-in engine: a parameter it has, a range within
-/// the declared one. Errors name the line's parameter.
-pub fn check_in_process(params: &[SpsaParam], base: &ParamSet) -> Result<()> {
-    for p in params {
-        let Some(range) = ParamSet::range(&p.name) else {
-            bail!("`{}`: the built-in engine has no such parameter (see `xqengine params --spsa`)", p.name);
-        };
-        if p.min < f64::from(range.min) || p.max > f64::from(range.max) {
-            bail!(
-                "`{}`: range {}..={} exceeds the parameter's declared {}..={}",
-                p.name,
-                p.min,
-                p.max,
-                range.min,
-                range.max
-            );
-        }
-        if base.get(&p.name).is_none() {
-            bail!("`{}`: unknown parameter", p.name);
-        }
-    }
-    Ok(())
-}
-
 pub async fn run(args: &SpsaArgs) -> Result<()> {
     let tc: TimeControl = args.tc.parse().map_err(anyhow::Error::msg)?;
     let params = read_spsa_file(&args.params)?;
@@ -150,12 +85,12 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     let base = match args.base.strip_prefix("engine:") {
         Some(engine) => {
             proto::domain::check_engine_name(engine).map_err(|e| anyhow::anyhow!("--base `{}`: {e}", args.base))?;
-            Base::External { engine: engine.to_owned(), protocol: args.protocol, options: args.options.clone() }
+            SpsaBase::External { engine: engine.to_owned(), protocol: args.protocol, options: args.options.clone() }
         }
         None => {
             let set = load_params(&args.base)?;
             check_in_process(&params, &set).with_context(|| format!("checking {}", args.params.display()))?;
-            Base::InProcess(Box::new(set))
+            SpsaBase::InProcess(Box::new(set))
         }
     };
     let settings = SpsaSettings { pairs: args.games / 2, params };
@@ -174,7 +109,7 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
     } else {
         worker::engines::EngineSet::empty()
     };
-    if args.farm.local && matches!(base, Base::External { .. }) {
+    if args.farm.local && matches!(base, SpsaBase::External { .. }) {
         // Every tuned parameter must be a spin option the engine advertises, its range inside
         // the option's: checked with a handshake now, not found out game by game.
         let variant = proto::domain::Variant { id: VariantId::new("spsa-base"), spec: base.spec(&base_name) };
@@ -214,7 +149,7 @@ pub async fn run(args: &SpsaArgs) -> Result<()> {
         let tuned_name = format!("{base_name}-spsa{run}");
         let tuned_v = client.add_variant(tuned.spec(&tuned_name)).await?.id;
         println!("tuned variant `{tuned_name}`: {tuned_v}");
-        if let (Base::InProcess(set), Some(path)) = (&tuned, &out) {
+        if let (SpsaBase::InProcess(set), Some(path)) = (&tuned, &out) {
             std::fs::write(path, set.to_toml()).with_context(|| format!("writing {}", path.display()))?;
             println!("tuned parameters written to {}", path.display());
         }
