@@ -20,8 +20,6 @@ use worker::game::{GameSettings, TimeControl};
 use worker::matchrun::{SideStats, run_pairs};
 
 use crate::args::load_openings;
-// `tournament_cmd` (changed elsewhere now) still imports it from here.
-pub use crate::args::load_params;
 use crate::match_side::SideSpec;
 use crate::progress::Progress;
 

@@ -15,9 +15,8 @@ pub use campaign::sprt_spec;
 pub use campaign::text::{progress_line, summary};
 
 use crate::args::load_params;
+use crate::args::{name_of, opening_lines};
 use crate::farm_target::FarmTarget;
-// `tournament_cmd` (changed elsewhere now) still imports these from here.
-pub use crate::args::{name_of, opening_lines};
 use crate::progress::Progress;
 
 #[derive(Args, Debug, Clone)]

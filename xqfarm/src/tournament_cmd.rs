@@ -16,10 +16,10 @@ use proto::domain::{
     TournamentSettings, VariantKind, VariantSpec, parse_tiebreaks,
 };
 
+use crate::args::{load_params, name_of, opening_lines};
 use crate::farm_target::FarmTarget;
-use crate::local_match::load_params;
 use crate::progress::Progress;
-use crate::sprt::{name_of, opening_lines, summary};
+use crate::sprt::summary;
 
 mod text;
 
