@@ -58,27 +58,29 @@ impl Coordinator {
 
     /// [`Coordinator::start_on`] in `place`.
     pub fn start_at(place: Place, listen: &str, db: &std::ffi::OsStr, data: &Path) -> Coordinator {
-        let mut child = place
-            .xqfarm()
-            .args(["serve", "--listen", listen, "--db"])
-            .arg(db)
-            .arg("--data")
-            .arg(data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the coordinator");
+        let mut serve = place.xqfarm();
+        serve.args(["serve", "--listen", listen, "--db"]).arg(db).arg("--data").arg(data);
+        Coordinator::spawn(serve, |_| true).0
+    }
+
+    /// Runs `serve` (an `xqfarm serve` command) and reads what it prints until it has printed its
+    /// address and `enough` says so; the coordinator and every line printed until then.
+    pub fn spawn(mut serve: Command, mut enough: impl FnMut(&[String]) -> bool) -> (Coordinator, Vec<String>) {
+        let mut child = serve.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("start the coordinator");
         let stderr = child.stderr.take().expect("stderr");
         let mut lines = BufReader::new(stderr).lines();
-        let addr = loop {
+        let mut printed = Vec::new();
+        let mut addr = None;
+        while addr.is_none() || !enough(&printed) {
             let line = lines.next().expect("the coordinator prints its address").expect("utf-8");
             if let Some(rest) = line.strip_prefix("xqfarm coordinator on ") {
-                break rest.split_whitespace().next().expect("an address").to_owned();
+                addr = Some(rest.split_whitespace().next().expect("an address").to_owned());
             }
-        };
+            printed.push(line);
+        }
         // Keep draining stderr so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Coordinator { child, addr }
+        (Coordinator { child, addr: addr.expect("read above") }, printed)
     }
 
     pub fn url(&self) -> String {

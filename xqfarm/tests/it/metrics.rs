@@ -4,11 +4,13 @@
 //! lease left, nothing left to export, RPCs counted by method and code (a call with a wrong
 //! token as `Unauthenticated`), and the storage's transactions timed.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use crate::common::Coordinator;
 
 const TOKEN: &str = "metrics-token";
 
@@ -18,30 +20,23 @@ fn xqfarm() -> Command {
     c
 }
 
-/// `xqfarm serve --metrics-listen 127.0.0.1:0`; the child, the farm's address and the metrics'.
-fn serve(dir: &Path) -> (Child, String, String) {
-    let mut child = xqfarm()
+/// `xqfarm serve --metrics-listen 127.0.0.1:0`; the coordinator and the metrics' address.
+fn serve(dir: &Path) -> (Coordinator, String) {
+    let mut serve = xqfarm();
+    serve
         .args(["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--db"])
         .arg(dir.join("farm.db"))
         .arg("--data")
-        .arg(dir.join("data"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the coordinator");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let (mut farm, mut metrics) = (None, None);
-    while farm.is_none() || metrics.is_none() {
-        let line = lines.next().expect("the coordinator prints its addresses").expect("utf-8");
-        if let Some(rest) = line.strip_prefix("xqfarm coordinator on ") {
-            farm = rest.split_whitespace().next().map(str::to_owned);
-        }
-        if let Some(rest) = line.strip_prefix("metrics: http://") {
-            metrics = rest.split('/').next().map(str::to_owned);
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
-    (child, farm.expect("farm address"), metrics.expect("metrics address"))
+        .arg(dir.join("data"));
+    let (coordinator, printed) =
+        Coordinator::spawn(serve, |printed| printed.iter().any(|l| metrics_address(l).is_some()));
+    let metrics = printed.iter().find_map(|l| metrics_address(l)).expect("metrics address").to_owned();
+    (coordinator, metrics)
+}
+
+/// The metrics' address in the line that announces it.
+fn metrics_address(line: &str) -> Option<&str> {
+    line.strip_prefix("metrics: http://").and_then(|rest| rest.split('/').next())
 }
 
 /// One HTTP/1.1 GET, with `token` as a bearer token if given: the status, the headers and the body.
@@ -71,7 +66,8 @@ fn id_of(args: &[&str], url: &str, cwd: &Path) -> String {
 #[test]
 fn metrics_need_a_token_on_the_farm_port_and_count_what_the_farm_did() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (mut coordinator, addr, metrics_addr) = serve(dir.path());
+    let (mut coordinator, metrics_addr) = serve(dir.path());
+    let addr = coordinator.addr.clone();
     let url = format!("http://{addr}");
 
     let (status, _, body) = get(&addr, "/metrics", None);
@@ -144,7 +140,7 @@ fn metrics_need_a_token_on_the_farm_port_and_count_what_the_farm_did() {
         .sum();
     assert!(timed >= leases + submits, "every Lease and Submit is a transaction at least: {timed} in {after}");
 
-    let _ = Command::new("kill").args(["-TERM", &coordinator.id().to_string()]).status();
-    let status = coordinator.wait().expect("the coordinator exits");
+    coordinator.signal("TERM");
+    let status = coordinator.child.wait().expect("the coordinator exits");
     assert!(status.success(), "SIGTERM stops the coordinator cleanly: {status:?}");
 }

@@ -3,10 +3,12 @@
 //! `/api/workers`, kept in its database) and leases it the run's move time scaled by the ratio;
 //! its games, played at the longer move time, are counted. A speed of 0 is refused.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
+
+use crate::common::Coordinator;
 
 const TOKEN: &str = "tc-scale-token";
 
@@ -16,38 +18,19 @@ fn xqfarm() -> Command {
     c
 }
 
-/// `xqfarm serve` on a free port with `extra` flags; the child and its address, once it listens,
-/// and every line it printed before.
-fn serve(dir: &Path, extra: &[&str]) -> (Child, String, Vec<String>) {
-    let mut child = xqfarm()
+/// `xqfarm serve` on a free port with `extra` flags, once it listens; every line it printed
+/// until the one after its address, which says whether time controls are scaled.
+fn serve(dir: &Path, extra: &[&str]) -> (Coordinator, Vec<String>) {
+    let mut serve = xqfarm();
+    serve
         .args(["serve", "--listen", "127.0.0.1:0", "--db"])
         .arg(dir.join("farm.db"))
         .arg("--data")
-        .arg(dir.join("data"))
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the coordinator");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let mut printed = Vec::new();
-    let addr = loop {
-        let line = lines.next().expect("the coordinator prints its address").expect("utf-8");
-        printed.push(line.clone());
-        if let Some(rest) = line.strip_prefix("xqfarm coordinator on ") {
-            break rest.split_whitespace().next().expect("an address").to_owned();
-        }
-    };
-    // The next line says whether time controls are scaled.
-    printed.push(lines.next().expect("a line on scaling").expect("utf-8"));
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr, printed)
-}
-
-fn stop(mut child: Child) {
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
-    assert!(status.success());
-    let _ = child.wait();
+        .arg(dir.join("data"));
+    serve.args(extra);
+    Coordinator::spawn(serve, |printed| {
+        printed.iter().position(|l| l.starts_with("xqfarm coordinator on ")).is_some_and(|at| printed.len() > at + 1)
+    })
 }
 
 /// One signed-in HTTP/1.1 GET: the status and the body.
@@ -73,7 +56,8 @@ fn id_of(args: &[&str], url: &str, cwd: &Path) -> String {
 #[test]
 fn a_worker_given_its_speed_is_recorded_and_plays_the_scaled_move_time() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (coordinator, addr, printed) = serve(dir.path(), &["--reference-nps", "1000000"]);
+    let (coordinator, printed) = serve(dir.path(), &["--reference-nps", "1000000"]);
+    let addr = coordinator.addr.clone();
     assert!(printed.iter().any(|l| l.contains("scaled to each worker's speed against 1000000 nps")), "{printed:?}");
     let url = format!("http://{addr}");
     std::fs::write(dir.path().join("base.toml"), "").expect("base");
@@ -115,15 +99,15 @@ fn a_worker_given_its_speed_is_recorded_and_plays_the_scaled_move_time() {
     let games: i64 = db.query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0)).expect("games");
     assert_eq!(games, 2);
     drop(db);
-    stop(coordinator);
+    coordinator.stop();
 }
 
 #[test]
 fn a_coordinator_without_a_reference_says_it_does_not_scale() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (coordinator, _, printed) = serve(dir.path(), &[]);
+    let (coordinator, printed) = serve(dir.path(), &[]);
     assert!(printed.iter().any(|l| l.contains("time controls not scaled")), "{printed:?}");
-    stop(coordinator);
+    coordinator.stop();
 }
 
 #[test]
