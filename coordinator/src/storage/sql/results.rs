@@ -42,14 +42,18 @@ pub(super) fn insert_game(c: &mut dyn Conn, new: NewGame<'_>) -> Result<u64> {
         )
         .ctx("storing a game")?;
     let mut first = 0;
-    for size in POSITION_BATCHES {
+    for (size, sql) in POSITION_BATCHES.into_iter().zip(POSITION_INSERTS.iter()) {
         while game.positions.len() - first >= size {
-            insert_positions(c, game_id, first, &game.positions[first..first + size])?;
+            insert_positions(c, sql, game_id, first, &game.positions[first..first + size])?;
             first += size;
         }
     }
     to_u64(game_id, "game id")
 }
+
+/// The statements of [`POSITION_BATCHES`], built once.
+static POSITION_INSERTS: std::sync::LazyLock<[String; 5]> =
+    std::sync::LazyLock::new(|| POSITION_BATCHES.map(positions_insert));
 
 /// The statement that inserts `rows` sampled positions of one game: `?1` is the game id, each
 /// row's other nine columns take the next nine placeholders.
@@ -69,8 +73,15 @@ fn positions_insert(rows: usize) -> String {
     )
 }
 
-/// Stores `positions`, the first as sample `first_seq` of the game.
-fn insert_positions(c: &mut dyn Conn, game_id: i64, first_seq: usize, positions: &[PositionSample]) -> Result<()> {
+/// Stores `positions` with `sql` (its [`positions_insert`]), the first as sample `first_seq` of
+/// the game.
+fn insert_positions(
+    c: &mut dyn Conn,
+    sql: &str,
+    game_id: i64,
+    first_seq: usize,
+    positions: &[PositionSample],
+) -> Result<()> {
     let mut values: Vec<Param<'_>> = Vec::with_capacity(1 + positions.len() * 9);
     values.push(game_id.into());
     for (i, p) in positions.iter().enumerate() {
@@ -86,7 +97,7 @@ fn insert_positions(c: &mut dyn Conn, game_id: i64, first_seq: usize, positions:
             i64::from(p.quiet).into(),
         ]);
     }
-    c.execute(&positions_insert(positions.len()), &values).ctx("storing sampled positions")?;
+    c.execute(sql, &values).ctx("storing sampled positions")?;
     Ok(())
 }
 
