@@ -20,11 +20,12 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::exporter::{self, Exporter, run_games};
 pub use crate::exporter::{ExportProgress, SPSA_EXPORT_EVERY_MS};
+use crate::granted::Granted;
 use crate::metrics::{self, FarmGauges, Metrics};
 use crate::referee;
 use crate::request_keys::RequestKeys;
-use crate::storage::Storage;
 use crate::storage::feed::Change;
+use crate::storage::{LeaseTerms, Storage};
 use crate::tc_scale;
 
 /// How long a worker with no work waits before asking again.
@@ -39,6 +40,8 @@ pub struct Farm {
     exporter: Arc<Exporter>,
     /// Whether each run seen so far is an SPRT (a run's kind never changes).
     sprt_runs: Mutex<HashMap<RunId, bool>>,
+    /// The terms of the leases granted here, which the referee checks submissions against.
+    granted: Granted,
     /// The runs CreateRun made for recent request keys: a retried CreateRun gets the run its
     /// first attempt made.
     created: RequestKeys,
@@ -71,6 +74,7 @@ impl Farm {
             changes,
             exporter,
             sprt_runs: Mutex::new(HashMap::new()),
+            granted: Granted::default(),
             created: RequestKeys::default(),
             reference_nps: None,
             tables: None,
@@ -253,6 +257,7 @@ impl Farm {
                     tc = %lease.tc,
                     "leased"
                 );
+                self.granted.keep(LeaseTerms::from(&lease));
                 LeaseGrant::Lease(lease)
             }
             None => LeaseGrant::NoWork { retry_after_ms: NO_WORK_RETRY_MS },
@@ -267,7 +272,10 @@ impl Farm {
     /// The one way results are counted: the referee replays every game against the lease's
     /// terms first, and a lie refuses the whole batch before anything is stored.
     fn record(&self, worker: WorkerId, batch: &BatchResult) -> Result<BatchAck> {
-        let terms = self.storage.lease_terms(batch.lease)?;
+        let terms = match self.granted.get(batch.lease) {
+            Some(terms) => terms,
+            None => self.storage.lease_terms(batch.lease)?,
+        };
         if let Err(e) = referee::check_batch(&terms, &batch.pairs, self.tables.as_deref()) {
             tracing::warn!(worker = %worker, lease = %batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
             return Err(e);
@@ -280,6 +288,9 @@ impl Farm {
             batch.is_final,
             self.clock.now_ms(),
         )?;
+        if batch.is_final {
+            self.granted.forget(batch.lease);
+        }
         if outcome.accepted > 0 {
             self.after_results(outcome.run)?;
         }

@@ -74,6 +74,7 @@ pub mod clock;
 pub mod error;
 pub mod exporter;
 pub mod farm;
+pub mod granted;
 pub mod grpc;
 pub mod metrics;
 pub mod referee;
