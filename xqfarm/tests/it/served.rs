@@ -1,6 +1,7 @@
 //! A coordinator served in this test process on a loopback port, for the tests that talk gRPC to
-//! a farm (`auth_tls.rs`, `client.rs`, `farm_e2e.rs`, `referee_grpc.rs`): one way to start it,
-//! and one way to stop it that fails the test when the server ended with an error.
+//! a farm (`auth_tls.rs`, `client.rs`, `farm_e2e.rs`, `referee_grpc.rs`), and with the web pages
+//! on the same port (`web_serve.rs`): one way to start it, and one way to stop it that fails the
+//! test when the server ended with an error.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,12 +36,17 @@ impl Served {
 
     /// Serves `farm` with `security`.
     pub async fn start(farm: Arc<Farm>, security: Security) -> Served {
+        Served::start_with_pages(farm, security, axum::Router::new()).await
+    }
+
+    /// Serves `farm` with `security`, and `pages` (the web's router) on the same port.
+    pub async fn start_with_pages(farm: Arc<Farm>, security: Security, pages: axum::Router) -> Served {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server_farm = Arc::clone(&farm);
         let task = tokio::spawn(async move {
-            coordinator::server::serve_with(listener, server_farm, security, async {
+            coordinator::server::serve_routes(listener, server_farm, security, pages, async {
                 let _ = stopped.await;
             })
             .await

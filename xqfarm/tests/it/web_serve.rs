@@ -7,7 +7,9 @@ use coordinator::farm::Farm;
 use coordinator::{SqliteStorage, SystemClock};
 use proto::domain::RunFilter;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
+
+use crate::served::Served;
 
 /// One HTTP/1.1 request as a browser sends it; the status and the whole answer.
 async fn http(addr: &str, request_line: &str, headers: &str) -> (u16, String) {
@@ -26,8 +28,6 @@ async fn pages_api_and_grpc_share_the_port() {
     let dir = tempfile::tempdir().expect("temp dir");
     let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
     let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), None).expect("farm"));
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr").to_string();
     let config = web::WebConfig {
         access: proto::auth::Access::single_token("secret"),
         public: false,
@@ -37,10 +37,8 @@ async fn pages_api_and_grpc_share_the_port() {
     };
     let pages = web::router(web::AppState::new(Arc::clone(&farm), config));
     let security = coordinator::server::Security::single_token("secret");
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(coordinator::server::serve_routes(listener, farm, security, pages, async {
-        let _ = rx.await;
-    }));
+    let served = Served::start_with_pages(farm, security, pages).await;
+    let addr = served.addr.to_string();
 
     let (status, page) = http(&addr, "GET /", "").await;
     assert_eq!(status, 200, "{page}");
@@ -74,6 +72,5 @@ async fn pages_api_and_grpc_share_the_port() {
     .expect("connects");
     assert!(wrong.list_runs(RunFilter::default()).await.is_err(), "the guard still refuses a wrong token");
 
-    let _ = tx.send(());
-    server.await.expect("server task").expect("served");
+    served.stop().await;
 }
