@@ -25,9 +25,9 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls};
+use postgres::{Config, NoTls};
 
-use self::conn::{PgConn, Statements};
+use self::conn::{Link, PgConn, Statements};
 use super::feed::{Change, ChangeSink};
 use super::sql::{Ctx, RowCache, SqlTx};
 use super::tx::{Backend, Tx};
@@ -131,7 +131,7 @@ fn poisoned() -> Error {
 
 /// A pooled connection, the statements prepared on it and its cache of rows that never change.
 struct Pooled {
-    client: Client,
+    link: Link,
     statements: Statements,
     cache: RowCache,
     /// A transaction on it could not be rolled back: it is closed instead of reused.
@@ -140,6 +140,10 @@ struct Pooled {
 
 /// Connections to one database: at most [`MAX_CONNECTIONS`], each kept open once made.
 struct Pool {
+    /// For the pooled connections, which pipeline their statements (`conn.rs`).
+    pipelined: tokio_postgres::Config,
+    /// For the connections of their own that the schema check, the announcer, the listener and
+    /// the exporter's role keep.
     config: Config,
     target: String,
     state: Mutex<PoolState>,
@@ -154,12 +158,18 @@ struct PoolState {
 }
 
 impl Pool {
-    fn new(config: Config, target: String) -> Pool {
-        Pool { config, target, state: Mutex::new(PoolState::default()), freed: Condvar::new() }
+    fn new(pipelined: tokio_postgres::Config, target: String) -> Pool {
+        let config = Config::from(pipelined.clone());
+        Pool { pipelined, config, target, state: Mutex::new(PoolState::default()), freed: Condvar::new() }
     }
 
-    fn connect(&self) -> Result<Client> {
-        self.config.connect(NoTls).map_err(|e| connect_error(&self.target, &e))
+    fn connect(&self) -> Result<Link> {
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Database {
+                target: self.target.clone(),
+                reason: format!("cannot start a connection's runtime ({e})"),
+            })?;
+        Link::connect(runtime, &self.pipelined).map_err(|e| connect_error(&self.target, &e))
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, PoolState>> {
@@ -173,7 +183,7 @@ impl Pool {
         let mut state = self.lock()?;
         loop {
             while let Some(conn) = state.idle.pop() {
-                if !conn.client.is_closed() {
+                if !conn.link.is_closed() {
                     return Ok(conn);
                 }
                 state.open -= 1;
@@ -182,8 +192,8 @@ impl Pool {
                 state.open += 1;
                 drop(state);
                 return match self.connect() {
-                    Ok(client) => Ok(Pooled {
-                        client,
+                    Ok(link) => Ok(Pooled {
+                        link,
                         statements: Statements::default(),
                         cache: RowCache::default(),
                         broken: false,
@@ -207,7 +217,7 @@ impl Pool {
 
     /// Returns a connection taken with [`Pool::take`]; a closed one frees its place.
     fn give_back(&self, conn: Pooled) {
-        if conn.client.is_closed() || conn.broken {
+        if conn.link.is_closed() || conn.broken {
             self.forget();
             return;
         }
@@ -260,19 +270,19 @@ impl PgStorage {
     }
 
     fn open_here(url: &str) -> Result<PgStorage> {
-        let mut config = Config::from_str(url).map_err(|e| Error::Database {
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| Error::Database {
             target: redact(url),
             reason: format!("not a PostgreSQL connection URL ({e})"),
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("xqfarm");
-        let target = describe(&config);
+        let target = describe(&Config::from(config.clone()));
         let pool = Pool::new(config, target);
-        let mut conn = pool.take()?;
-        let mut tx = conn.client.transaction().ctx("starting the schema check")?;
+        let mut client = pool.config.connect(NoTls).map_err(|e| connect_error(&pool.target, &e))?;
+        let mut tx = client.transaction().ctx("starting the schema check")?;
         schema::prepare(&mut tx, &pool.target)?;
         tx.commit().ctx("committing the schema")?;
-        pool.give_back(conn);
+        drop(client);
         tracing::info!(database = %pool.target, "database opened");
         let origin = random_origin();
         let announcer = feed::Announcer::start(pool.config.clone(), origin);
@@ -305,7 +315,7 @@ impl PgStorage {
                     if write
                         && attempt < WRITE_ATTEMPTS
                         && is_conflict(&e)
-                        && !conn.client.is_closed()
+                        && !conn.link.is_closed()
                         && !conn.broken =>
                 {
                     tracing::debug!(context, attempt, "write transaction conflicted; running it again");
@@ -341,8 +351,8 @@ impl Drop for Taken<'_> {
     }
 }
 
-/// How a write transaction begins, in one round trip: `READ COMMITTED`, so that each statement
-/// sees what committed before it and, once the write lock is held, every earlier write
+/// How a write transaction begins, sent with its first statement: `READ COMMITTED`, so that each
+/// statement sees what committed before it and, once the write lock is held, every earlier write
 /// transaction; then the write lock ([`WRITE_LOCK`]).
 static WRITE_BEGIN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("START TRANSACTION ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
@@ -360,23 +370,20 @@ fn attempt_once<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mu
     out
 }
 
+/// One transaction: `f` on a connection whose `BEGIN` goes with its first statement, then the
+/// commit, or a rollback after an error (of `f`, or of the commit).
 fn transaction<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-    conn.client.batch_execute(if write { &WRITE_BEGIN } else { READ_BEGIN }).ctx(context)?;
-    let out = f(&mut SqlTx(&mut PgConn::new(&mut conn.client, &mut conn.statements, &conn.cache)));
-    match out {
-        Ok(out) => {
-            conn.client.batch_execute("COMMIT").ctx(context)?;
-            Ok(out)
-        }
-        Err(e) => {
-            // A connection that cannot roll back leaves the pool, closed.
-            if let Err(rollback) = conn.client.batch_execute("ROLLBACK") {
-                tracing::warn!(context, error = %rollback, "rolling back a failed transaction");
-                conn.broken = true;
-            }
-            Err(e)
+    let begin = if write { WRITE_BEGIN.as_str() } else { READ_BEGIN };
+    let mut pg = PgConn::new(&mut conn.link, &mut conn.statements, &conn.cache, begin);
+    let out = f(&mut SqlTx(&mut pg)).and_then(|out| pg.commit(context).map(|()| out));
+    if out.is_err() {
+        // A connection that cannot roll back leaves the pool, closed.
+        if let Err(rollback) = pg.rollback() {
+            tracing::warn!(context, error = %rollback, "rolling back a failed transaction");
+            conn.broken = true;
         }
     }
+    out
 }
 
 /// An id for this coordinator's announcements: distinct between processes and between stores

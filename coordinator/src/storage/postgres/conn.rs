@@ -1,58 +1,220 @@
-//! PostgreSQL as the SQL row layer's [`Conn`]: one transaction with its connection's prepared
-//! statements. Each SQL text is prepared once per connection (its `?N` placeholders read as
-//! `$N`) and reused by every later transaction on it: a statement then costs one round trip to
-//! the server (bind and execute) instead of two (parse, then bind and execute).
+//! PostgreSQL as the SQL row layer's [`Conn`]: one transaction on one connection, its statements
+//! prepared once per connection and **pipelined**.
+//!
+//! - Each SQL text is prepared once per connection (its `?N` placeholders read as `$N`) and
+//!   reused by every later transaction on it: a statement then costs bind and execute, not a
+//!   parse.
+//! - A transaction's `BEGIN` (and the write lock) and its [`Conn::write`]s are held back and sent
+//!   in one flush with the next statement whose rows the workflow waits for, or with the
+//!   `COMMIT`: PostgreSQL runs them in the order sent, so the transaction is the same sequence of
+//!   statements, in fewer round trips. A held write's failure, or its "changed no row" error,
+//!   is returned by the call that flushed it, as that write's own error ([`Settled`]); a
+//!   transaction with a write whose row count is checked flushes it before its `COMMIT`, so a
+//!   failed check never commits.
+//!
+//! The connection is tokio-postgres's, driven on a current-thread runtime of its own (as the
+//! synchronous `postgres` crate drives it), so that several requests are in flight at once.
 
 use std::collections::HashMap;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
 
-use postgres::types::{ToSql, Type};
-use postgres::{Client, Statement};
+use futures_util::future::{OptionFuture, join_all, join3};
+use tokio_postgres::tls::NoTlsStream;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Socket, Statement};
 
-use crate::storage::sql::{Conn, Dialect, Param, Row, RowCache, SqlError, Value, numbered_placeholders};
+use crate::error::{Error, Result};
+use crate::storage::sql::{Conn, Dialect, Param, Row, RowCache, Settled, SqlError, Value, numbered_placeholders};
+
+/// One connection to the server: its client, and the connection task that the client's
+/// requests are driven by, on a runtime of its own.
+pub(super) struct Link {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    connection: tokio_postgres::Connection<Socket, NoTlsStream>,
+    /// The connection ended (closed by the server, or failed): it is never polled again.
+    ended: bool,
+}
+
+impl Link {
+    /// Connects with `config`, driving the connection on `runtime` (a current-thread one).
+    pub(super) fn connect(
+        runtime: tokio::runtime::Runtime,
+        config: &tokio_postgres::Config,
+    ) -> std::result::Result<Link, tokio_postgres::Error> {
+        let (client, connection) = runtime.block_on(config.connect(tokio_postgres::NoTls))?;
+        Ok(Link { runtime, client, connection, ended: false })
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.ended || self.client.is_closed()
+    }
+
+    /// Runs a simple-protocol batch (`BEGIN`, `COMMIT`, `ROLLBACK`, DDL).
+    pub(super) fn batch(&mut self, sql: &str) -> std::result::Result<(), tokio_postgres::Error> {
+        let Link { runtime, client, connection, ended } = self;
+        drive(runtime, connection, ended, client.batch_execute(sql))
+    }
+}
+
+/// Runs `future` (requests of the link's client) to its end, driving the connection meanwhile.
+/// Notices and notifications are dropped (a pooled connection never listens).
+fn drive<T>(
+    runtime: &tokio::runtime::Runtime,
+    connection: &mut tokio_postgres::Connection<Socket, NoTlsStream>,
+    ended: &mut bool,
+    future: impl Future<Output = T>,
+) -> T {
+    let mut future = pin!(future);
+    runtime.block_on(poll_fn(|cx| {
+        while !*ended {
+            match connection.poll_message(cx) {
+                Poll::Ready(Some(Ok(_))) => {}
+                // The client's requests then fail with the connection's end.
+                Poll::Ready(Some(Err(e))) => {
+                    tracing::warn!(error = %e, "PostgreSQL connection failed");
+                    *ended = true;
+                }
+                Poll::Ready(None) => *ended = true,
+                Poll::Pending => break,
+            }
+        }
+        future.as_mut().poll(cx)
+    }))
+}
 
 /// A connection's prepared statements by SQL text; they live as long as the connection (a
 /// prepared statement outlives a rolled-back transaction on the server).
 #[derive(Default)]
 pub(super) struct Statements(HashMap<String, Statement>);
 
-/// A connection inside a transaction its caller began (and ends).
+/// A parameter of a held write, owned until it is sent.
+enum Owned {
+    Int(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<String>),
+}
+
+impl Owned {
+    fn of(p: &Param<'_>) -> Owned {
+        match *p {
+            Param::Int(v) => Owned::Int(v),
+            Param::Real(v) => Owned::Real(v),
+            Param::Text(v) => Owned::Text(v.map(str::to_owned)),
+        }
+    }
+
+    fn sql(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Owned::Int(v) => v,
+            Owned::Real(v) => v,
+            Owned::Text(v) => v,
+        }
+    }
+}
+
+/// A write held back until the next flush.
+struct Held {
+    statement: Statement,
+    params: Vec<Owned>,
+    context: &'static str,
+    /// The error when it changes no row; `None`: any count will do.
+    unchanged: Option<Error>,
+}
+
+/// A connection inside one transaction.
 pub(super) struct PgConn<'a> {
-    tx: &'a mut Client,
+    link: &'a mut Link,
     statements: &'a mut Statements,
     cache: &'a RowCache,
+    /// How the transaction begins, until it is sent with the first flush.
+    begin: Option<&'static str>,
+    held: Vec<Held>,
 }
 
 impl<'a> PgConn<'a> {
-    pub(super) fn new(tx: &'a mut Client, statements: &'a mut Statements, cache: &'a RowCache) -> Self {
-        PgConn { tx, statements, cache }
+    /// A transaction that `begin` starts, sent with its first statement.
+    pub(super) fn new(
+        link: &'a mut Link,
+        statements: &'a mut Statements,
+        cache: &'a RowCache,
+        begin: &'static str,
+    ) -> Self {
+        PgConn { link, statements, cache, begin: Some(begin), held: Vec::new() }
     }
 
-    fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+    fn statement(&mut self, sql: &str) -> std::result::Result<Statement, tokio_postgres::Error> {
         if let Some(statement) = self.statements.0.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self.tx.prepare(&numbered_placeholders(sql))?;
+        let text = numbered_placeholders(sql);
+        let Link { runtime, client, connection, ended } = &mut *self.link;
+        let statement = drive(runtime, connection, ended, client.prepare(&text))?;
         self.statements.0.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
-}
 
-/// The parameters as the driver binds them: each typed, also when null.
-fn bound<'p>(params: &'p [Param<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
-    params
-        .iter()
-        .map(|p| -> &(dyn ToSql + Sync) {
-            match p {
-                Param::Int(v) => v,
-                Param::Real(v) => v,
-                Param::Text(v) => v,
+    /// Sends the held `BEGIN` and writes, then the request `last` makes of the client, in one
+    /// flush, and waits for every answer. The first failure in the order sent is the error: a
+    /// held one as its own error ([`Settled`]), `last`'s as it is.
+    fn flush<'c, T, F>(&'c mut self, last: impl FnOnce(&'c Client) -> F) -> std::result::Result<T, SqlError>
+    where
+        F: Future<Output = std::result::Result<T, tokio_postgres::Error>> + 'c,
+    {
+        let begin = self.begin.take();
+        let held = std::mem::take(&mut self.held);
+        let Link { runtime, client, connection, ended } = &mut *self.link;
+        let client: &'c Client = client;
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> =
+            held.iter().map(|h| h.params.iter().map(Owned::sql).collect()).collect();
+        let writes = held.iter().zip(&params).map(|(h, p)| client.execute(&h.statement, p));
+        let began = OptionFuture::from(begin.map(|sql| client.batch_execute(sql)));
+        let (began, written, last) = drive(runtime, connection, ended, join3(began, join_all(writes), last(client)));
+        if let Some(Err(e)) = began {
+            return Err(Box::new(Settled(Error::storage("beginning a transaction", e))));
+        }
+        drop(params);
+        for (h, outcome) in held.into_iter().zip(written) {
+            match (outcome, h.unchanged) {
+                (Err(e), _) => return Err(Box::new(Settled(Error::storage(h.context, e)))),
+                (Ok(0), Some(unchanged)) => return Err(Box::new(Settled(unchanged))),
+                (Ok(_), _) => {}
             }
-        })
-        .collect()
+        }
+        Ok(last?)
+    }
+
+    /// Commits what the transaction did; nothing to do if it sent nothing. Held writes go with
+    /// the `COMMIT`, unless one's row count is checked: those are flushed (and checked) first.
+    pub(super) fn commit(&mut self, context: &str) -> Result<()> {
+        if self.begin.is_some() && self.held.is_empty() {
+            return Ok(());
+        }
+        let settle = |e: SqlError| match e.downcast::<Settled>() {
+            Ok(settled) => settled.0,
+            Err(e) => Error::storage(context, e),
+        };
+        if self.held.iter().any(|h| h.unchanged.is_some()) {
+            self.flush(|_| async { Ok::<(), tokio_postgres::Error>(()) }).map_err(settle)?;
+        }
+        self.flush(|client| client.batch_execute("COMMIT")).map_err(settle)
+    }
+
+    /// Rolls back whatever the transaction sent (held writes are dropped unsent).
+    pub(super) fn rollback(self) -> std::result::Result<(), tokio_postgres::Error> {
+        if self.begin.is_some() {
+            return Ok(());
+        }
+        // After a failed commit the transaction may have ended already: PostgreSQL then only
+        // warns that none is in progress.
+        self.link.batch("ROLLBACK")
+    }
 }
 
 /// Column `i` of a row, by its type.
-fn value(row: &postgres::Row, i: usize) -> Result<Value, postgres::Error> {
+fn value(row: &tokio_postgres::Row, i: usize) -> std::result::Result<Value, tokio_postgres::Error> {
     let ty = row.columns()[i].type_();
     let int = |v: Option<i64>| v.map_or(Value::Null, Value::Int);
     Ok(if *ty == Type::INT8 {
@@ -73,23 +235,51 @@ fn value(row: &postgres::Row, i: usize) -> Result<Value, postgres::Error> {
     })
 }
 
+/// The parameters as the driver binds them: each typed, also when null.
+fn bound<'p>(params: &'p [Param<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| -> &(dyn ToSql + Sync) {
+            match p {
+                Param::Int(v) => v,
+                Param::Real(v) => v,
+                Param::Text(v) => v,
+            }
+        })
+        .collect()
+}
+
 impl Conn for PgConn<'_> {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
 
-    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, SqlError> {
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<u64, SqlError> {
         let statement = self.statement(sql)?;
-        Ok(self.tx.execute(&statement, &bound(params))?)
+        let bound = bound(params);
+        self.flush(|client| async move { client.execute(&statement, &bound).await })
     }
 
-    fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, SqlError> {
+    fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<Vec<Row>, SqlError> {
         let statement = self.statement(sql)?;
-        let rows = self.tx.query(&statement, &bound(params))?;
+        let bound = bound(params);
+        let rows = self.flush(|client| async move { client.query(&statement, &bound).await })?;
         Ok(rows
             .iter()
-            .map(|r| (0..r.len()).map(|i| value(r, i)).collect::<Result<_, _>>().map(Row))
-            .collect::<Result<_, _>>()?)
+            .map(|r| (0..r.len()).map(|i| value(r, i)).collect::<std::result::Result<_, _>>().map(Row))
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    fn write(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        context: &'static str,
+        unchanged: Option<Error>,
+    ) -> Result<()> {
+        let statement = self.statement(sql).map_err(|e| Error::storage(context, e))?;
+        self.held.push(Held { statement, params: params.iter().map(Owned::of).collect(), context, unchanged });
+        Ok(())
     }
 
     fn cache(&self) -> &RowCache {

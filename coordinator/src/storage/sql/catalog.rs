@@ -265,27 +265,15 @@ pub(super) fn set_run_state(c: &mut dyn Conn, id: RunId, state: &RunState) -> Re
 /// Adds to a pairing's statistics.
 pub(super) fn add_stats(c: &mut dyn Conn, run: RunId, pairing: u32, delta: &PairingStats) -> Result<()> {
     let [p0, p1, p2, p3, p4] = delta.pentanomial.map(int);
-    let changed = c
-        .execute(
-            "UPDATE run_pairings SET ptnml0 = ptnml0 + ?3, ptnml1 = ptnml1 + ?4, ptnml2 = ptnml2 + ?5,
-                 ptnml3 = ptnml3 + ?6, ptnml4 = ptnml4 + ?7, wins = wins + ?8, draws = draws + ?9,
-                 losses = losses + ?10
-             WHERE run_id = ?1 AND pairing = ?2",
-            params![
-                key(run),
-                i64::from(pairing),
-                p0,
-                p1,
-                p2,
-                p3,
-                p4,
-                int(delta.wins),
-                int(delta.draws),
-                int(delta.losses)
-            ],
-        )
-        .ctx("updating statistics")?;
-    if changed == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
+    c.write(
+        "UPDATE run_pairings SET ptnml0 = ptnml0 + ?3, ptnml1 = ptnml1 + ?4, ptnml2 = ptnml2 + ?5,
+             ptnml3 = ptnml3 + ?6, ptnml4 = ptnml4 + ?7, wins = wins + ?8, draws = draws + ?9,
+             losses = losses + ?10
+         WHERE run_id = ?1 AND pairing = ?2",
+        params![key(run), i64::from(pairing), p0, p1, p2, p3, p4, int(delta.wins), int(delta.draws), int(delta.losses)],
+        "updating statistics",
+        Some(corrupt(format!("run {run} has no pairing {pairing}"))),
+    )
 }
 
 /// A run's next pair index and pairs ever created per pairing, in one query.

@@ -148,40 +148,40 @@ pub(super) fn pair(c: &mut dyn Conn, run: RunId, index: u64) -> Result<Option<Pa
 
 /// Stores a new pair as leased.
 pub(super) fn insert_pair(c: &mut dyn Conn, run: RunId, pair: NewPair, opening_index: u32) -> Result<()> {
-    c.execute(
+    c.write(
         "INSERT INTO pairs (run_id, pair_index, pairing, opening_index, status) VALUES (?1, ?2, ?3, ?4, 'leased')",
         params![key(run), int(pair.pair_index), i64::from(pair.pairing), i64::from(opening_index)],
+        "creating a pair",
+        None,
     )
-    .ctx("creating a pair")?;
-    Ok(())
 }
 
 /// Counts new pairs in their pairing's allocation.
 pub(super) fn add_allocated(c: &mut dyn Conn, run: RunId, pairing: u32, pairs: u64) -> Result<()> {
-    let counted = c
-        .execute(
-            "UPDATE run_pairings SET allocated = allocated + ?3 WHERE run_id = ?1 AND pairing = ?2",
-            params![key(run), i64::from(pairing), int(pairs)],
-        )
-        .ctx("counting a new pair")?;
-    if counted == 0 { Err(corrupt(format!("run {run} has no pairing {pairing}"))) } else { Ok(()) }
+    c.write(
+        "UPDATE run_pairings SET allocated = allocated + ?3 WHERE run_id = ?1 AND pairing = ?2",
+        params![key(run), i64::from(pairing), int(pairs)],
+        "counting a new pair",
+        Some(corrupt(format!("run {run} has no pairing {pairing}"))),
+    )
 }
 
 pub(super) fn set_next_pair_index(c: &mut dyn Conn, run: RunId, next: u64) -> Result<()> {
-    let changed = c
-        .execute("UPDATE runs SET next_pair_index = ?2 WHERE id = ?1", params![key(run), int(next)])
-        .ctx("advancing a run's pair index")?;
-    if changed == 0 { Err(Error::RunNotFound(run)) } else { Ok(()) }
+    c.write(
+        "UPDATE runs SET next_pair_index = ?2 WHERE id = ?1",
+        params![key(run), int(next)],
+        "advancing a run's pair index",
+        Some(Error::RunNotFound(run)),
+    )
 }
 
 pub(super) fn set_pair_status(c: &mut dyn Conn, run: RunId, index: u64, status: PairStatus) -> Result<()> {
-    let changed = c
-        .execute(
-            "UPDATE pairs SET status = ?3 WHERE run_id = ?1 AND pair_index = ?2",
-            params![key(run), int(index), status.as_str()],
-        )
-        .ctx("changing a pair's status")?;
-    if changed == 0 { Err(corrupt(format!("run {run} has no pair {index}"))) } else { Ok(()) }
+    c.write(
+        "UPDATE pairs SET status = ?3 WHERE run_id = ?1 AND pair_index = ?2",
+        params![key(run), int(index), status.as_str()],
+        "changing a pair's status",
+        Some(corrupt(format!("run {run} has no pair {index}"))),
+    )
 }
 
 pub(super) fn pair_holder(c: &mut dyn Conn, run: RunId, index: u64) -> Result<Option<LeaseId>> {
@@ -233,17 +233,21 @@ pub(super) fn lease(c: &mut dyn Conn, lease: LeaseId) -> Result<LeaseRow> {
 }
 
 pub(super) fn set_lease_state(c: &mut dyn Conn, lease: LeaseId, state: LeaseState) -> Result<()> {
-    let changed = c
-        .execute("UPDATE leases SET state = ?2 WHERE id = ?1", params![key(lease), state.as_str()])
-        .ctx("ending a lease")?;
-    if changed == 0 { Err(Error::LeaseNotFound(lease)) } else { Ok(()) }
+    c.write(
+        "UPDATE leases SET state = ?2 WHERE id = ?1",
+        params![key(lease), state.as_str()],
+        "ending a lease",
+        Some(Error::LeaseNotFound(lease)),
+    )
 }
 
 pub(super) fn set_lease_deadline(c: &mut dyn Conn, lease: LeaseId, deadline_ms: u64) -> Result<()> {
-    let changed = c
-        .execute("UPDATE leases SET deadline_ms = ?2 WHERE id = ?1", params![key(lease), int(deadline_ms)])
-        .ctx("extending a lease")?;
-    if changed == 0 { Err(Error::LeaseNotFound(lease)) } else { Ok(()) }
+    c.write(
+        "UPDATE leases SET deadline_ms = ?2 WHERE id = ?1",
+        params![key(lease), int(deadline_ms)],
+        "extending a lease",
+        Some(Error::LeaseNotFound(lease)),
+    )
 }
 
 /// In id order (the trait promises none): two coordinators expiring the same leases then
@@ -257,12 +261,12 @@ pub(super) fn overdue_leases(c: &mut dyn Conn, now_ms: u64) -> Result<Vec<LeaseI
 }
 
 pub(super) fn insert_lease_pair(c: &mut dyn Conn, lease: LeaseId, run: RunId, index: u64) -> Result<()> {
-    c.execute(
+    c.write(
         "INSERT INTO lease_pairs (lease_id, run_id, pair_index, status) VALUES (?1, ?2, ?3, 'pending')",
         params![key(lease), key(run), int(index)],
+        "recording a leased pair",
+        None,
     )
-    .ctx("recording a leased pair")?;
-    Ok(())
 }
 
 pub(super) fn lease_pair(c: &mut dyn Conn, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
@@ -314,13 +318,12 @@ pub(super) fn set_lease_pair_status(
     index: u64,
     status: LeasePairStatus,
 ) -> Result<()> {
-    let changed = c
-        .execute(
-            "UPDATE lease_pairs SET status = ?3 WHERE lease_id = ?1 AND pair_index = ?2",
-            params![key(lease), int(index), status.as_str()],
-        )
-        .ctx("changing a leased pair's status")?;
-    if changed == 0 { Err(corrupt(format!("lease {lease} has no pair {index}"))) } else { Ok(()) }
+    c.write(
+        "UPDATE lease_pairs SET status = ?3 WHERE lease_id = ?1 AND pair_index = ?2",
+        params![key(lease), int(index), status.as_str()],
+        "changing a leased pair's status",
+        Some(corrupt(format!("lease {lease} has no pair {index}"))),
+    )
 }
 
 pub(super) fn workers(c: &mut dyn Conn) -> Result<Vec<WorkerSummary>> {

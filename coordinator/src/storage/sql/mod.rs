@@ -39,6 +39,20 @@ use crate::error::{BoxedSource, Error, Result};
 /// An error of a driver or of reading a row, before [`Ctx::ctx`] says what was being done.
 pub(crate) type SqlError = BoxedSource;
 
+/// An error that already says what was being done: a held-back [`Conn::write`]'s, returned by the
+/// later call that sent it. [`Ctx::ctx`] passes it on as it is, so that it names the write, not
+/// the statement it was sent with.
+#[derive(Debug)]
+pub(crate) struct Settled(pub(crate) Error);
+
+impl std::fmt::Display for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Settled {}
+
 /// Adds what was being done to a database error: the one way a storage error is made.
 pub(crate) trait Ctx<T> {
     fn ctx(self, context: &str) -> Result<T>;
@@ -46,7 +60,10 @@ pub(crate) trait Ctx<T> {
 
 impl<T, E: Into<BoxedSource>> Ctx<T> for std::result::Result<T, E> {
     fn ctx(self, context: &str) -> Result<T> {
-        self.map_err(|e| Error::storage(context, e))
+        self.map_err(|e| match e.into().downcast::<Settled>() {
+            Ok(settled) => settled.0,
+            Err(e) => Error::storage(context, e),
+        })
     }
 }
 
@@ -117,6 +134,25 @@ pub(crate) trait Conn {
 
     /// Runs a statement that returns rows (a query, or a change `RETURNING` columns).
     fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> std::result::Result<Vec<Row>, SqlError>;
+
+    /// Runs a change whose only outcome the workflow needs is that it succeeded and, with
+    /// `unchanged`, that it changed a row (if it changed none, `unchanged` is the error);
+    /// `context` says what it does. A connection may hold it back and send it with its next
+    /// statement or its commit (PostgreSQL pipelines them): its error then comes from that later
+    /// call, as this write's own error, and the transaction does not commit. SQLite runs it here.
+    fn write(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        context: &'static str,
+        unchanged: Option<Error>,
+    ) -> Result<()> {
+        let changed = self.execute(sql, params).ctx(context)?;
+        match unchanged {
+            Some(error) if changed == 0 => Err(error),
+            _ => Ok(()),
+        }
+    }
 
     /// The connection's cache of rows that never change once written.
     fn cache(&self) -> &RowCache;

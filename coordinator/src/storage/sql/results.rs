@@ -97,8 +97,7 @@ fn insert_positions(
             i64::from(p.quiet).into(),
         ]);
     }
-    c.execute(sql, &values).ctx("storing sampled positions")?;
-    Ok(())
+    c.write(sql, &values, "storing sampled positions", None)
 }
 
 pub(super) fn submission_seen(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> Result<bool> {
@@ -113,12 +112,12 @@ pub(super) fn insert_submission(
     accepted: usize,
     now_ms: u64,
 ) -> Result<()> {
-    c.execute(
+    c.write(
         "INSERT INTO submissions (lease_id, seq, accepted, received_ms) VALUES (?1, ?2, ?3, ?4)",
         params![key(lease), bits(seq), int(accepted as u64), int(now_ms)],
+        "recording a submission",
+        None,
     )
-    .ctx("recording a submission")?;
-    Ok(())
 }
 
 /// The columns [`position`] decodes, of `positions`: the game id, then the sample.
