@@ -19,11 +19,11 @@ use proto::domain::{
     Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
     PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerInfo,
 };
+use web::embedded::Embedded;
 use worker::game::GameSettings;
 use worker::matchrun::{SideStats, Timed};
 use worker::player::{InProcess, RandomMover};
 
-use crate::embedded::Embedded;
 use crate::remote;
 
 #[derive(Subcommand, Debug)]

@@ -18,9 +18,9 @@ use proto::domain::{
 };
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::TcpStream;
+use web::embedded::Embedded;
 
 use crate::bench_cmds::{legal_pair, pair_for, sim_worker, spec_tc};
-use crate::embedded::Embedded;
 use crate::remote;
 
 #[derive(Args, Debug)]
