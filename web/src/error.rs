@@ -3,7 +3,8 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-/// What can go wrong in the web application outside a request (starting the embedded farm).
+/// What can go wrong in the web application outside a request: starting the embedded farm,
+/// and the benches' clients.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
@@ -23,6 +24,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A farm RPC of a bench's simulated worker or client.
+    #[error(transparent)]
+    Farm(#[from] proto::Error),
+    /// An HTTP request of a bench that failed or was not answered 200.
+    #[error("GET {path}: {reason}")]
+    Http { path: String, reason: String },
+    /// A bench that cannot measure what it should (names what was missing).
+    #[error("bench: {0}")]
+    Bench(String),
 }
 
 /// The crate's result.

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod assets;
 pub mod auth;
+pub mod bench;
 pub mod embedded;
 pub mod error;
 pub mod events;

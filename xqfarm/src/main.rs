@@ -3,7 +3,6 @@
 
 mod args;
 mod bench_cmds;
-mod bench_web;
 mod book_cmd;
 mod export;
 mod farm_cmds;
