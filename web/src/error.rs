@@ -3,14 +3,40 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-/// What can go wrong in the web application outside a request.
+/// What can go wrong in the web application outside a request: starting the embedded farm,
+/// and the benches' clients.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
     Coordinator(#[from] coordinator::Error),
     #[error("{0}")]
     Invalid(String),
+    /// The embedded farm's SQLite file cannot be opened.
+    #[error("opening the database {path}: {source}")]
+    OpenDatabase {
+        path: String,
+        #[source]
+        source: coordinator::Error,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A farm RPC of a bench's simulated worker or client.
+    #[error(transparent)]
+    Farm(#[from] proto::Error),
+    /// An HTTP request of a bench that failed or was not answered 200.
+    #[error("GET {path}: {reason}")]
+    Http { path: String, reason: String },
+    /// A bench that cannot measure what it should (names what was missing).
+    #[error("bench: {0}")]
+    Bench(String),
 }
+
+/// The crate's result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An API request's failure: its status and a message naming the bad input.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,8 @@
 pub mod api;
 pub mod assets;
 pub mod auth;
+pub mod bench;
+pub mod embedded;
 pub mod error;
 pub mod events;
 pub mod metrics;
@@ -15,7 +17,7 @@ pub mod pgn;
 pub mod play;
 pub mod state;
 
-pub use error::{ApiError, Error};
+pub use error::{ApiError, Error, Result};
 pub use state::{AppState, WebConfig};
 
 /// The most a request body may be (a PGN, a run spec): larger bodies get 413.

@@ -21,10 +21,12 @@ pub mod error;
 pub mod external;
 pub mod game;
 pub mod identity;
+pub mod loadgen;
 pub mod matchrun;
 pub mod openings;
 pub mod player;
 pub mod runner;
+pub mod speed;
 pub mod spool;
 pub mod spsa;
 

@@ -46,6 +46,9 @@ pub fn opening_lines(path: Option<&Path>) -> Result<Vec<String>> {
     Ok(suite_lines(&suite_text(path)?).map(|(_, line)| line.to_owned()).collect())
 }
 
+/// The engine version a worker registers: the engine's name and version, and this build's commit.
+pub const ENGINE_VERSION: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
+
 /// A token for a local farm of this process, unlikely to repeat.
 pub fn rand_token() -> u64 {
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);

@@ -1,30 +1,24 @@
-//! `xqfarm bench rpc` and `xqfarm bench worker`: the farm's own speed figures.
+//! `xqfarm bench rpc`, `xqfarm bench worker` and `xqfarm bench web`: the farm's own speed
+//! figures, measured by `web::bench` (rpc, web) and `worker::speed` (worker); printed here.
 //! - rpc: lease + submit round trips per second that one embedded coordinator (SQLite, or
 //!   PostgreSQL with `--db postgres://...`) sustains with many simulated workers on loopback,
 //!   each submitting legal 120-ply games that the coordinator's referee replays; and the
 //!   referee's own cost per game;
 //! - worker: games per minute per core at a node limit, and the share of the worker's
-//!   CPU spent outside engine search (the arbiter, sampling, bookkeeping).
+//!   CPU spent outside engine search (the arbiter, sampling, bookkeeping);
+//! - web: the Run page's API latency with a large run, and the CPU cost of many open event
+//!   streams.
 
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use coordinator::{LeaseTerms, referee};
-use engine::Position;
-use engine::eval::Params;
-use proto::domain::{
-    Adjudication, BatchResult, GameReport, LeaseGrant, LeaseReply, LeaseRequest, OpeningSuiteSpec, PairReport,
-    PairTask, RunKind, RunSpec, SubmitRequest, TimeControl, VariantId, VariantKind, VariantSpec, WorkerInfo,
-};
-use worker::game::GameSettings;
-use worker::matchrun::{SideStats, Timed};
-use worker::player::{InProcess, RandomMover};
-
-use crate::embedded::Embedded;
-use crate::remote;
+use coordinator::Storage;
+use web::bench::api::ApiSettings;
+use web::bench::rpc::RpcSettings;
+use worker::speed::SpeedSettings;
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
@@ -33,7 +27,7 @@ pub enum BenchCommand {
     /// Games per minute per core and the worker's time outside search.
     Worker(WorkerBenchArgs),
     /// The web API's latency with a large run, and the cost of many open event streams.
-    Web(crate::bench_web::WebBenchArgs),
+    Web(WebBenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -63,199 +57,109 @@ pub struct WorkerBenchArgs {
     threads: usize,
 }
 
+#[derive(Args, Debug)]
+pub struct WebBenchArgs {
+    /// Games in the run whose page is timed.
+    #[arg(long, default_value_t = 100_000)]
+    games: u64,
+    /// Event streams held open.
+    #[arg(long, default_value_t = 200)]
+    streams: usize,
+    /// Games per second recorded while the streams are open.
+    #[arg(long, default_value_t = 20)]
+    rate: u64,
+    /// Seconds of each CPU measurement (without, then with the streams).
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+}
+
 pub async fn run(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Rpc(a) => rpc(a).await,
         BenchCommand::Worker(a) => tokio::task::spawn_blocking(move || worker_bench(a)).await?,
-        BenchCommand::Web(a) => crate::bench_web::web(a).await,
+        BenchCommand::Web(a) => web(a).await,
     }
+}
+
+/// A fresh SQLite store in `dir`.
+fn fresh_sqlite(dir: &Path) -> Result<Arc<dyn Storage>> {
+    let db = dir.join("bench.db");
+    let storage =
+        coordinator::SqliteStorage::open(&db).with_context(|| format!("opening the database {}", db.display()))?;
+    Ok(Arc::new(storage))
 }
 
 async fn rpc(a: RpcArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let token = "bench";
-    let emb = match &a.db {
-        Some(db) => {
-            let storage = coordinator::storage::open(db).context("opening the coordinator's database (--db)")?;
-            Embedded::start_on(storage, &dir.path().join("data"), token).await?
-        }
-        None => Embedded::start(&dir.path().join("bench.db"), &dir.path().join("data"), token).await?,
+    let storage = match &a.db {
+        Some(db) => coordinator::storage::open(db).context("opening the coordinator's database (--db)")?,
+        None => fresh_sqlite(dir.path())?,
     };
-    let client = remote::connect(&emb.url, token, None).await?;
-    let toml = Params::default().to_toml();
-    let mut ids = Vec::new();
-    for name in ["a", "b"] {
-        let spec = VariantSpec { name: name.into(), kind: VariantKind::Params { toml: toml.clone() } };
-        ids.push(client.add_variant(spec).await?.id);
-    }
-    let suite = client.add_openings(OpeningSuiteSpec { name: "s".into(), openings: vec!["startpos".into()] }).await?;
-    let spec = RunSpec {
-        name: "rpc-bench".into(),
-        kind: RunKind::Games { pairs: 100_000_000 },
-        variants: ids.clone(),
-        tc: spec_tc(),
-        openings: suite.id,
-        adjudication: Adjudication::default(),
-        bench_signature: None,
-        sample_every: 0,
-    };
-    client.create_run(spec).await?;
-
-    let payload = Arc::new(legal_pair(spec_tc(), &engine::Position::startpos()));
-    let plies = payload[0].moves.len();
-    let rpcs = Arc::new(AtomicU64::new(0));
-    let pairs_done = Arc::new(AtomicU64::new(0));
-    let stop_at = Instant::now() + Duration::from_secs(a.seconds);
-    let mut tasks = Vec::new();
-    let (first_lease_tx, first_lease_rx) = tokio::sync::oneshot::channel::<proto::domain::Lease>();
-    let first_lease_tx = Arc::new(std::sync::Mutex::new(Some(first_lease_tx)));
-    for i in 0..a.workers {
-        let (url, rpcs, pairs_done) = (emb.url.clone(), Arc::clone(&rpcs), Arc::clone(&pairs_done));
-        let (payload, first_lease_tx) = (Arc::clone(&payload), Arc::clone(&first_lease_tx));
-        tasks.push(tokio::spawn(async move {
-            let c = remote::connect(&url, token, None).await?;
-            let worker = c.register(&sim_worker(i)).await?;
-            while Instant::now() < stop_at {
-                let req = LeaseRequest { worker, free_slots: 1, held: Vec::new(), finished: Vec::new() };
-                let LeaseReply { grant, .. } = c.lease(req).await?;
-                rpcs.fetch_add(1, Ordering::Relaxed);
-                let LeaseGrant::Lease(lease) = grant else {
-                    continue;
-                };
-                if let Some(tx) = first_lease_tx.lock().ok().and_then(|mut t| t.take()) {
-                    let _ = tx.send(lease.clone());
-                }
-                let pairs: Vec<PairReport> = lease.tasks.iter().map(|t| pair_for(&payload, t)).collect();
-                let n = pairs.len() as u64;
-                let batch = BatchResult { lease: lease.id, seq: 1, pairs, is_final: true };
-                c.submit(SubmitRequest { worker, batch }).await?;
-                rpcs.fetch_add(1, Ordering::Relaxed);
-                pairs_done.fetch_add(n, Ordering::Relaxed);
-            }
-            anyhow::Ok(())
-        }));
-    }
-    let started = Instant::now();
-    for t in tasks {
-        t.await.context("simulated worker")??;
-    }
-    let secs = started.elapsed().as_secs_f64();
-    let n = rpcs.load(Ordering::Relaxed);
-    let pairs = pairs_done.load(Ordering::Relaxed);
-    let games_per_s = 2.0 * pairs as f64 / secs;
+    let settings = RpcSettings { workers: a.workers, duration: Duration::from_secs(a.seconds) };
+    let f = web::bench::rpc::rpc(storage, &dir.path().join("data"), &settings).await?;
+    let (plies, secs) = (f.plies, f.secs);
     println!(
-        "{} simulated workers, {secs:.1} s, legal {plies}-ply games, referee on: {n} lease+submit RPCs = {:.0} RPCs/s, \
-         {pairs} pairs recorded = {games_per_s:.0} games/s",
-        a.workers,
-        n as f64 / secs,
+        "{} simulated workers, {secs:.1} s, legal {plies}-ply games, referee on: {} lease+submit RPCs = {:.0} RPCs/s, \
+         {} pairs recorded = {:.0} games/s",
+        f.workers,
+        f.rpcs,
+        f.rpcs_per_s(),
+        f.pairs,
+        f.games_per_s(),
     );
-    emb.stop().await;
-
-    // The referee alone, on one thread, over the same payload and terms.
-    let lease = first_lease_rx.await.context("no lease was granted during the bench")?;
-    let terms = LeaseTerms::from(&lease);
-    let batch: Vec<PairReport> = lease.tasks.iter().map(|t| pair_for(&payload, t)).collect();
-    let rounds = 2_000usize.div_ceil(batch.len());
-    let timed = Instant::now();
-    for _ in 0..rounds {
-        referee::check_batch(&terms, &batch, None).context("the bench's own games must pass the referee")?;
-    }
-    let per_game = timed.elapsed().as_secs_f64() / (rounds * batch.len() * 2) as f64;
-    // Off: the same wall time per game, less the referee's share of it.
-    let games_off = 1.0 / (1.0 / games_per_s - per_game).max(f64::MIN_POSITIVE);
     println!(
         "referee alone: {:.1} us per {plies}-ply game ({:.0} games/s on one core); without it the same payload \
-         would run at about {games_off:.0} games/s: the referee costs {:.1}% of throughput (goal: at most 20%)",
-        per_game * 1e6,
-        1.0 / per_game,
-        100.0 * (1.0 - games_per_s / games_off),
+         would run at about {:.0} games/s: the referee costs {:.1}% of throughput (goal: at most 20%)",
+        f.referee_s_per_game * 1e6,
+        1.0 / f.referee_s_per_game,
+        f.games_per_s_without_referee(),
+        f.referee_cost_pct(),
     );
     Ok(())
 }
 
-/// A simulated worker's description.
-pub(crate) fn sim_worker(i: usize) -> WorkerInfo {
-    WorkerInfo {
-        name: format!("sim{i}"),
-        host: "bench".into(),
-        cores: 1,
-        engine_version: "bench".into(),
-        bench_signature: 0,
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-        bench_nps: 0,
-    }
-}
-
-/// The bench run's time control: long enough that the scheduler leases one pair per free
-/// slot, as a real farm's workers see it, so every RPC carries one pair.
-pub(crate) fn spec_tc() -> TimeControl {
-    TimeControl::Clock { base_ms: 60_000, inc_ms: 600 }
-}
-
-/// One pair really played from `start` by random quiet movers (120 plies to the move limit
-/// from the start position), as the worker reports it; players named later by `pair_for`.
-pub(crate) fn legal_pair(tc: TimeControl, start: &Position) -> [GameReport; 2] {
-    let settings = GameSettings::new(tc);
-    let play = |seed: u64| {
-        let mut red = RandomMover::new("red", seed).with_score(Some(150));
-        let mut black = RandomMover::new("black", seed + 1).with_score(Some(150));
-        let record = worker::game::play_game([&mut red, &mut black], start, &settings);
-        worker::runner::to_report(&record, &VariantId::default(), &VariantId::default(), 0)
-    };
-    [play(1), play(3)]
-}
-
-/// The payload's games as the report of `task`'s pair.
-pub(crate) fn pair_for(payload: &[GameReport; 2], task: &PairTask) -> PairReport {
-    let [x, y] = &task.variants;
-    let game = |g: &GameReport, red: &VariantId, black: &VariantId| GameReport {
-        red: red.clone(),
-        black: black.clone(),
-        ..g.clone()
-    };
-    PairReport { pair_index: task.pair_index, games: [game(&payload[0], x, y), game(&payload[1], y, x)] }
-}
-
 fn worker_bench(a: WorkerBenchArgs) -> Result<()> {
     let openings = crate::args::load_openings(None)?;
-    let busy = Arc::new(SideStats::default());
-    let settings = worker::game::GameSettings::new(TimeControl::Nodes(a.nodes));
-    let started = Instant::now();
-    let results = worker::matchrun::run_pairs(
-        a.pairs,
-        &openings,
-        &settings,
-        a.threads,
-        || {
-            let t = |n: &str, p: Params| Timed::new(InProcess::new(n, p), &busy);
-            (t("a", Params::default()), t("b", Params::default()))
-        },
-        |_| {},
-    );
-    // What a worker does besides searching: convert every game to its report with
-    // sampled positions (static eval + quiescence every 8 plies).
-    let mut reports = 0;
-    for pair in &results {
-        for g in &pair.games {
-            let _ = worker::runner::to_report(g, &"a".into(), &"b".into(), 8);
-            reports += 1;
-        }
-    }
-    let wall = started.elapsed().as_secs_f64();
-    let thread_time = wall * a.threads as f64;
-    let search = busy.busy().as_secs_f64();
-    let games = 2 * results.len();
+    let s = worker::speed::measure(&openings, &SpeedSettings { nodes: a.nodes, pairs: a.pairs, threads: a.threads });
     println!(
-        "{games} games at nodes={} on {} thread(s) in {wall:.1} s: {:.1} games/min/core",
+        "{} games at nodes={} on {} thread(s) in {:.1} s: {:.1} games/min/core",
+        s.games,
         a.nodes,
         a.threads,
-        games as f64 / (wall / 60.0) / a.threads as f64
+        s.wall_s,
+        s.games_per_min_per_core(a.threads)
     );
     println!(
-        "time in engine search {search:.2} s of {thread_time:.2} s thread time: {:.2}% outside search (arbiter, game loop, {reports} reports with sampling)",
-        100.0 * (1.0 - search / thread_time)
+        "time in engine search {:.2} s of {:.2} s thread time: {:.2}% outside search (arbiter, game loop, {} reports with sampling)",
+        s.search_s,
+        s.thread_s,
+        s.outside_search_pct(),
+        s.reports
+    );
+    Ok(())
+}
+
+async fn web(a: WebBenchArgs) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let settings =
+        ApiSettings { games: a.games, streams: a.streams, rate: a.rate, measure: Duration::from_secs(a.seconds) };
+    let f = web::bench::api::web(fresh_sqlite(dir.path())?, &dir.path().join("data"), &settings).await?;
+    eprintln!("filled the run with {} games in {:.0} s", f.games, f.fill_s);
+    for (path, ms) in &f.latencies_ms {
+        println!("GET {path}: {ms:.1} ms with {} games in the run (goal: under 100 ms)", f.games);
+    }
+    println!(
+        "{} event streams, {:.1} games/s recorded: the process used {:.1}% of a core without them and {:.1}% with them \
+         (the streams and their readers: {:.1}% of one core; goal under 5%); {}/{} streams received every one \
+         of their {} updates",
+        f.streams,
+        f.games_per_s_while_measuring(),
+        100.0 * f.cpu_without,
+        100.0 * f.cpu_with,
+        100.0 * (f.cpu_with - f.cpu_without),
+        f.complete_streams,
+        f.streams,
+        f.updates,
     );
     Ok(())
 }

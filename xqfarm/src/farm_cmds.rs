@@ -17,7 +17,7 @@ use proto::domain::{
 use worker::client::{WorkerConfig, run_worker_until};
 use worker::identity;
 
-use crate::embedded;
+use crate::args::ENGINE_VERSION;
 use crate::remote;
 use crate::sprt::{progress_line, summary, watch};
 
@@ -290,8 +290,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",
         bench.signature, bench.nps
     );
-    run_worker_until(cfg, identity::local_worker_info(&name, concurrency, bench, embedded::ENGINE_VERSION), shutdown)
-        .await?;
+    run_worker_until(cfg, identity::local_worker_info(&name, concurrency, bench, ENGINE_VERSION), shutdown).await?;
     Ok(())
 }
 

@@ -7,8 +7,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use tokio::task::JoinHandle;
 
-use crate::args::rand_token;
-use crate::embedded::{self, Embedded};
+use web::embedded::Embedded;
+
+use crate::args::{ENGINE_VERSION, rand_token};
 use crate::remote;
 
 #[derive(Args, Debug, Clone, Default)]
@@ -62,7 +63,7 @@ impl FarmTarget {
         eprintln!("web pages (signed in): {}", emb.page_url);
         let bench = tokio::task::spawn_blocking(move || worker::identity::measure_bench(concurrency)).await??;
         eprintln!("local worker: bench signature {}, {} nps a game slot", bench.signature, bench.nps);
-        let worker = embedded::spawn_worker_with(&emb.url, &token, concurrency, dir.join("spool"), bench, engines);
+        let worker = emb.spawn_worker(concurrency, dir.join("spool"), bench, engines, ENGINE_VERSION);
         Ok(Target { url: emb.url.clone(), token, local: Some((emb, worker, dir)) })
     }
 }

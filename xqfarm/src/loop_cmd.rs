@@ -17,9 +17,10 @@ use anyhow::{Context, Result};
 use campaign::{CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, TexelTuner};
 use clap::Args;
 use proto::domain::{EloModel, SprtSettings, TimeControl};
+use web::embedded::Embedded;
+use worker::engines::EngineSet;
 
-use crate::args::{load_params, opening_lines, rand_token};
-use crate::embedded::{self, Embedded};
+use crate::args::{ENGINE_VERSION, load_params, opening_lines, rand_token};
 use crate::progress::Progress;
 use crate::remote;
 use crate::tune_cmd;
@@ -147,7 +148,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
     let emb = Embedded::start(&args.dir.join("xqfarm.db"), &data_dir, &token).await?;
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bench = tokio::task::spawn_blocking(move || worker::identity::measure_bench(concurrency)).await??;
-    let worker = embedded::spawn_worker(&emb.url, &token, concurrency, args.dir.join("spool"), bench);
+    let worker = emb.spawn_worker(concurrency, args.dir.join("spool"), bench, EngineSet::empty(), ENGINE_VERSION);
     eprintln!("web pages (signed in): {}", emb.page_url);
     eprintln!(
         "xqfarm loop: embedded coordinator at {}, {concurrency} games at once, data in {}",

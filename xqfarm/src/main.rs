@@ -3,9 +3,7 @@
 
 mod args;
 mod bench_cmds;
-mod bench_web;
 mod book_cmd;
-mod embedded;
 mod export;
 mod farm_cmds;
 mod farm_target;
