@@ -19,6 +19,7 @@ pub mod ecco;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod eval_kind;
 pub mod movegen;
 pub mod nnue;
 pub mod notation;
@@ -40,6 +41,7 @@ pub const RULES_VERSION: u32 = 1;
 
 pub use engine::Engine;
 pub use error::{Error, IllegalMoveReason, NnueError, Result};
+pub use eval_kind::EvalKind;
 pub use param_set::ParamSet;
 pub use position::{OpeningLine, Position, START_FEN};
 pub use search::{Limits, SearchResult};
