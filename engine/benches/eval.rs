@@ -1,9 +1,14 @@
 //! `evaluate` on a few positions (start, middlegames, an endgame), in evaluations per second
-//! (criterion's time per iteration is the time per call). Run: `cargo bench -p engine --bench eval`.
+//! (criterion's time per iteration is the time per call), beside the network's: one move's
+//! incremental update plus the output (what a search node pays), the same with the scalar loops,
+//! and a from-scratch refresh. Run: `cargo bench -p engine --bench eval`.
+
+use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
 use engine::Position;
 use engine::eval::{Params, evaluate, trace};
+use engine::nnue::{AccumulatorStack, Backend, DEFAULT_HIDDEN, Network};
 
 const POSITIONS: [(&str, &str); 4] = [
     ("start", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"),
@@ -26,5 +31,40 @@ fn bench_eval(c: &mut Criterion) {
     c.bench_function("trace/middlegame-1", |b| b.iter(|| trace(black_box(&pos))));
 }
 
-criterion_group!(benches, bench_eval);
+fn bench_nnue(c: &mut Criterion) {
+    let net = Arc::new(Network::random(1, DEFAULT_HIDDEN));
+    let backends = [Some(Backend::detect()), Backend::avx2().map(|_| Backend::scalar())];
+    for backend in backends.into_iter().flatten() {
+        let mut group = c.benchmark_group(format!("nnue-{}-update", backend.name()));
+        group.throughput(Throughput::Elements(1));
+        for (name, fen) in POSITIONS {
+            let mut pos = Position::from_fen(fen).expect("valid bench FEN");
+            let m = pos.legal_moves().to_vec()[0];
+            let mut stack = AccumulatorStack::with_backend(Arc::clone(&net), &pos, backend);
+            pos.play_unchecked(m);
+            let stm = pos.side_to_move();
+            pos.undo();
+            // One search node: record the move, compute its accumulators, evaluate, take back.
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    stack.push_move(black_box(&pos), black_box(m));
+                    let v = stack.evaluate(stm);
+                    stack.pop();
+                    v
+                })
+            });
+        }
+        group.finish();
+    }
+    let pos = Position::from_fen(POSITIONS[1].1).expect("valid bench FEN");
+    let mut stack = AccumulatorStack::new(Arc::clone(&net), &pos);
+    c.bench_function("nnue-refresh/middlegame-1", |b| {
+        b.iter(|| {
+            stack.refresh(black_box(&pos));
+            stack.evaluate(pos.side_to_move())
+        })
+    });
+}
+
+criterion_group!(benches, bench_eval, bench_nnue);
 criterion_main!(benches);

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::ParamSet;
 use crate::engine::Engine;
+use crate::eval_kind::EvalKind;
 use crate::position::Position;
 use crate::search::Limits;
 
@@ -63,9 +64,21 @@ impl BenchResult {
 }
 
 /// Searches every bench position to `depth` with `params`; `on_position(i, fen, nodes)` is
-/// called after each.
-pub fn run(depth: u32, params: &ParamSet, mut on_position: impl FnMut(usize, &str, u64)) -> BenchResult {
+/// called after each. The hand-crafted evaluation: its node count is the build's signature.
+pub fn run(depth: u32, params: &ParamSet, on_position: impl FnMut(usize, &str, u64)) -> BenchResult {
+    run_with_eval(depth, params, &EvalKind::Hce, on_position)
+}
+
+/// [`run`] with the given evaluation (a network's speed figure; its node count is no
+/// signature, since it depends on the network).
+pub fn run_with_eval(
+    depth: u32,
+    params: &ParamSet,
+    eval: &EvalKind,
+    mut on_position: impl FnMut(usize, &str, u64),
+) -> BenchResult {
     let mut engine = Engine::with_param_set(params.clone());
+    engine.set_eval(eval.clone());
     engine.set_hash(BENCH_HASH_MIB);
     let mut nodes = 0;
     let start = Instant::now();

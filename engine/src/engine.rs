@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use crate::book::Book;
 use crate::eval::Params;
+use crate::eval_kind::EvalKind;
+use crate::nnue::Network;
 use crate::param_set::ParamSet;
 use crate::position::Position;
 use crate::search::{
@@ -47,6 +49,10 @@ pub struct Engine {
     own_book: bool,
     /// xorshift64 state for the book's weighted pick.
     random: u64,
+    /// The evaluation the search calls (the `Eval` option).
+    eval: EvalKind,
+    /// The network loaded from `EvalFile`, used when `Eval` is `nnue`.
+    network: Option<Arc<Network>>,
 }
 
 impl Default for Engine {
@@ -86,6 +92,8 @@ impl Engine {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0x9e37_79b9_7f4a_7c15, |d| d.as_nanos() as u64)
                 | 1,
+            eval: EvalKind::Hce,
+            network: None,
         }
     }
 
@@ -165,6 +173,39 @@ impl Engine {
     pub fn set_tablebases(&mut self, tablebases: Option<Arc<Tablebases>>) {
         self.tablebases = tablebases;
         self.tt.clear();
+    }
+
+    /// The evaluation the search calls; the hash table is cleared since it stores
+    /// evaluations. A network given here also becomes [`Engine::network`].
+    pub fn set_eval(&mut self, eval: EvalKind) {
+        if let EvalKind::Nnue(net) = &eval {
+            self.network = Some(Arc::clone(net));
+        }
+        self.eval = eval;
+        self.tt.clear();
+    }
+
+    pub fn eval_kind(&self) -> &EvalKind {
+        &self.eval
+    }
+
+    /// The loaded network (`EvalFile`). While the network evaluates, the new one takes its
+    /// place (`None`: back to the hand-crafted evaluation); otherwise it waits for `Eval nnue`.
+    pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+        self.network = network;
+        if let EvalKind::Nnue(_) = self.eval {
+            self.set_eval(self.network.clone().map_or(EvalKind::Hce, EvalKind::Nnue));
+        }
+    }
+
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
+    }
+
+    /// The static evaluation of the current position by the chosen evaluation, in
+    /// centipawns from the side to move's view.
+    pub fn static_eval(&self) -> i32 {
+        self.eval.evaluate(&self.pos, &self.params)
     }
 
     pub fn tablebases(&self) -> Option<&Arc<Tablebases>> {
@@ -257,6 +298,7 @@ impl Engine {
             stop: &self.stop,
             move_overhead: self.move_overhead,
             tb: self.tablebases.as_deref(),
+            eval: &self.eval,
         };
         let result = search::think(&self.pos, limits, &root_moves, ctx, on_info);
         self.stop.store(false, Ordering::Relaxed);

@@ -50,4 +50,37 @@ pub enum Error {
     /// A PGN text that does not read; the message names the line.
     #[error("PGN {0}")]
     Pgn(String),
+    /// A network file (`path`) that cannot be read or is refused.
+    #[error("network file {path}: {reason}")]
+    Network { path: String, reason: NnueError },
+}
+
+/// Why a network file's bytes are refused (see `nnue::network` for the format). Each names
+/// the field and its byte offset.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NnueError {
+    #[error("truncated: the {what} need bytes {start}..{end}, but the file has {len}")]
+    Truncated { what: &'static str, start: usize, end: usize, len: usize },
+    #[error("{extra} bytes after the checksum (from byte {offset}): not this format")]
+    TrailingBytes { offset: usize, extra: usize },
+    #[error("magic {found:?} at byte 0 is not `XQNN`: not a network file")]
+    Magic { found: [u8; 4] },
+    #[error("format version {found} (byte 4); this engine reads version {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("architecture {found} (byte 8); this engine runs architecture {expected}")]
+    Architecture { found: u32, expected: u32 },
+    #[error("{field} is {found} (byte {offset}); this architecture needs {expected}")]
+    Header { field: &'static str, offset: usize, found: u32, expected: u32 },
+    #[error("hidden size {found} (byte 16) is not a multiple of 16 in 16..=1024")]
+    Hidden { found: u64 },
+    #[error(
+        "checksum {stored:#018x} at byte {offset} does not match the content's {computed:#018x}: the file is corrupt"
+    )]
+    Checksum { offset: usize, stored: u64, computed: u64 },
+    #[error("output weight {index} (byte {offset}) is {value}, outside -127..=127")]
+    OutputWeight { index: usize, offset: usize, value: i16 },
+    #[error("the {what} have {found} values; a hidden size of {hidden} needs {expected}")]
+    Shape { what: &'static str, found: usize, expected: usize, hidden: usize },
+    #[error("cannot read: {0}")]
+    Io(String),
 }

@@ -1,6 +1,6 @@
 //! The xqfarm Xiangqi engine: rules (bitboard board, Zobrist hashing, legal move
-//! generation, game end and Asian-rules repetition judgement), notation, and the
-//! `xqengine` UCI binary.
+//! generation, game end and Asian-rules repetition judgement), notation, evaluation (hand-crafted,
+//! or a network: `nnue`), search, and the UCI/UCCI sessions of the `xqengine` binary.
 //!
 //! ```
 //! use engine::{perft::perft, Position};
@@ -19,7 +19,9 @@ pub mod ecco;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod eval_kind;
 pub mod movegen;
+pub mod nnue;
 pub mod notation;
 pub mod param_set;
 pub mod perft;
@@ -38,7 +40,8 @@ pub mod uci;
 pub const RULES_VERSION: u32 = 1;
 
 pub use engine::Engine;
-pub use error::{Error, IllegalMoveReason, Result};
+pub use error::{Error, IllegalMoveReason, NnueError, Result};
+pub use eval_kind::EvalKind;
 pub use param_set::ParamSet;
 pub use position::{OpeningLine, Position, START_FEN};
 pub use search::{Limits, SearchResult};

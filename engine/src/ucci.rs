@@ -21,6 +21,8 @@ pub(crate) fn handshake(session: &mut UciSession) {
     session.say("option tablebasepath type string default <empty>");
     session.say("option ownbook type check default false");
     session.say("option bookfile type string default <empty>");
+    session.say("option evalfile type string default <empty>");
+    session.say("option eval type combo default hce var hce var nnue");
     session.say("ucciok");
 }
 

@@ -193,8 +193,8 @@ impl UciSession {
             }
             "eval" => {
                 let engine = self.engine();
-                let v = crate::eval::evaluate(engine.position(), engine.params());
-                self.say(&format!("info string static eval {v} cp (side to move)"));
+                let (v, kind) = (engine.static_eval(), engine.eval_kind().name());
+                self.say(&format!("info string static eval {v} cp (side to move, {kind})"));
                 Ok(())
             }
             "quit" => {
@@ -228,6 +228,8 @@ impl UciSession {
         self.say("option name TablebasePath type string default <empty>");
         self.say("option name OwnBook type check default false");
         self.say("option name BookFile type string default <empty>");
+        self.say("option name EvalFile type string default <empty>");
+        self.say("option name Eval type combo default hce var hce var nnue");
         for (spec, value) in crate::search::SEARCH_PARAMS.iter().zip(search) {
             self.say(&format!(
                 "option name {} type spin default {value} min {} max {}",
@@ -333,6 +335,29 @@ impl UciSession {
                 };
                 self.engine().set_tablebases(tables);
             }
+            "evalfile" => {
+                let network = match path_option(value) {
+                    None => None,
+                    Some(path) => Some(Arc::new(
+                        crate::nnue::Network::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
+                    )),
+                };
+                self.engine().set_network(network);
+            }
+            "eval" => match need(name, value)?.to_ascii_lowercase().as_str() {
+                "hce" => self.engine().set_eval(crate::EvalKind::Hce),
+                "nnue" => {
+                    let Some(net) = self.engine().network().cloned() else {
+                        return Err(format!(
+                            "option `{name}`: nnue needs a network, and none is loaded (set EvalFile first); \
+                             the evaluation stays {}",
+                            self.engine().eval_kind().name()
+                        ));
+                    };
+                    self.engine().set_eval(crate::EvalKind::Nnue(net));
+                }
+                other => return Err(format!("option `{name}`: `{other}` is not hce or nnue")),
+            },
             "paramsfile" => {
                 let path = need(name, value)?;
                 let set = crate::ParamSet::from_toml_file(std::path::Path::new(path)).map_err(|e| e.to_string())?;

@@ -240,3 +240,25 @@ fn own_book_plays_the_books_move_and_says_so() {
     assert_eq!(out.matches("info string book move").count(), 1, "OwnBook false searches: {out}");
     assert!(out.contains("b.xqb.missing"), "a missing book is named: {out}");
 }
+
+#[test]
+fn bench_with_a_network_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let net = dir.path().join("random.xqnn");
+    let net = net.to_str().expect("utf-8 path");
+    let o = xqengine(&["nnue", "random", "--out", net, "--hidden", "32", "--seed", "2"], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let info = stdout(&xqengine(&["nnue", "info", net], ""));
+    assert!(info.contains("hidden 32"), "{info}");
+    let o = xqengine(&["bench", "3", "--eval", "nnue", "--evalfile", net], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = stdout(&o).lines().last().expect("a line").to_owned();
+    assert!(last.ends_with(" nps") && last.contains(" nodes "), "{last}");
+    // A network needs its file; a bad file is refused by name.
+    assert!(!xqengine(&["bench", "3", "--eval", "nnue"], "").status.success());
+    let bad = dir.path().join("bad.xqnn");
+    std::fs::write(&bad, b"XQNN").expect("write");
+    let o = xqengine(&["bench", "3", "--eval", "nnue", "--evalfile", bad.to_str().expect("utf-8 path")], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("bad.xqnn") && err.contains("truncated"), "{err}");
+}

@@ -6,6 +6,9 @@
 //! `fp_base + fp_margin`·depth cannot reach alpha, check extension, mate-distance pruning, and quiescence on the captures that do
 //! not lose material (all evasions in check). The rules score inside the tree: repetitions
 //! by the Asian-rules verdict, the 120-ply natural limit, and no legal move = a loss.
+//!
+//! With a network (`EvalKind::Nnue`) every move, null move and take-back goes through
+//! `play`, `play_null` and `undo`, which keep the accumulator stack in step with the position.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,6 +21,7 @@ use super::timeman::TimeManager;
 use super::tt::{Bound, TranspositionTable, TtHit};
 use crate::eval::{Params, evaluate};
 use crate::movegen::MoveList;
+use crate::nnue::AccumulatorStack;
 use crate::position::Position;
 use crate::rules::{RepetitionVerdict, repetition_verdict};
 use crate::tablebase::{Tablebases, Wdl};
@@ -60,6 +64,9 @@ pub(crate) struct Searcher<'a> {
     pub tb: Option<&'a Tablebases>,
     /// Probes that found a value.
     pub tb_hits: u64,
+    /// The network's accumulators along the current path, when the search evaluates with a
+    /// network (`None`: the hand-crafted evaluation).
+    pub nnue: Option<AccumulatorStack>,
 }
 
 impl<'a> Searcher<'a> {
@@ -94,6 +101,7 @@ impl<'a> Searcher<'a> {
             eval_stack: [0; MAX_PLY + 2],
             tb: None,
             tb_hits: 0,
+            nnue: None,
         }
     }
 
@@ -117,13 +125,37 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn play(&mut self, m: Move) {
+        if let Some(acc) = &mut self.nnue {
+            acc.push_move(&self.pos, m);
+        }
         self.pos.play_unchecked(m);
         self.nodes += 1;
     }
 
     #[inline]
-    fn eval(&self) -> i32 {
-        evaluate(&self.pos, self.params)
+    fn play_null(&mut self) {
+        if let Some(acc) = &mut self.nnue {
+            acc.push_null();
+        }
+        self.pos.play_null();
+        self.nodes += 1;
+    }
+
+    /// Takes back `play` or `play_null`.
+    #[inline]
+    fn undo(&mut self) {
+        if let Some(acc) = &mut self.nnue {
+            acc.pop();
+        }
+        self.pos.undo();
+    }
+
+    #[inline]
+    fn eval(&mut self) -> i32 {
+        match &mut self.nnue {
+            None => evaluate(&self.pos, self.params),
+            Some(acc) => acc.evaluate(self.pos.side_to_move()),
+        }
     }
 
     /// A quick look for an earlier occurrence of this position on the path (even distance
@@ -252,10 +284,9 @@ impl<'a> Searcher<'a> {
             // Null move: give the opponent a free move; if we still beat beta, cut.
             if null_ok && depth >= sp.nmp_min_depth && static_eval >= beta && self.has_pieces() {
                 let r = sp.nmp_base + depth / sp.nmp_depth_div;
-                self.pos.play_null();
-                self.nodes += 1;
+                self.play_null();
                 let v = -self.search(-beta, -beta + 1, depth - r - 1, ply + 1, false, false);
-                self.pos.undo();
+                self.undo();
                 if self.stopped {
                     return DRAW;
                 }
@@ -314,7 +345,7 @@ impl<'a> Searcher<'a> {
             self.play(m);
             let gives_check = self.pos.in_check();
             if (late_quiet || futile || see_losing) && !gives_check {
-                self.pos.undo();
+                self.undo();
                 // The pruned move was counted as a node: keep a node limit exact.
                 if self.check_stop() {
                     return DRAW;
@@ -345,7 +376,7 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
-            self.pos.undo();
+            self.undo();
             if self.stopped {
                 return DRAW;
             }
@@ -418,7 +449,7 @@ impl<'a> Searcher<'a> {
         while let Some(m) = picker.next(&self.pos, self.history) {
             self.play(m);
             let v = -self.qsearch(-beta, -alpha, ply + 1);
-            self.pos.undo();
+            self.undo();
             if self.stopped {
                 return DRAW;
             }

@@ -40,6 +40,8 @@ pub struct SearchContext<'a> {
     pub move_overhead: Duration,
     /// Endgame tables: WDL in the search, the best move by DTC at the root.
     pub tb: Option<&'a crate::tablebase::Tablebases>,
+    /// The evaluation: the hand-crafted one with `params`, or a network.
+    pub eval: &'a crate::EvalKind,
 }
 
 /// Searches `pos` within `limits`, calling `on_info` after every completed iteration.
@@ -106,6 +108,9 @@ pub fn think(
     let mut s =
         Searcher::new(pos.clone(), ctx.params, (ctx.search, ctx.lmr), ctx.tt, ctx.history, ctx.stop, limits, tm, moves);
     s.tb = ctx.tb;
+    if let crate::EvalKind::Nnue(net) = ctx.eval {
+        s.nnue = Some(crate::nnue::AccumulatorStack::new(std::sync::Arc::clone(net), pos));
+    }
     let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
     let mut prev: i32 = 0;
     for depth in 1..=max_depth {

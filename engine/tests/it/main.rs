@@ -5,6 +5,7 @@
 mod ecco;
 mod eval_trace;
 mod fen;
+mod nnue;
 mod notation;
 mod perft;
 mod reference_movegen;
