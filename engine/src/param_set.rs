@@ -12,6 +12,10 @@
 //! mg = 920
 //! ```
 //!
+//! A top-level `eval` key names the evaluation the variant plays with: `"hce"` (the default,
+//! also when absent) or `"nnue:<sha256>"`, a network by the SHA-256 of its file; whoever plays
+//! the set supplies that network (a worker fetches it from its coordinator by that hash).
+//!
 //! Keys left out keep their defaults; a `[search]` key that is unknown, not an integer or
 //! outside its declared range is an error naming it. Parameters are addressed by one name
 //! space: `search.<key>` for search parameters, the dotted evaluation names otherwise (the
@@ -24,6 +28,7 @@ use toml::{Table, Value};
 
 use crate::error::{Error, Result};
 use crate::eval::Params;
+use crate::eval_kind::EvalSpec;
 use crate::search::SearchParams;
 use crate::search::params::{PREFIX, SEARCH_PARAMS};
 
@@ -32,6 +37,8 @@ use crate::search::params::{PREFIX, SEARCH_PARAMS};
 pub struct ParamSet {
     pub eval: Params,
     pub search: SearchParams,
+    /// The evaluation it plays with; the HCE uses `eval` (the weights), a network does not.
+    pub eval_spec: EvalSpec,
 }
 
 /// The range of a parameter of either kind, by name.
@@ -44,7 +51,7 @@ pub struct ParamRange {
 impl From<Params> for ParamSet {
     /// Evaluation weights with default search parameters.
     fn from(eval: Params) -> ParamSet {
-        ParamSet { eval, search: SearchParams::default() }
+        ParamSet { eval, search: SearchParams::default(), eval_spec: EvalSpec::Hce }
     }
 }
 
@@ -54,7 +61,7 @@ fn search_error(key: impl Into<String>, reason: impl Into<String>) -> Error {
 
 impl ParamSet {
     pub fn new(eval: Params, search: SearchParams) -> ParamSet {
-        ParamSet { eval, search }
+        ParamSet { eval, search, eval_spec: EvalSpec::Hce }
     }
 
     /// Reads a parameter file's text over the defaults.
@@ -63,6 +70,16 @@ impl ParamSet {
             key: "(file)".into(),
             reason: format!("not valid TOML: {e}"),
         })?;
+        let eval_spec = match table.remove("eval") {
+            None => EvalSpec::Hce,
+            Some(Value::String(text)) => text.parse().map_err(|reason| Error::Params { key: "eval".into(), reason })?,
+            Some(value) => {
+                return Err(Error::Params {
+                    key: "eval".into(),
+                    reason: format!("expected a string (`hce` or `nnue:<sha256>`), found a {}", value.type_str()),
+                });
+            }
+        };
         let mut search = SearchParams::default();
         if let Some(value) = table.remove("search") {
             let Value::Table(entries) = value else {
@@ -78,7 +95,7 @@ impl ParamSet {
         }
         // The rest is the evaluation's.
         let eval = Params::from_toml_table(&table)?;
-        Ok(ParamSet { eval, search })
+        Ok(ParamSet { eval, search, eval_spec })
     }
 
     /// Reads a parameter file over the defaults.
@@ -97,10 +114,18 @@ impl ParamSet {
         })
     }
 
-    /// The whole set as a parameter file (`from_toml_str` reads it back exactly): the
-    /// `[search]` table first, then the evaluation's tables.
+    /// The whole set as a parameter file (`from_toml_str` reads it back exactly): a network's
+    /// `eval` key (none for the HCE, so HCE files read as they always did), the `[search]`
+    /// table, then the evaluation's tables.
     pub fn to_toml(&self) -> String {
         let mut out = String::with_capacity(20 * 1024);
+        if let EvalSpec::Nnue(_) = self.eval_spec {
+            let _ = writeln!(
+                out,
+                "# The evaluation: a network by the SHA-256 of its file (`hce` for the hand-crafted one)."
+            );
+            let _ = writeln!(out, "eval = \"{}\"\n", self.eval_spec);
+        }
         out.push_str(
             "# xqfarm search parameters (see engine/src/search/params.rs). Keys left out keep their defaults.\n",
         );
@@ -182,6 +207,30 @@ mod tests {
         assert!(unknown.to_string().starts_with("search parameter `search.foo`: unknown"), "{unknown}");
         let eval = ParamSet::from_toml_str("[material.rook]\nmg = 100000\n").expect_err("eval range");
         assert!(eval.to_string().contains("material.rook.mg"), "{eval}");
+    }
+
+    #[test]
+    fn the_eval_key_names_a_network_or_the_hce() {
+        let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        let mut set = ParamSet::default();
+        assert!(!set.to_toml().contains("eval ="), "an HCE file has no eval key");
+        set.eval_spec = format!("nnue:{hex}").parse().expect("spec");
+        set.set("search.lmr_div", 300).expect("set");
+        let text = set.to_toml();
+        assert!(text.contains(&format!("eval = \"nnue:{hex}\"")), "{text}");
+        assert_eq!(ParamSet::from_toml_str(&text).expect("reads back"), set);
+        let hce = ParamSet::from_toml_str("eval = \"hce\"\n").expect("hce");
+        assert_eq!(hce.eval_spec, EvalSpec::Hce);
+        for (text, want) in [
+            (
+                "eval = 3\n",
+                "evaluation parameter `eval`: expected a string (`hce` or `nnue:<sha256>`), found a integer",
+            ),
+            ("eval = \"nnue\"\n", "evaluation parameter `eval`: `nnue` is neither `hce` nor `nnue:<sha256>`"),
+            ("eval = \"nnue:xyz\"\n", "evaluation parameter `eval`: `xyz` is not a network's SHA-256 (64 hex digits)"),
+        ] {
+            assert_eq!(ParamSet::from_toml_str(text).expect_err(text).to_string(), want);
+        }
     }
 
     #[test]

@@ -34,12 +34,14 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use proto::domain::{EngineInfo, EngineProtocol, Lease, Variant, VariantKind, check_engine_name};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::external::{EngineCommand, ExternalConfig, ExternalEngine};
+use crate::networks::NetworkCache;
 use crate::player::Player;
 
 /// An engine as given to the worker, before it is checked.
@@ -133,7 +135,24 @@ struct CheckedEngine {
 pub struct EngineSet {
     engines: BTreeMap<String, CheckedEngine>,
     config: ExternalConfigKey,
+    networks: NetworksKey,
 }
+
+/// The networks in-process variants may name ([`EngineSet::with_networks`]); sets compare
+/// equal when they share the cache.
+#[derive(Clone, Debug, Default)]
+struct NetworksKey(Option<Arc<NetworkCache>>);
+
+impl PartialEq for NetworksKey {
+    fn eq(&self, other: &NetworksKey) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for NetworksKey {}
 
 /// The external engines' settings, kept beside the set (compared by nothing: `ExternalConfig`
 /// holds durations only).
@@ -171,7 +190,7 @@ impl EngineSet {
             tracing::info!(engine = %info.name, path = %def.path.display(), id_name = %info.id_name, sha256 = %info.sha256, "engine checked");
             engines.insert(def.name.clone(), CheckedEngine { def, info });
         }
-        Ok(EngineSet { engines, config: ExternalConfigKey(config) })
+        Ok(EngineSet { engines, config: ExternalConfigKey(config), networks: NetworksKey::default() })
     }
 
     /// What the worker advertises at Register, by name.
@@ -247,11 +266,23 @@ impl EngineSet {
         Ok(())
     }
 
-    /// The player of a variant: the in-process engine, or a given engine started as a child.
+    /// The networks the worker fetched, for in-process variants that name one.
+    pub fn with_networks(mut self, networks: Arc<NetworkCache>) -> EngineSet {
+        self.networks = NetworksKey(Some(networks));
+        self
+    }
+
+    /// The worker's network cache, if it has one.
+    pub fn networks(&self) -> Option<&Arc<NetworkCache>> {
+        self.networks.0.as_ref()
+    }
+
+    /// The player of a variant: the in-process engine (with the network it names, from the
+    /// worker's cache), or a given engine started as a child.
     pub fn player(&self, variant: &Variant) -> Result<Box<dyn Player>> {
         match self.command(variant)? {
             Some(command) => Ok(Box::new(ExternalEngine::spawn(variant.spec.name.clone(), command, self.config.0)?)),
-            None => crate::runner::default_player(variant),
+            None => crate::runner::params_player(variant, self.networks.0.as_deref()),
         }
     }
 }

@@ -25,6 +25,12 @@ pub enum Error {
     /// The start-up bench could not measure this machine.
     #[error("bench: {reason}")]
     Bench { reason: String },
+    /// Bytes offered as network `id` that are not it, or not a network.
+    #[error("network {id}: {reason}")]
+    Network { id: String, reason: String },
+    /// The network cache directory or one of its files.
+    #[error("network cache {path}: {reason}")]
+    NetworkCache { path: String, reason: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("coordinator at {url}: {reason}")]

@@ -23,6 +23,7 @@ pub mod game;
 pub mod identity;
 pub mod loadgen;
 pub mod matchrun;
+pub mod networks;
 pub mod openings;
 pub mod player;
 pub mod runner;

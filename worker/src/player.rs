@@ -94,6 +94,13 @@ impl InProcess {
         engine.set_hash(hash_mb);
         InProcess { name: name.into(), engine }
     }
+
+    /// Evaluating with `eval` (a network the variant names) instead of its weights.
+    pub fn with_eval(name: impl Into<String>, params: impl Into<ParamSet>, eval: engine::EvalKind) -> InProcess {
+        let mut player = InProcess::new(name, params);
+        player.engine.set_eval(eval);
+        player
+    }
 }
 
 /// Converts a search score to centipawns with mates as large values.

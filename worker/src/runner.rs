@@ -17,22 +17,40 @@ use proto::domain::{
 
 use crate::error::{Error, Result};
 use crate::game::{GameRecord, GameSettings, play_game};
+use crate::networks::NetworkCache;
 use crate::openings::parse_opening;
 use crate::player::{InProcess, Player};
 
 /// Builds the player of a variant (in-process parameters or an external engine).
 pub type PlayerFactory<'a> = dyn Fn(&Variant) -> Result<Box<dyn Player>> + Sync + 'a;
 
-/// The in-process engine's factory: parameter sets only. An external variant is refused here;
-/// it plays only through the worker's allow-list ([`crate::engines::EngineSet::player`]).
+/// The in-process engine's factory: parameter sets only, with the HCE (a set that names a
+/// network plays only through [`params_player`], given the worker's networks). An external
+/// variant is refused here; it plays only through the worker's allow-list
+/// ([`crate::engines::EngineSet::player`]).
 pub fn default_player(variant: &Variant) -> Result<Box<dyn Player>> {
+    params_player(variant, None)
+}
+
+/// The in-process engine with a variant's parameter set, evaluating with the network it names
+/// from `networks` (fetched before the lease is played; a network not there is an error naming
+/// it).
+pub fn params_player(variant: &Variant, networks: Option<&NetworkCache>) -> Result<Box<dyn Player>> {
     match &variant.spec.kind {
         VariantKind::Params { toml } => {
             let params = engine::ParamSet::from_toml_str(toml).map_err(|e| Error::Engine {
                 engine: variant.spec.name.clone(),
                 reason: format!("parameters of variant {}: {e}", variant.id),
             })?;
-            Ok(Box::new(InProcess::new(variant.spec.name.clone(), params)))
+            let name = variant.spec.name.clone();
+            let Some(id) = params.eval_spec.network() else {
+                return Ok(Box::new(InProcess::new(name, params)));
+            };
+            let net = networks.map(|cache| cache.get(id)).transpose()?.flatten().ok_or_else(|| Error::Engine {
+                engine: name.clone(),
+                reason: format!("variant {} plays network {id}, which this worker has not fetched", variant.id),
+            })?;
+            Ok(Box::new(InProcess::with_eval(name, params, engine::EvalKind::Nnue(net))))
         }
         VariantKind::External { engine, .. } => Err(Error::EngineNotGiven {
             variant: variant.spec.name.clone(),

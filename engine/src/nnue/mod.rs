@@ -30,17 +30,20 @@
 //! ```
 //!
 //! One file per concept: `features.rs` (the input index), `network.rs` (weights, file format,
-//! output layer), `accumulator.rs` (the incremental stack the search keeps), `simd.rs` (the
+//! output layer), `accumulator.rs` (the incremental stack the search keeps), `id.rs` (a network's
+//! SHA-256, what parameter sets name), `simd.rs` (the
 //! AVX2 and scalar loops, bit-identical). `engine/NNUE.md` describes the file for a trainer.
 
 pub mod accumulator;
 pub mod features;
+pub mod id;
 pub mod network;
 pub mod simd;
 
 pub use crate::error::NnueError;
 pub use accumulator::{AccumulatorStack, evaluate};
 pub use features::INPUTS;
+pub use id::{BadNetworkId, NetworkId};
 pub use network::{ARCHITECTURE, DEFAULT_HIDDEN, FORMAT_VERSION, Network, QA, QB, SCALE};
 pub use simd::Backend;
 
