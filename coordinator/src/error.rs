@@ -22,6 +22,9 @@ pub enum Error {
     WorkerNotFound(WorkerId),
     #[error("game {0} not found")]
     GameNotFound(u64),
+    /// A network named by its SHA-256 that this coordinator does not store.
+    #[error("network {0} not found (add it with `xqfarm network add FILE`)")]
+    NetworkNotFound(engine::nnue::NetworkId),
     /// A worker named a lease that was handed to another worker.
     #[error("lease {lease} does not belong to worker {worker}")]
     LeaseNotOwned { lease: LeaseId, worker: WorkerId },
@@ -87,6 +90,7 @@ impl Error {
                 | Error::LeaseNotFound(_)
                 | Error::WorkerNotFound(_)
                 | Error::GameNotFound(_)
+                | Error::NetworkNotFound(_)
         )
     }
 

@@ -8,10 +8,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
+use engine::nnue::NetworkId;
 use proto::domain::{
-    BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, OpeningSuiteSpec, OpeningSuiteSummary,
-    PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SubmitRequest, TablePin,
-    Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, MAX_NETWORK_BYTES, OpeningSuiteSpec,
+    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
+    SubmitRequest, TablePin, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
 
@@ -366,14 +367,36 @@ impl Farm {
         Ok(n)
     }
 
+    /// Beyond the structure, parameters must mean something to the engine, and a network they
+    /// name must be stored (the storage checks that).
     pub fn add_variant(&self, spec: &VariantSpec) -> Result<Variant> {
         spec.validate().map_err(Error::from_spec)?;
-        // Beyond the structure, parameters must mean something to the engine.
         if let VariantKind::Params { toml } = &spec.kind {
             engine::ParamSet::from_toml_str(toml)
                 .map_err(|e| Error::InvalidSpec { field: "params.toml".into(), reason: e.to_string() })?;
         }
         self.storage.add_variant(spec)
+    }
+
+    /// Stores a network file after the engine's reader accepted it; returns its id (the
+    /// SHA-256 of the bytes) and whether it was new.
+    pub fn add_network(&self, bytes: &[u8]) -> Result<NetworkId> {
+        if bytes.len() > MAX_NETWORK_BYTES {
+            return Err(Error::InvalidSpec {
+                field: "network".into(),
+                reason: format!("{} bytes; at most {MAX_NETWORK_BYTES} are accepted", bytes.len()),
+            });
+        }
+        engine::nnue::Network::from_bytes(bytes)
+            .map_err(|e| Error::InvalidSpec { field: "network".into(), reason: e.to_string() })?;
+        let id = crate::spec::network_id(bytes);
+        self.storage.add_network(id, bytes, self.clock.now_ms())?;
+        tracing::info!(network = %id, bytes = bytes.len(), "network stored");
+        Ok(id)
+    }
+
+    pub fn get_network(&self, id: NetworkId) -> Result<Vec<u8>> {
+        self.storage.get_network(id)
     }
 
     /// Stores a suite after checking every line with the engine's rules.

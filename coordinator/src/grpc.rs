@@ -75,7 +75,8 @@ impl From<Error> for Status {
             | Error::SuiteNotFound(_)
             | Error::LeaseNotFound(_)
             | Error::WorkerNotFound(_)
-            | Error::GameNotFound(_) => Status::not_found(msg),
+            | Error::GameNotFound(_)
+            | Error::NetworkNotFound(_) => Status::not_found(msg),
             Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
             Error::LeaseClosed(_) | Error::InvalidStateChange { .. } | Error::RulesVersion { .. } => {
@@ -97,6 +98,7 @@ where
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchRunResponse, Status>> + Send>>;
+type NetworkStream = Pin<Box<dyn Stream<Item = Result<pb::NetworkChunk, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl pb::farm_server::Farm for FarmService {
@@ -205,6 +207,38 @@ impl pb::farm_server::Farm for FarmService {
         self.auth(&req)?;
         let spec: OpeningSuiteSpec = convert(req.into_inner())?;
         Ok(Response::new(self.call(move |farm| farm.add_openings(&spec)).await?.into()))
+    }
+
+    /// Puts the chunks together (each checked as it comes), then stores the file if the
+    /// engine's reader accepts it.
+    async fn add_network(
+        &self,
+        req: Request<tonic::Streaming<pb::NetworkChunk>>,
+    ) -> Result<Response<pb::AddNetworkResponse>, Status> {
+        self.auth(&req)?;
+        let mut chunks = req.into_inner();
+        let mut assembly = proto::convert::NetworkAssembly::default();
+        while let Some(chunk) = chunks.message().await? {
+            assembly.push(chunk).map_err(Status::from)?;
+        }
+        let bytes = assembly.finish().map_err(Status::from)?;
+        let id = self.call(move |farm| farm.add_network(&bytes)).await?;
+        Ok(Response::new(pb::AddNetworkResponse { sha256: id.to_string() }))
+    }
+
+    type FetchNetworkStream = NetworkStream;
+
+    async fn fetch_network(&self, req: Request<pb::FetchNetworkRequest>) -> Result<Response<NetworkStream>, Status> {
+        self.auth(&req)?;
+        let req = req.into_inner();
+        proto::check_version(req.protocol_version)?;
+        let id: engine::nnue::NetworkId = req
+            .sha256
+            .parse()
+            .map_err(|e: engine::nnue::BadNetworkId| Status::invalid_argument(format!("sha256: {e}")))?;
+        let bytes = self.call(move |farm| farm.get_network(id)).await?;
+        let chunks = proto::convert::network_chunks(&bytes).into_iter().map(Ok);
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
     }
 }
 

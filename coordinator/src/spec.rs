@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 
+use engine::nnue::NetworkId;
 use proto::domain::{EngineProtocol, RunSpec, VariantId, VariantKind, VariantSpec, WorkerInfo};
 use sha2::{Digest, Sha256};
 
@@ -17,6 +18,23 @@ use crate::error::{Error, Result};
 /// [`VariantSpec::validate`], as the coordinator reports it.
 pub fn validate_variant_spec(spec: &VariantSpec) -> Result<()> {
     spec.validate().map_err(Error::from_spec)
+}
+
+/// The network an in-process variant's parameters name (`eval = "nnue:<sha256>"`), if any;
+/// an `eval` key that does not read (or text that is not TOML) is an invalid spec. The other
+/// keys are the service's to check (`Farm::add_variant`).
+pub fn network_of(spec: &VariantSpec) -> Result<Option<NetworkId>> {
+    match &spec.kind {
+        VariantKind::Params { toml } => engine::ParamSet::eval_spec_of_toml(toml)
+            .map(|eval| eval.network())
+            .map_err(|e| Error::InvalidSpec { field: "params.toml".into(), reason: e.to_string() }),
+        VariantKind::External { .. } => Ok(None),
+    }
+}
+
+/// The SHA-256 of a network file's bytes: the id it is stored and named by.
+pub fn network_id(bytes: &[u8]) -> NetworkId {
+    NetworkId::from_bytes(Sha256::digest(bytes).into())
 }
 
 /// [`proto::domain::validate_suite`], as the coordinator reports it.

@@ -55,6 +55,23 @@ impl From<Params> for ParamSet {
     }
 }
 
+fn parse_table(text: &str) -> Result<Table> {
+    text.parse()
+        .map_err(|e: toml::de::Error| Error::Params { key: "(file)".into(), reason: format!("not valid TOML: {e}") })
+}
+
+/// Takes the `eval` key out of a parameter file's table.
+fn eval_spec_of(table: &mut Table) -> Result<EvalSpec> {
+    match table.remove("eval") {
+        None => Ok(EvalSpec::Hce),
+        Some(Value::String(text)) => text.parse().map_err(|reason| Error::Params { key: "eval".into(), reason }),
+        Some(value) => Err(Error::Params {
+            key: "eval".into(),
+            reason: format!("expected a string (`hce` or `nnue:<sha256>`), found a {}", value.type_str()),
+        }),
+    }
+}
+
 fn search_error(key: impl Into<String>, reason: impl Into<String>) -> Error {
     Error::SearchParam { key: key.into(), reason: reason.into() }
 }
@@ -66,20 +83,8 @@ impl ParamSet {
 
     /// Reads a parameter file's text over the defaults.
     pub fn from_toml_str(text: &str) -> Result<ParamSet> {
-        let mut table: Table = text.parse().map_err(|e: toml::de::Error| Error::Params {
-            key: "(file)".into(),
-            reason: format!("not valid TOML: {e}"),
-        })?;
-        let eval_spec = match table.remove("eval") {
-            None => EvalSpec::Hce,
-            Some(Value::String(text)) => text.parse().map_err(|reason| Error::Params { key: "eval".into(), reason })?,
-            Some(value) => {
-                return Err(Error::Params {
-                    key: "eval".into(),
-                    reason: format!("expected a string (`hce` or `nnue:<sha256>`), found a {}", value.type_str()),
-                });
-            }
-        };
+        let mut table = parse_table(text)?;
+        let eval_spec = eval_spec_of(&mut table)?;
         let mut search = SearchParams::default();
         if let Some(value) = table.remove("search") {
             let Value::Table(entries) = value else {
@@ -96,6 +101,12 @@ impl ParamSet {
         // The rest is the evaluation's.
         let eval = Params::from_toml_table(&table)?;
         Ok(ParamSet { eval, search, eval_spec })
+    }
+
+    /// Only the evaluation a parameter file's text names (its `eval` key), the rest unread:
+    /// what a store checks before it keeps a variant whose other keys it does not judge.
+    pub fn eval_spec_of_toml(text: &str) -> Result<EvalSpec> {
+        eval_spec_of(&mut parse_table(text)?)
     }
 
     /// Reads a parameter file over the defaults.

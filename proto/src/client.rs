@@ -38,6 +38,7 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
+use engine::nnue::NetworkId;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
@@ -247,6 +248,42 @@ impl FarmClient {
         let request = pb::AddVariantRequest::from(spec);
         let response = self.unary("AddVariant", request, |mut c, r| async move { c.add_variant(r).await }).await?;
         read("AddVariant", response)
+    }
+
+    /// Stores a network file on the coordinator, sent in chunks; its id (the SHA-256 of the
+    /// bytes, what a parameter set's `eval = "nnue:<sha256>"` names) comes back.
+    pub async fn add_network(&self, bytes: &[u8]) -> Result<NetworkId> {
+        let chunks = crate::convert::network_chunks(bytes);
+        let response = self
+            .unary("AddNetwork", chunks, |mut c, r| async move { c.add_network(r.map(tokio_stream::iter)).await })
+            .await?;
+        response
+            .sha256
+            .parse()
+            .map_err(|e: engine::nnue::BadNetworkId| Error::BadResponse { call: "AddNetwork", reason: e.to_string() })
+    }
+
+    /// A stored network file's bytes, received in chunks (the caller checks them against
+    /// `id`: the worker's cache does).
+    pub async fn fetch_network(&self, id: NetworkId) -> Result<Vec<u8>> {
+        let request = pb::FetchNetworkRequest { protocol_version: crate::PROTOCOL_VERSION, sha256: id.to_string() };
+        let mut stream =
+            self.unary("FetchNetwork", request, |mut c, r| async move { c.fetch_network(r).await }).await?;
+        let mut assembly = crate::convert::NetworkAssembly::default();
+        let bad = |e: Error| Error::BadResponse { call: "FetchNetwork", reason: e.to_string() };
+        loop {
+            match stream.message().await {
+                Ok(Some(chunk)) => assembly.push(chunk).map_err(bad)?,
+                Ok(None) => return assembly.finish().map_err(bad),
+                Err(status) => {
+                    return Err(Error::Rpc {
+                        call: "FetchNetwork",
+                        code: status.code(),
+                        message: status.message().to_owned(),
+                    });
+                }
+            }
+        }
     }
 
     pub async fn add_openings(&self, suite: OpeningSuiteSpec) -> Result<OpeningSuiteSummary> {

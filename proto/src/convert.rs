@@ -28,8 +28,12 @@
 //! | GetRun, StopRun, WatchRun | [`RunId`](crate::domain::RunId) | [`RunStatus`](crate::domain::RunStatus) (streamed by WatchRun) |
 //! | AddVariant | [`VariantSpec`](crate::domain::VariantSpec) | [`Variant`](crate::domain::Variant) |
 //! | AddOpenings | [`OpeningSuiteSpec`](crate::domain::OpeningSuiteSpec) | [`OpeningSuiteSummary`](crate::domain::OpeningSuiteSummary) |
+//! | AddNetwork, FetchNetwork | a network file's bytes, in chunks ([`network_chunks`], [`NetworkAssembly`]) | its SHA-256; the bytes |
 
+mod network;
 mod rpc;
+
+pub use network::{NetworkAssembly, network_chunks};
 mod run;
 mod spsa;
 mod variant;

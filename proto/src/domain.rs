@@ -36,8 +36,8 @@ pub use tournament::{
     MatchStage, Tiebreak, TournamentDraw, TournamentFormat, TournamentSettings, parse_tiebreaks,
 };
 pub use validate::{
-    MAX_DEPTH, MAX_NAME_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS, MAX_SUITE_OPENINGS, MAX_TIME_MS,
-    MAX_VARIANT_TEXT_BYTES, MAX_WORKER_KEY_BYTES, validate_suite,
+    MAX_DEPTH, MAX_NAME_BYTES, MAX_NETWORK_BYTES, MAX_OPENING_BYTES, MAX_RUN_PAIRS, MAX_RUN_VARIANTS,
+    MAX_SUITE_OPENINGS, MAX_TIME_MS, MAX_VARIANT_TEXT_BYTES, MAX_WORKER_KEY_BYTES, NETWORK_CHUNK_BYTES, validate_suite,
 };
 pub use work::{BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, SubmitRequest};
 

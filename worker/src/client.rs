@@ -36,6 +36,7 @@ use tokio::sync::{Notify, oneshot, watch};
 use crate::delivery::Delivery;
 use crate::engines::EngineSet;
 use crate::error::{Error, Result};
+use crate::networks::NetworkCache;
 use crate::runner::{StopFlag, play_lease_with};
 use crate::spool::Spool;
 
@@ -148,11 +149,16 @@ pub async fn run_worker(cfg: WorkerConfig, info: WorkerInfo) -> Result<()> {
 /// [`run_worker`] until `shutdown` resolves too; then it stops as the module docs say and
 /// returns `Ok`.
 pub async fn run_worker_until(
-    cfg: WorkerConfig,
+    mut cfg: WorkerConfig,
     mut info: WorkerInfo,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
     let spool = Arc::new(Spool::open(&cfg.spool_dir)?);
+    // Networks that variants name are fetched once and kept beside the spool, by hash.
+    if cfg.engines.networks().is_none() {
+        let cache = NetworkCache::open(&cfg.spool_dir.join("networks"))?;
+        cfg.engines = cfg.engines.clone().with_networks(Arc::new(cache));
+    }
     info.worker_key = spool.worker_key()?;
     info.engines = cfg.engines.infos();
     // Leases a killed run of this worker was playing: their final batches send the pairs it
@@ -302,6 +308,22 @@ impl LeaseLoop<'_> {
         }
     }
 
+    /// Fetches the networks the lease's variants name that the worker's cache lacks.
+    async fn fetch_networks(&self, lease: &Lease) -> Result<()> {
+        let Some(cache) = self.cfg.engines.networks() else {
+            return Ok(());
+        };
+        for id in crate::networks::named_by(&lease.variants) {
+            if cache.get(id)?.is_some() {
+                continue;
+            }
+            let bytes = self.conn.client.fetch_network(id).await.map_err(|e| self.conn.fatal(&e))?;
+            cache.insert(id, &bytes)?;
+            tracing::info!(network = %id, bytes = bytes.len(), "network fetched");
+        }
+        Ok(())
+    }
+
     /// Plays one lease on a thread of its own, spooling each pair as it finishes, heartbeating
     /// meanwhile; then spools the final batch.
     async fn play(&self, lease: Lease, stop_rx: &mut watch::Receiver<bool>) -> Result<()> {
@@ -316,6 +338,14 @@ impl LeaseLoop<'_> {
         // engines, but a lease naming another one is refused whole and nothing is started; its
         // final batch sends the pairs back to the pool.
         if let Some(refusal) = self.cfg.engines.refusal(&lease) {
+            tracing::error!(lease = %lease_id, run = %lease.run, error = %refusal, "lease refused; its pairs go back to the pool");
+            self.spool.put(&final_batch(self.worker, lease_id))?;
+            self.wake.notify_one();
+            return Ok(());
+        }
+        // The networks its variants name, fetched once (a lease that cannot have them is
+        // refused whole, its pairs back to the pool).
+        if let Err(refusal) = self.fetch_networks(&lease).await {
             tracing::error!(lease = %lease_id, run = %lease.run, error = %refusal, "lease refused; its pairs go back to the pool");
             self.spool.put(&final_batch(self.worker, lease_id))?;
             self.wake.notify_one();

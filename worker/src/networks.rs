@@ -27,9 +27,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use engine::nnue::{Network, NetworkId};
+use proto::domain::{Variant, VariantKind};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+
+/// The networks in-process variants name (`eval = "nnue:<sha256>"`), each once, in order.
+/// Parameters that do not read name none here; playing them reports the error.
+pub fn named_by(variants: &[Variant]) -> Vec<NetworkId> {
+    let mut ids = Vec::new();
+    for variant in variants {
+        if let VariantKind::Params { toml } = &variant.spec.kind
+            && let Ok(set) = engine::ParamSet::from_toml_str(toml)
+            && let Some(id) = set.eval_spec.network()
+            && !ids.contains(&id)
+        {
+            ids.push(id);
+        }
+    }
+    ids
+}
 
 /// The id of a network file's bytes: their SHA-256.
 pub fn network_id(bytes: &[u8]) -> NetworkId {
@@ -148,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_variant_naming_a_network_plays_it_only_once_fetched() {
-        use proto::domain::{Variant, VariantId, VariantKind, VariantSpec};
+        use proto::domain::{VariantId, VariantSpec};
 
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = NetworkCache::open(dir.path()).expect("cache");
@@ -162,6 +179,7 @@ mod tests {
             let err = crate::runner::params_player(&variant, networks).err().expect("not fetched").to_string();
             assert!(err.contains(&format!("plays network {id}, which this worker has not fetched")), "{err}");
         }
+        assert_eq!(named_by(&[variant.clone(), variant.clone()]), [id], "each network once");
         cache.insert(id, &bytes).expect("fetched");
         let mut player = crate::runner::params_player(&variant, Some(&cache)).expect("plays");
         let limits = engine::Limits { depth: Some(2), ..engine::Limits::default() };

@@ -544,6 +544,25 @@ pub async fn variant_add(a: VariantAddArgs) -> Result<()> {
 }
 
 #[derive(Args, Debug)]
+pub struct NetworkAddArgs {
+    #[command(flatten)]
+    remote: Remote,
+    /// Network file (`.xqnn`, engine/NNUE.md); the engine's reader must accept it.
+    file: PathBuf,
+}
+
+/// Stores a network file on the coordinator and prints its id, what a parameter file names
+/// as `eval = "nnue:<sha256>"`.
+pub async fn network_add(a: NetworkAddArgs) -> Result<()> {
+    let bytes = std::fs::read(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    engine::nnue::Network::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("network file {}: {e}", a.file.display()))?;
+    let client = a.remote.client().await?;
+    let id = client.add_network(&bytes).await?;
+    println!("{id}  {}", a.file.display());
+    Ok(())
+}
+
+#[derive(Args, Debug)]
 pub struct OpeningsAddArgs {
     #[command(flatten)]
     remote: Remote,

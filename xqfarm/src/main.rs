@@ -65,6 +65,9 @@ enum Command {
     /// Variants on a coordinator.
     #[command(subcommand)]
     Variant(VariantCommand),
+    /// Networks on a coordinator (what parameter files name as `eval = "nnue:<sha256>"`).
+    #[command(subcommand)]
+    Network(NetworkCommand),
     /// Opening suites: generate one, or add one to a coordinator.
     #[command(subcommand)]
     Openings(OpeningsCommand),
@@ -112,6 +115,12 @@ enum ExportCommand {
 enum VariantCommand {
     /// Add a parameter file or an external engine as a variant.
     Add(farm_cmds::VariantAddArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum NetworkCommand {
+    /// Store a network file on a coordinator; prints its SHA-256.
+    Add(farm_cmds::NetworkAddArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -190,6 +199,7 @@ fn run() -> Result<ExitCode> {
         Command::Token(cmd) => farm_cmds::token_command(cmd)?,
         Command::Run(cmd) => runtime()?.block_on(farm_cmds::run_command(cmd))?,
         Command::Variant(VariantCommand::Add(args)) => runtime()?.block_on(farm_cmds::variant_add(args))?,
+        Command::Network(NetworkCommand::Add(args)) => runtime()?.block_on(farm_cmds::network_add(args))?,
         Command::Openings(OpeningsCommand::Add(args)) => runtime()?.block_on(farm_cmds::openings_add(args))?,
         Command::Openings(OpeningsCommand::Generate {
             count,

@@ -5,6 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use engine::nnue::NetworkId;
+
 use proto::domain::{
     EngineInfo, GameReport, LeaseId, OpeningSuite, OpeningSuiteSummary, PairingStats, Run, RunId, RunKind, RunSpec,
     RunState, SuiteId, TablePin, Termination, Variant, VariantId, VariantSpec, WorkerId, WorkerInfo,
@@ -67,6 +69,8 @@ impl Backend for MemoryStorage {
 #[derive(Debug, Default)]
 struct State {
     variants: BTreeMap<VariantId, VariantSpec>,
+    /// Network files by their SHA-256.
+    networks: BTreeMap<NetworkId, Arc<[u8]>>,
     suites: BTreeMap<SuiteId, OpeningSuite>,
     runs: BTreeMap<RunId, RunRow>,
     pairs: BTreeMap<(RunId, u64), PairRow>,
@@ -255,6 +259,24 @@ impl Tx for MemoryTx<'_> {
 
     fn variant_exists(&mut self, id: &VariantId) -> Result<bool> {
         Ok(self.state.variants.contains_key(id))
+    }
+
+    fn insert_network(&mut self, id: NetworkId, bytes: &[u8], _now_ms: u64) -> Result<()> {
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.state.networks.entry(id) {
+            slot.insert(bytes.into());
+            self.journal(move |s| {
+                s.networks.remove(&id);
+            });
+        }
+        Ok(())
+    }
+
+    fn network(&mut self, id: NetworkId) -> Result<Option<Vec<u8>>> {
+        Ok(self.state.networks.get(&id).map(|bytes| bytes.to_vec()))
+    }
+
+    fn network_exists(&mut self, id: NetworkId) -> Result<bool> {
+        Ok(self.state.networks.contains_key(&id))
     }
 
     fn insert_suite(&mut self, name: &str, lines: &[String]) -> Result<SuiteId> {

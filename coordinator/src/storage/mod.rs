@@ -9,6 +9,7 @@
 
 use std::num::NonZeroU64;
 
+use engine::nnue::NetworkId;
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
     PairTask, Run, RunId, RunKind, RunSpec, RunState, SpsaValue, SuiteId, TablePin, Termination, TimeControl,
@@ -169,8 +170,16 @@ pub struct WorkerRow {
 pub trait Storage: Send + Sync {
     /// Stores a variant under the hash of its canonical encoding; the same spec twice gives
     /// the same variant.
+    /// A variant whose parameters name a network (`eval = "nnue:<sha256>"`) is refused unless
+    /// the network is stored.
     fn add_variant(&self, spec: &VariantSpec) -> Result<Variant>;
     fn get_variant(&self, id: &VariantId) -> Result<Variant>;
+
+    /// Stores a network file's bytes under `id`, their SHA-256 (the service checked both);
+    /// the same network twice is stored once.
+    fn add_network(&self, id: NetworkId, bytes: &[u8], now_ms: u64) -> Result<()>;
+    /// A stored network's bytes, or [`crate::Error::NetworkNotFound`].
+    fn get_network(&self, id: NetworkId) -> Result<Vec<u8>>;
 
     /// Stores a suite of opening lines (FEN or `startpos`/FEN with `moves ...`). Only
     /// emptiness and size are checked here; the service checks legality with the engine.

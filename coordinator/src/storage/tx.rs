@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use engine::nnue::NetworkId;
 use proto::domain::{
     ByeSlot, EngineInfo, GameReport, LeaseId, Match, MatchRow, OpeningSuite, OpeningSuiteSummary, PairingStats, Run,
     RunId, RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
@@ -206,6 +207,12 @@ pub trait Tx {
     fn opening(&mut self, suite: SuiteId, index: u32) -> Result<String>;
     /// Every variant, by id.
     fn variants(&mut self) -> Result<Vec<Variant>>;
+    /// Stores a network file's bytes under their SHA-256 (the caller checked both); one
+    /// already stored stays as it is.
+    fn insert_network(&mut self, id: NetworkId, bytes: &[u8], now_ms: u64) -> Result<()>;
+    /// A stored network's bytes.
+    fn network(&mut self, id: NetworkId) -> Result<Option<Vec<u8>>>;
+    fn network_exists(&mut self, id: NetworkId) -> Result<bool>;
     /// Every suite's id, name and size, by id.
     fn suite_summaries(&mut self) -> Result<Vec<OpeningSuiteSummary>>;
 

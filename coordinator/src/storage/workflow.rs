@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 
+use engine::nnue::NetworkId;
 use proto::domain::{
     EngineInfo, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport, PairTask, PairingStats, Run, RunId,
     RunKind, RunSpec, RunState, SpsaBatch, SpsaValue, SuiteId, TablePin, TournamentDraw, Variant, VariantId,
@@ -499,10 +500,27 @@ pub fn register_worker(tx: &mut dyn Tx, info: &WorkerInfo, key_digest: Option<&s
 impl<B: Backend> Storage for B {
     fn add_variant(&self, variant: &VariantSpec) -> Result<Variant> {
         spec::validate_variant_spec(variant)?;
+        let network = spec::network_of(variant)?;
         let variant = Variant { id: spec::variant_id(variant), spec: variant.clone() };
         let stored = variant.clone();
-        self.write("adding a variant", move |tx| tx.insert_variant(&stored))?;
+        self.write("adding a variant", move |tx| {
+            if let Some(id) = network
+                && !tx.network_exists(id)?
+            {
+                return Err(Error::NetworkNotFound(id));
+            }
+            tx.insert_variant(&stored)
+        })?;
         Ok(variant)
+    }
+
+    fn add_network(&self, id: NetworkId, bytes: &[u8], now_ms: u64) -> Result<()> {
+        let owned = bytes.to_vec();
+        self.write("adding a network", move |tx| tx.insert_network(id, &owned, now_ms))
+    }
+
+    fn get_network(&self, id: NetworkId) -> Result<Vec<u8>> {
+        self.read("reading a network", move |tx| tx.network(id)?.ok_or(Error::NetworkNotFound(id)))
     }
 
     fn get_variant(&self, id: &VariantId) -> Result<Variant> {

@@ -43,6 +43,9 @@ const FIXTURE_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// suite of four lines, three variants, a completed round robin `rr-run` (run 1) of 3 pairs in
 /// one lease and a stopped SPRT `stopped-sprt` (run 2) never leased.
 const FIXTURE_V7: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v7.db");
+/// Written by `tests/data/make-farm-v8.sh` with xqfarm at commit f1bfb31 (schema version 8): the
+/// farm of the version 7 fixture, made by the same steps (its round robin samples positions).
+const FIXTURE_V8: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v8.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -85,7 +88,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -277,7 +280,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -622,4 +625,31 @@ fn a_version_7_database_keeps_its_runs_and_takes_tournaments() {
     let reopened = SqliteStorage::open(&path).expect("reopen");
     assert_eq!(reopened.get_run(run.id).expect("run").spec.kind, RunKind::Tournament(settings));
     assert_eq!(reopened.tournament_draw(run.id).expect("draw").expect("a tournament"), draw);
+}
+
+#[test]
+fn a_version_8_database_gains_networks_and_keeps_its_farm() {
+    let (_dir, path) = copy_of(FIXTURE_V8);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(before.counts(), [2, 3, 1, 1, 1, 6], "the fixture is what its script made");
+    let (storage, raw) = before.migrate(&path);
+    assert_like_new(&raw);
+    let rr = storage.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!(
+        (rr.spec.kind.clone(), rr.state.clone()),
+        (RunKind::RoundRobin { pairs_per_pairing: 1 }, RunState::Completed)
+    );
+    // Networks can be stored, and a variant may name one once it is.
+    let bytes = engine::nnue::Network::random(5, 16).to_bytes();
+    let id = coordinator::spec::network_id(&bytes);
+    let set = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
+    let spec = proto::domain::VariantSpec { name: "net".into(), kind: VariantKind::Params { toml: set.to_toml() } };
+    let refused = storage.add_variant(&spec).expect_err("the network is not stored yet");
+    assert!(refused.to_string().contains(&format!("network {id} not found")), "{refused}");
+    storage.add_network(id, &bytes, 4_000_000_000_000).expect("stored");
+    let variant = storage.add_variant(&spec).expect("now it is");
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(reopened.get_network(id).expect("kept"), bytes);
+    assert_eq!(reopened.get_variant(&variant.id).expect("kept").spec, spec);
 }

@@ -108,6 +108,7 @@ conformance!(
     workers_are_listed_with_their_speed,
     tournament_rounds_are_drawn_only_when_the_last_one_is_complete,
     tournaments_refuse_bad_designs_by_name,
+    networks_are_stored_by_hash_and_variants_name_only_stored_ones,
 );
 
 macro_rules! primitives {
@@ -715,6 +716,21 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
     assert_eq!(s.get_variant(&ext.id).expect("get").spec, external);
     assert!(matches!(s.get_variant(&"feed".into()), Err(Error::VariantNotFound(id)) if id.as_str() == "feed"));
     assert!(matches!(s.add_variant(&params("", "a = 1")), Err(Error::InvalidSpec { .. })));
+}
+
+fn networks_are_stored_by_hash_and_variants_name_only_stored_ones(s: &dyn Storage) {
+    let bytes = engine::nnue::Network::random(9, 16).to_bytes();
+    let id = coordinator::spec::network_id(&bytes);
+    assert!(matches!(s.get_network(id), Err(Error::NetworkNotFound(missing)) if missing == id));
+    let names = params("net", &format!("eval = \"nnue:{id}\"\n"));
+    assert!(matches!(s.add_variant(&names), Err(Error::NetworkNotFound(missing)) if missing == id));
+    s.add_network(id, &bytes, 1_000).expect("stored");
+    s.add_network(id, &bytes, 2_000).expect("stored again: the same network");
+    assert_eq!(s.get_network(id).expect("read back"), bytes);
+    let variant = s.add_variant(&names).expect("names a stored network");
+    assert_eq!(s.get_variant(&variant.id).expect("get").spec, names);
+    let bad = params("net", "eval = \"nnue:beef\"\n");
+    assert!(matches!(s.add_variant(&bad), Err(Error::InvalidSpec { .. })), "an eval key that does not read");
 }
 
 fn suites_round_trip(s: &dyn Storage) {
@@ -2165,6 +2181,33 @@ fn postgres_reopen_keeps_everything() {
     assert!(s.record_results(w, lease.id, 1, &play_all(&lease)[..2], false, 2).expect("resend").duplicate);
     let more = s.lease_batch(w, 4, 3).expect("lease").expect("work");
     assert_eq!(indices(&more), vec![4, 5], "pair numbering continues");
+}
+
+#[test]
+fn postgres_a_version_1_database_gains_networks_and_keeps_its_runs() {
+    let Some(db) = postgres_support::fresh() else { return };
+    let (run, before) = {
+        let s = PgStorage::open(&db.url).expect("open");
+        let run = games_run(&s, 2, 0);
+        (run, s.get_run(run).expect("run"))
+    };
+    // Version 2 only added the networks table: without it and its version row, the database is
+    // what a version 1 build wrote.
+    db.execute("DROP TABLE networks; DELETE FROM xqfarm_schema_version WHERE version = 2;");
+    let s = PgStorage::open(&db.url).expect("migrates");
+    assert_eq!(s.get_run(run).expect("run"), before);
+    let bytes = engine::nnue::Network::random(4, 16).to_bytes();
+    let id = coordinator::spec::network_id(&bytes);
+    s.add_network(id, &bytes, 1).expect("the new table takes networks");
+    assert_eq!(s.get_network(id).expect("read back"), bytes);
+    let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");
+    let versions: Vec<i64> = admin
+        .query("SELECT version FROM xqfarm_schema_version ORDER BY version", &[])
+        .expect("versions")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(versions, [1, 2]);
 }
 
 #[test]

@@ -93,8 +93,8 @@ pub const SERVICE_PATH: &str = "/xqfarm.v1.Farm/";
 /// (a test checks every RPC of the schema has one).
 pub fn required_role(method: &str) -> Option<Role> {
     Some(match method {
-        "Register" | "Lease" | "Submit" => Role::Worker,
-        "CreateRun" | "StopRun" | "AddVariant" | "AddOpenings" => Role::User,
+        "Register" | "Lease" | "Submit" | "FetchNetwork" => Role::Worker,
+        "CreateRun" | "StopRun" | "AddVariant" | "AddOpenings" | "AddNetwork" => Role::User,
         "ListRuns" | "GetRun" | "WatchRun" => Role::ReadOnly,
         _ => return None,
     })

@@ -42,6 +42,10 @@ pub const MAX_RUN_PAIRS: u64 = 1 << 40;
 pub const MAX_SUITE_OPENINGS: usize = 1 << 22;
 /// Longest opening line, in bytes.
 pub const MAX_OPENING_BYTES: usize = 4096;
+/// Largest network file a coordinator stores (a hidden layer of 1,024 takes about 2.6 MB).
+pub const MAX_NETWORK_BYTES: usize = 16 << 20;
+/// Most bytes of a network file in one message ([`crate::pb`]`::NetworkChunk`).
+pub const NETWORK_CHUNK_BYTES: usize = 1 << 20;
 /// Deepest fixed depth accepted (the engine's own limit).
 pub const MAX_DEPTH: u32 = 100;
 /// Longest per-move time, clock base or increment accepted: one day.

@@ -257,6 +257,19 @@ impl pb::farm_server::Farm for Scripted {
     ) -> Result<Response<pb::AddOpeningsResponse>, Status> {
         unused()
     }
+    async fn add_network(
+        &self,
+        _: Request<tonic::Streaming<pb::NetworkChunk>>,
+    ) -> Result<Response<pb::AddNetworkResponse>, Status> {
+        unused()
+    }
+    type FetchNetworkStream = Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::NetworkChunk, Status>> + Send>>;
+    async fn fetch_network(
+        &self,
+        _: Request<pb::FetchNetworkRequest>,
+    ) -> Result<Response<Self::FetchNetworkStream>, Status> {
+        unused()
+    }
 }
 
 async fn scripted(code: Code, fail_first: u32) -> (String, Scripted) {

@@ -176,3 +176,95 @@ async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     assert!(farm.list_runs(&proto::domain::RunFilter::default()).expect("runs").is_empty());
     server.stop().await;
 }
+
+/// A variant whose parameters name a network (`eval = "nnue:<sha256>"`) plays in a real farm:
+/// the network goes up over gRPC in chunks, the worker fetches it once into its cache by hash
+/// and plays it; a network the coordinator does not store cannot be named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_network_variant_plays_with_the_network_its_worker_fetched() {
+    use proto::client::{ClientConfig, FarmClient};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
+    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), None).expect("farm"));
+    let server = Served::start(Arc::clone(&farm), Security::single_token("secret")).await;
+    let client = FarmClient::connect(&server.url, None, "secret", ClientConfig::default()).await.expect("connect");
+
+    // Over 1 MiB, so it crosses in more than one chunk each way.
+    let bytes = engine::nnue::Network::random(11, 512).to_bytes();
+    assert!(bytes.len() > proto::domain::NETWORK_CHUNK_BYTES);
+    let id = worker::networks::network_id(&bytes);
+    let named = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
+    let spec = VariantSpec { name: "net".into(), kind: VariantKind::Params { toml: named.to_toml() } };
+    let refused = client.add_variant(spec.clone()).await.expect_err("not stored yet").to_string();
+    assert!(refused.contains(&format!("network {id} not found")), "{refused}");
+    let junk = client.add_network(b"XQNN but not a network").await.expect_err("not a network").to_string();
+    assert!(junk.contains("network"), "{junk}");
+    assert_eq!(client.add_network(&bytes).await.expect("stored"), id);
+    let net = client.add_variant(spec).await.expect("names a stored network");
+    let hce = farm
+        .add_variant(&VariantSpec {
+            name: "hce".into(),
+            kind: VariantKind::Params { toml: Params::default().to_toml() },
+        })
+        .expect("variant");
+    let suite = farm
+        .add_openings(&OpeningSuiteSpec { name: "one".into(), openings: vec!["startpos moves h2e2 h9g7".into()] })
+        .expect("suite");
+    let pairs = 2;
+    let run = farm
+        .create_run(&RunSpec {
+            name: "net-vs-hce".into(),
+            kind: RunKind::Games { pairs },
+            variants: vec![net.id.clone(), hce.id.clone()],
+            tc: TimeControl::Depth(2),
+            openings: suite.id,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 0,
+        })
+        .expect("run");
+
+    let spool = dir.path().join("spool");
+    let cfg = WorkerConfig {
+        coordinator: server.url.clone(),
+        ca_cert: None,
+        token: "secret".into(),
+        name: "w".into(),
+        concurrency: 1,
+        spool_dir: spool.clone(),
+        bench_signature: 1,
+        max_leases: None,
+        idle_exit: None,
+        engines: worker::engines::EngineSet::empty(),
+        tablebases: None,
+    };
+    let info = WorkerInfo {
+        name: "w".into(),
+        host: "test".into(),
+        cores: 1,
+        engine_version: "test".into(),
+        bench_signature: 1,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+        bench_nps: 0,
+    };
+    let worker = tokio::spawn(run_worker(cfg, info));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+    let status = loop {
+        let s = farm.get_run(run.id).expect("run");
+        if s.run.state != RunState::Active {
+            break s;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    worker.abort();
+    server.stop().await;
+
+    assert_eq!(status.run.state, RunState::Completed);
+    assert_eq!(status.live[0].counts.games(), 2 * pairs);
+    let cached = std::fs::read(spool.join("networks").join(format!("{id}.xqnn"))).expect("the worker cached it");
+    assert_eq!(cached, bytes, "the worker plays the bytes the coordinator stores");
+}

@@ -95,6 +95,7 @@ enum Owned {
     Int(Option<i64>),
     Real(Option<f64>),
     Text(Option<String>),
+    Blob(Option<Vec<u8>>),
 }
 
 impl Owned {
@@ -103,6 +104,7 @@ impl Owned {
             Param::Int(v) => Owned::Int(v),
             Param::Real(v) => Owned::Real(v),
             Param::Text(v) => Owned::Text(v.map(str::to_owned)),
+            Param::Blob(v) => Owned::Blob(v.map(<[u8]>::to_vec)),
         }
     }
 
@@ -111,6 +113,7 @@ impl Owned {
             Owned::Int(v) => v,
             Owned::Real(v) => v,
             Owned::Text(v) => v,
+            Owned::Blob(v) => v,
         }
     }
 }
@@ -244,6 +247,7 @@ fn bound<'p>(params: &'p [Param<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
                 Param::Int(v) => v,
                 Param::Real(v) => v,
                 Param::Text(v) => v,
+                Param::Blob(v) => v,
             }
         })
         .collect()

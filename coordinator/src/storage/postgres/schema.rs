@@ -14,8 +14,40 @@ use postgres::Transaction;
 use crate::error::{Error, Result};
 use crate::storage::sql::Ctx;
 
-/// The schema version this build writes. Version 1 is SQLite's version 8.
-pub(super) const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes. Version 1 is SQLite's version 8, version 2 its
+/// version 9.
+pub(super) const SCHEMA_VERSION: i64 = 2;
+
+/// A migration step turns a database of version `n` into version `n + 1`.
+type Migration = fn(&mut Transaction<'_>) -> Result<()>;
+
+/// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`. A new database is created as
+/// version 1 and migrated like an old one, so both are the same schema by construction.
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2];
+
+/// Version 2: network files by the SHA-256 of their bytes (SQLite's version 9).
+fn v1_to_v2(tx: &mut Transaction<'_>) -> Result<()> {
+    tx.batch_execute(
+        "CREATE TABLE networks (
+             sha256        TEXT PRIMARY KEY,
+             bytes         BYTEA NOT NULL,
+             added_unix_ms BIGINT NOT NULL
+         );",
+    )
+    .ctx("migrating the schema from version 1 to 2 (networks)")
+}
+
+/// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached,
+/// in the caller's transaction (a failed step changes nothing).
+fn migrate(tx: &mut Transaction<'_>, from: i64) -> Result<()> {
+    for version in from..SCHEMA_VERSION {
+        MIGRATIONS[(version - 1) as usize](tx)?;
+        tx.execute(&format!("INSERT INTO {VERSION_TABLE} (version) VALUES ($1)"), &[&(version + 1)])
+            .ctx("recording the schema version")?;
+        tracing::info!(version = version + 1, "PostgreSQL schema migrated");
+    }
+    Ok(())
+}
 
 /// The table that marks a database as xqfarm's.
 pub(super) const VERSION_TABLE: &str = "xqfarm_schema_version";
@@ -338,8 +370,9 @@ pub(super) fn prepare(tx: &mut Transaction<'_>, target: &str) -> Result<()> {
         tx.batch_execute(SCHEMA_V1).ctx("creating the schema")?;
         tx.batch_execute(&format!("CREATE TABLE {VERSION_TABLE} (version BIGINT NOT NULL)"))
             .ctx("creating the schema version table")?;
-        tx.execute(&format!("INSERT INTO {VERSION_TABLE} (version) VALUES ($1)"), &[&SCHEMA_VERSION])
+        tx.execute(&format!("INSERT INTO {VERSION_TABLE} (version) VALUES (1)"), &[])
             .ctx("recording the schema version")?;
+        migrate(tx, 1)?;
         tracing::info!(version = SCHEMA_VERSION, "PostgreSQL schema created");
         return Ok(());
     }
@@ -349,6 +382,7 @@ pub(super) fn prepare(tx: &mut Transaction<'_>, target: &str) -> Result<()> {
         .ctx("reading the schema version")?;
     match version {
         Some(SCHEMA_VERSION) => Ok(()),
+        Some(old) if (1..SCHEMA_VERSION).contains(&old) => migrate(tx, old),
         other => Err(Error::Database {
             target: target.to_owned(),
             reason: format!(

@@ -18,6 +18,7 @@ mod cache;
 mod catalog;
 mod engines;
 mod leasing;
+mod networks;
 mod results;
 mod spsa;
 mod tablebases;

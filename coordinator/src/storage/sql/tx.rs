@@ -8,7 +8,9 @@ use proto::domain::{
     RunSpec, RunState, SuiteId, TablePin, Variant, VariantId, WorkerId, WorkerInfo,
 };
 
-use super::{Conn, catalog, engines, leasing, results, spsa, tablebases, tournament};
+use engine::nnue::NetworkId;
+
+use super::{Conn, catalog, engines, leasing, networks, results, spsa, tablebases, tournament};
 use crate::error::Result;
 use crate::scheduler::{EngineNeed, NewPair, RunLoad};
 use crate::spsa::{HistoryPoint, Perturbation};
@@ -33,6 +35,18 @@ impl Tx for SqlTx<'_> {
 
     fn variant_exists(&mut self, id: &VariantId) -> Result<bool> {
         catalog::variant_exists(&mut *self.0, id)
+    }
+
+    fn insert_network(&mut self, id: NetworkId, bytes: &[u8], now_ms: u64) -> Result<()> {
+        networks::insert_network(&mut *self.0, id, bytes, now_ms)
+    }
+
+    fn network(&mut self, id: NetworkId) -> Result<Option<Vec<u8>>> {
+        networks::network(&mut *self.0, id)
+    }
+
+    fn network_exists(&mut self, id: NetworkId) -> Result<bool> {
+        networks::network_exists(&mut *self.0, id)
     }
 
     fn insert_suite(&mut self, name: &str, lines: &[String]) -> Result<SuiteId> {

@@ -10,6 +10,13 @@ pub(crate) enum Param<'a> {
     Int(Option<i64>),
     Real(Option<f64>),
     Text(Option<&'a str>),
+    Blob(Option<&'a [u8]>),
+}
+
+impl<'a> From<&'a [u8]> for Param<'a> {
+    fn from(v: &'a [u8]) -> Self {
+        Param::Blob(Some(v))
+    }
 }
 
 impl From<i64> for Param<'_> {
@@ -142,6 +149,17 @@ impl<T: FromValue> FromValue for Option<T> {
     }
 }
 
+impl FromValue for Vec<u8> {
+    const EXPECTED: &'static str = "a blob";
+
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Blob(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// A Rust value a whole row decodes to: a column type for one column, a tuple for several.
 pub(crate) trait FromRow: Sized {
     fn from_row(row: &Row) -> Result<Self, SqlError>;
@@ -156,7 +174,7 @@ macro_rules! one_column {
         }
     )*};
 }
-one_column!(i64, f64, String, Option<i64>, Option<f64>, Option<String>);
+one_column!(i64, f64, String, Vec<u8>, Option<i64>, Option<f64>, Option<String>);
 
 macro_rules! tuple {
     ($($t:ident $i:tt),+) => {

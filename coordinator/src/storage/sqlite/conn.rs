@@ -24,7 +24,10 @@ impl rusqlite::ToSql for Param<'_> {
             Param::Int(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Integer(v)),
             Param::Real(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Real(v)),
             Param::Text(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
-            Param::Int(None) | Param::Real(None) | Param::Text(None) => ToSqlOutput::Borrowed(ValueRef::Null),
+            Param::Blob(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Blob(v)),
+            Param::Int(None) | Param::Real(None) | Param::Text(None) | Param::Blob(None) => {
+                ToSqlOutput::Borrowed(ValueRef::Null)
+            }
         })
     }
 }

@@ -13,14 +13,14 @@ use crate::error::{Error, Result};
 use crate::storage::sql::{Ctx, RowCache};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 8;
+pub(super) const SCHEMA_VERSION: i64 = 9;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
 const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] =
-    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8];
+    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8, v8_to_v9];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -300,6 +300,19 @@ fn v7_to_v8(conn: &Connection) -> Result<()> {
          ) WITHOUT ROWID;",
     )
     .ctx(ctx)
+}
+
+/// Version 9: network files (`eval = "nnue:<sha256>"` in a variant's parameters) stored by the
+/// SHA-256 of their bytes, for workers to fetch. Older databases hold none.
+fn v8_to_v9(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TABLE networks (
+             sha256        TEXT PRIMARY KEY,
+             bytes         BLOB NOT NULL,
+             added_unix_ms INTEGER NOT NULL
+         );",
+    )
+    .ctx("migrating the schema from version 8 to 9 (networks)")
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
@@ -608,7 +621,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -619,7 +632,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     #[test]
@@ -639,7 +652,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     #[test]
