@@ -2,8 +2,11 @@
 //! variant stored in the farm with in-process parameters (always available), and every stored
 //! external variant, available only when `serve --engine` gave its engine.
 
+use std::sync::Arc;
+
 use coordinator::farm::Farm;
 use engine::ParamSet;
+use engine::nnue::Network;
 use proto::domain::{Variant, VariantId, VariantKind};
 use worker::engines::EngineSet;
 use worker::external::EngineCommand;
@@ -27,7 +30,9 @@ pub struct EngineEntry {
 /// How to seat an engine: what a session starts its player from.
 #[derive(Clone, Debug)]
 pub enum Recipe {
-    InProcess(Box<ParamSet>),
+    /// The built-in engine with a parameter set, and the network it names (read from the
+    /// farm's store).
+    InProcess(Box<ParamSet>, Option<Arc<Network>>),
     External(EngineCommand),
 }
 
@@ -89,7 +94,7 @@ pub fn resolve(farm: &Farm, engines: &EngineSet, id: &str, field: &str) -> PlayR
         return Ok(Resolved {
             id: id.to_owned(),
             name: "xqengine".to_owned(),
-            recipe: Recipe::InProcess(Box::default()),
+            recipe: Recipe::InProcess(Box::default(), None),
         });
     }
     let bad = |reason: String| PlayError::BadField { field: field.to_owned(), reason };
@@ -98,9 +103,20 @@ pub fn resolve(farm: &Farm, engines: &EngineSet, id: &str, field: &str) -> PlayR
         other => PlayError::Internal(other.to_string()),
     })?;
     let recipe = match &variant.spec.kind {
-        VariantKind::Params { toml } => Recipe::InProcess(Box::new(
-            ParamSet::from_toml_str(toml).map_err(|e| bad(format!("the parameters of `{id}` do not load: {e}")))?,
-        )),
+        VariantKind::Params { toml } => {
+            let params =
+                ParamSet::from_toml_str(toml).map_err(|e| bad(format!("the parameters of `{id}` do not load: {e}")))?;
+            let network = match params.eval_spec.network() {
+                None => None,
+                Some(net) => {
+                    let bytes = farm.get_network(net).map_err(|e| bad(format!("`{id}` plays network {net}: {e}")))?;
+                    let network = Network::from_bytes(&bytes)
+                        .map_err(|e| PlayError::Internal(format!("stored network {net} does not load: {e}")))?;
+                    Some(Arc::new(network))
+                }
+            };
+            Recipe::InProcess(Box::new(params), network)
+        }
         VariantKind::External { .. } => match engines.command(&variant) {
             Ok(Some(command)) => Recipe::External(command),
             Ok(None) => return Err(PlayError::Internal(format!("variant `{id}` is external but has no command"))),

@@ -367,7 +367,7 @@ fn engine_turn(s: &Session) -> PlayResult<Limit> {
 fn seat(plan: SeatPlan, hash_mib: usize) -> PlayResult<Seat> {
     let SeatPlan::Engine { resolved, limit } = plan else { return Ok(Seat::Human) };
     let player = match resolved.recipe {
-        Recipe::InProcess(params) => EnginePlayer::in_process(*params, hash_mib),
+        Recipe::InProcess(params, network) => EnginePlayer::in_process_with(*params, network, hash_mib),
         Recipe::External(command) => {
             let engine = ExternalEngine::spawn(resolved.name.clone(), command, ExternalConfig::default())
                 .map_err(|e| PlayError::Unavailable(format!("engine `{}` did not start: {e}", resolved.id)))?;

@@ -46,6 +46,19 @@ impl EnginePlayer {
         EnginePlayer::InProcess(Box::new(engine))
     }
 
+    /// [`EnginePlayer::in_process`] evaluating with `network` when there is one.
+    pub fn in_process_with(
+        params: impl Into<engine::ParamSet>,
+        network: Option<std::sync::Arc<engine::nnue::Network>>,
+        hash_mib: usize,
+    ) -> EnginePlayer {
+        let mut player = EnginePlayer::in_process(params, hash_mib);
+        if let (EnginePlayer::InProcess(engine), Some(net)) = (&mut player, network) {
+            engine.set_eval(engine::EvalKind::Nnue(net));
+        }
+        player
+    }
+
     /// Searches `pos` (with the game's history, for repetitions) under `limits`.
     pub fn search(&mut self, pos: &Position, limits: &Limits) -> Result<Analysis, String> {
         match self {

@@ -217,6 +217,36 @@ async fn bad_sides_and_limits_are_refused_by_field() {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
 }
 
+/// A stored variant that names a network plays with it: the network comes from the farm's
+/// store, as the worker's does.
+#[tokio::test]
+async fn a_variant_naming_a_stored_network_replies() {
+    let app = app();
+    let bytes = engine::nnue::Network::random(3, 32).to_bytes();
+    let id = coordinator::spec::network_id(&bytes);
+    app.farm.add_network(&bytes).unwrap();
+    let params = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
+    let variant = app
+        .farm
+        .add_variant(&VariantSpec { name: "net".into(), kind: VariantKind::Params { toml: params.to_toml() } })
+        .unwrap();
+    let listed = call(&app, Method::GET, "/api/play/engines", None).await.json();
+    let entry = listed["engines"].as_array().unwrap().iter().find(|e| e["id"] == variant.id.as_str()).unwrap().clone();
+    assert_eq!(entry["available"], true, "{entry}");
+    let s = create(
+        &app,
+        json!({"red": {"human": true}, "black": {"engine": variant.id.as_str(), "limit": {"nodes": 2000}}}),
+    )
+    .await;
+    let sid = s["id"].as_str().unwrap().to_owned();
+    let before = play_ok(&app, &sid, "h2e2").await;
+    let r = call(&app, Method::POST, &format!("/api/play/{sid}/reply"), None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let reply = r.json()["last_move"].as_str().unwrap().to_owned();
+    let (from, to) = reply.split_at(2);
+    assert!(before["legal"][from].as_array().unwrap().contains(&json!(to)), "{reply} not legal");
+}
+
 #[tokio::test]
 async fn an_illegal_move_is_refused_and_changes_nothing() {
     let app = app();
