@@ -250,6 +250,9 @@ fn bench_with_a_network_file() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let info = stdout(&xqengine(&["nnue", "info", net], ""));
     assert!(info.contains("hidden 32"), "{info}");
+    // Its id, what parameter files name it by: the SHA-256 of the file (golden: the random
+    // network of seed 2 is the same bytes in every build).
+    assert!(info.contains("sha256 674c2f0f7b9869baa344f1392d4850ff15735b4e875f4eb5530b27ae07fb3c1a "), "{info}");
     let o = xqengine(&["bench", "3", "--eval", "nnue", "--evalfile", net], "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let last = stdout(&o).lines().last().expect("a line").to_owned();
