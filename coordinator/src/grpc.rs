@@ -76,7 +76,9 @@ impl From<Error> for Status {
             | Error::LeaseNotFound(_)
             | Error::WorkerNotFound(_)
             | Error::GameNotFound(_) => Status::not_found(msg),
-            Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
+            Error::InvalidSpec { .. } | Error::InvalidReport { .. } | Error::Unscored { .. } => {
+                Status::invalid_argument(msg)
+            }
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
             Error::LeaseClosed(_) | Error::InvalidStateChange { .. } | Error::RulesVersion { .. } => {
                 Status::failed_precondition(msg)
