@@ -68,7 +68,8 @@ fn build_sets(positions: &[TuningPosition], lambda: f64, score_k: f64) -> Result
     let mut builder = TuningSetBuilder::new().lambda(lambda)?.score_k(score_k)?;
     builder.reserve(positions.len(), 64);
     for p in positions {
-        builder.push_fen(&p.fen, p.result_red, Some(p.search_score_red), p.game)?;
+        // A position without a score keeps its result-only label.
+        builder.push_fen(&p.fen, p.result_red, p.search_score_red, p.game)?;
     }
     Ok(builder.build())
 }

@@ -8,6 +8,9 @@ pub fn progress_line(status: &RunStatus) -> String {
         return format!("run {}: no statistics", status.run.id);
     };
     let c = &l.counts;
+    if let proto::domain::RunKind::Datagen(_) = status.run.spec.kind {
+        return format!("games {} W {} D {} L {} (datagen: no Elo)", c.games(), c.wins, c.draws, c.losses);
+    }
     let mut line = format!(
         "games {} W {} D {} L {} ptnml {:?} Elo {:+.1} +- {:.1} nElo {:+.1}",
         c.games(),
@@ -39,6 +42,18 @@ pub fn summary(status: &RunStatus) -> String {
         // Every match is a pairing: the games add up; points and ratings are the tournament's.
         let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
         out.push_str(&format!("games: {games} in {} matches\n", status.run.stats.len()));
+    } else if let (proto::domain::RunKind::Datagen(d), Some(l)) = (&status.run.spec.kind, status.live.first()) {
+        // Self-play for training data: no Elo. The positions are every ply of these games.
+        let c = &l.counts;
+        out.push_str(&format!(
+            "games: {} of {}  W {}  D {}  L {} (each pair's first player's view)\n",
+            c.games(),
+            2 * d.pairs,
+            c.wins,
+            c.draws,
+            c.losses
+        ));
+        out.push_str(&format!("random plies: {}; every position recorded\n", d.random_plies));
     } else if let Some(l) = status.live.first() {
         let c = &l.counts;
         out.push_str(&format!(

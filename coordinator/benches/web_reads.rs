@@ -53,7 +53,7 @@ fn game(task: &PairTask, second: bool) -> GameReport {
             fen: START.into(),
             red_to_move: true,
             static_eval: 12,
-            search_score: 30,
+            search_score: Some(30),
             best_move: "b0c2".into(),
             in_check: false,
             quiet: true,

@@ -39,6 +39,14 @@ pub enum Error {
     /// was stored.
     #[error("invalid report for lease {lease}, pair {pair}{}: {reason}", place(*.game, *.ply))]
     InvalidReport { lease: LeaseId, pair: u64, game: Option<u8>, ply: Option<usize>, reason: String },
+    /// A datagen run's game whose moves carry no score at all: its engine reports none, so
+    /// the run can record no training label. The submission is refused and the run stopped.
+    #[error(
+        "datagen run {run} needs scores, but variant {variant} (engine {engine}) gave none for any move of pair \
+         {pair}, game {game} (lease {lease}): the run is stopped; play datagen with an engine that reports \
+         `info score`"
+    )]
+    Unscored { run: RunId, lease: LeaseId, pair: u64, game: u8, variant: VariantId, engine: String },
     /// A worker that plays by other rules than the coordinator referees.
     #[error(
         "the worker plays by rules version {worker}, this coordinator by rules version {coordinator}: upgrade the older one"

@@ -132,6 +132,7 @@ impl Exporter {
             let mut lines = RunOpenings::of_run(self.storage.as_ref(), &run)?;
             pq::migrate_games(dir, run.id, |index| lines.get(index).cloned())
                 .map_err(|e| Error::Export(e.to_string()))?;
+            pq::migrate_positions(dir, run.id).map_err(|e| Error::Export(e.to_string()))?;
             let done = self.storage.exported_up_to(run.id)?;
             let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
             if adopted > done {
@@ -252,14 +253,14 @@ impl Exporter {
             };
             let mut rows = Vec::with_capacity(games.len());
             for g in &games {
-                let opening = lines.get(g.opening_index).map_err(|e| {
+                let opening = lines.of_pair(g.opening_index, g.pair_index).map_err(|e| {
                     Error::Corrupt(format!("run {run} game {}: opening {}: {e}", g.game_id, g.opening_index))
                 })?;
                 rows.push(pq::rows_from_report(
                     run,
                     g.game_id,
                     g.pair_index,
-                    (g.opening_index, opening),
+                    (g.opening_index, &opening),
                     &g.worker,
                     &g.report,
                 ));

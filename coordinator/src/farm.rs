@@ -11,7 +11,8 @@ use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
 use engine::nnue::NetworkId;
 use proto::domain::{
     BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, MAX_NETWORK_BYTES, OpeningSuiteSpec,
-    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress,
+    OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunState, RunStatus,
+    SprtProgress,
     SubmitRequest, TablePin, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
@@ -39,8 +40,8 @@ pub struct Farm {
     changes: Changes,
     /// The Parquet export: this coordinator's writer, or its follower of another's progress.
     exporter: Arc<Exporter>,
-    /// Whether each run seen so far is an SPRT (a run's kind never changes).
-    sprt_runs: Mutex<HashMap<RunId, bool>>,
+    /// The kind of each run seen so far (a run's kind never changes).
+    run_kinds: Mutex<HashMap<RunId, RunKindName>>,
     /// The terms of the leases granted here, which the referee checks submissions against.
     granted: Granted,
     /// The runs CreateRun made for recent request keys: a retried CreateRun gets the run its
@@ -74,7 +75,7 @@ impl Farm {
             clock,
             changes,
             exporter,
-            sprt_runs: Mutex::new(HashMap::new()),
+            run_kinds: Mutex::new(HashMap::new()),
             granted: Granted::default(),
             created: RequestKeys::default(),
             reference_nps: None,
@@ -281,6 +282,11 @@ impl Farm {
             tracing::warn!(worker = %worker, lease = %batch.lease, seq = batch.seq, error = %e, "submission refused by the referee");
             return Err(e);
         }
+        if self.run_kind(terms.run)? == RunKindName::Datagen
+            && let Some((pair, game, variant)) = referee::unscored_game(&batch.pairs)
+        {
+            return Err(self.stop_unscored(terms.run, batch.lease, pair, game, variant));
+        }
         let outcome = self.storage.record_results(
             worker,
             batch.lease,
@@ -315,22 +321,52 @@ impl Farm {
         Ok(())
     }
 
-    /// Whether a run is an SPRT; a run's kind never changes, so the answer is kept.
+    /// Whether a run is an SPRT.
     fn is_sprt(&self, run: RunId) -> Result<bool> {
+        Ok(self.run_kind(run)? == RunKindName::Sprt)
+    }
+
+    /// A run's kind; it never changes, so the answer is kept.
+    fn run_kind(&self, run: RunId) -> Result<RunKindName> {
         let known = self
-            .sprt_runs
+            .run_kinds
             .lock()
             .map_err(|_| Error::storage("reading run kinds", "the lock is poisoned"))?
             .get(&run)
             .copied();
-        if let Some(sprt) = known {
-            return Ok(sprt);
+        if let Some(kind) = known {
+            return Ok(kind);
         }
-        let sprt = matches!(self.storage.get_run(run)?.spec.kind, RunKind::Sprt(_));
-        if let Ok(mut kinds) = self.sprt_runs.lock() {
-            kinds.insert(run, sprt);
+        let kind = self.storage.get_run(run)?.spec.kind.name();
+        if let Ok(mut kinds) = self.run_kinds.lock() {
+            kinds.insert(run, kind);
         }
-        Ok(sprt)
+        Ok(kind)
+    }
+
+    /// A datagen run's engine reports no scores ([`referee::unscored_game`]): every game it
+    /// plays would be refused, so the run is stopped (its pairs would otherwise go round the
+    /// workers forever) and the refusal names the run, the variant and its engine.
+    fn stop_unscored(
+        &self,
+        run: RunId,
+        lease: proto::domain::LeaseId,
+        pair: u64,
+        game: u8,
+        variant: &proto::domain::VariantId,
+    ) -> Error {
+        let engine = match self.storage.get_variant(variant) {
+            Ok(v) => v.spec.kind.engine().map_or_else(|| format!("in-process `{}`", v.spec.name), |e| format!("`{e}`")),
+            Err(e) => format!("unknown: {e}"),
+        };
+        let error = Error::Unscored { run, lease, pair, game, variant: variant.clone(), engine };
+        tracing::error!(run = %run, error = %error, "datagen run stopped: its engine reports no scores");
+        match self.storage.set_run_state(run, RunState::Stopped) {
+            Ok(_) => self.notify(),
+            // Stopped or finished already: nothing more to stop.
+            Err(e) => tracing::warn!(run = %run, error = %e, "the datagen run without scores was not stopped"),
+        }
+        error
     }
 
     /// Records the verdict of an active SPRT run whose statistics reached a bound.
@@ -503,6 +539,22 @@ pub fn status(run: Run) -> RunStatus {
                 }),
                 _ => None,
             };
+            // Self-play for data rates nothing: no Elo, no LOS (NaN, which every reader shows as
+            // none).
+            if let RunKind::Datagen(_) = run.spec.kind {
+                let none = f64::NAN;
+                return LiveStats {
+                    counts: *c,
+                    elo: none,
+                    elo_lower: none,
+                    elo_upper: none,
+                    nelo: none,
+                    nelo_lower: none,
+                    nelo_upper: none,
+                    los: none,
+                    sprt: None,
+                };
+            }
             LiveStats {
                 counts: *c,
                 elo: elo.elo,

@@ -77,7 +77,9 @@ impl From<Error> for Status {
             | Error::WorkerNotFound(_)
             | Error::GameNotFound(_)
             | Error::NetworkNotFound(_) => Status::not_found(msg),
-            Error::InvalidSpec { .. } | Error::InvalidReport { .. } => Status::invalid_argument(msg),
+            Error::InvalidSpec { .. } | Error::InvalidReport { .. } | Error::Unscored { .. } => {
+                Status::invalid_argument(msg)
+            }
             Error::LeaseNotOwned { .. } => Status::permission_denied(msg),
             Error::LeaseClosed(_) | Error::InvalidStateChange { .. } | Error::RulesVersion { .. } => {
                 Status::failed_precondition(msg)

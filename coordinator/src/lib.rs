@@ -71,6 +71,7 @@
 //! ```
 mod changes;
 pub mod clock;
+pub mod datagen;
 pub mod error;
 pub mod exporter;
 pub mod farm;

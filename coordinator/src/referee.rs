@@ -19,6 +19,9 @@
 //! Not checkable, and taken on trust: the scores themselves (what the engines said), the
 //! times themselves, a crash (`engine_error`, `no_move`), nodes, durations, and the sampled
 //! positions' evaluations.
+//!
+//! A datagen run also needs scores to be there at all: [`unscored_game`] finds a game whose
+//! moves carry none, which the farm refuses and stops the run for (`Error::Unscored`).
 
 mod ending;
 mod replay;
@@ -44,12 +47,13 @@ pub use replay::Lie;
 /// `tables` are the endgame tables `tablebase` endings are checked against.
 pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport], tables: Option<&Tablebases>) -> Result<()> {
     let tasks: HashMap<u64, &PairTask> = terms.tasks.iter().map(|t| (t.pair_index, t)).collect();
-    let mut openings: HashMap<u32, OpeningLine> = HashMap::new();
+    // By the leased line: a datagen run's pairs share a suite opening but not its random plies.
+    let mut openings: HashMap<&str, OpeningLine> = HashMap::new();
     for pair in pairs {
         let task = tasks
             .get(&pair.pair_index)
             .ok_or_else(|| Error::invalid_report(terms.lease, pair.pair_index, "the pair is not part of this lease"))?;
-        let opening = match openings.entry(task.opening_index) {
+        let opening = match openings.entry(task.opening.as_str()) {
             Entry::Occupied(known) => known.into_mut(),
             // The suite was checked when it was added: a line that no longer parses is the
             // coordinator's fault, not the worker's.
@@ -61,6 +65,18 @@ pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport], tables: Option<&Tab
         check_pair(terms, task, opening, pair, tables)?;
     }
     Ok(())
+}
+
+/// The first game of `pairs` (pair index, game within the pair, its Red player) that has moves
+/// and not one score among them: an engine that reports no scores, which a datagen run cannot
+/// use. A game without moves (an engine that failed at once) says nothing either way.
+pub fn unscored_game(pairs: &[PairReport]) -> Option<(u64, u8, &proto::domain::VariantId)> {
+    pairs.iter().find_map(|pair| {
+        (0u8..).zip(&pair.games).find_map(|(which, game)| {
+            let unscored = !game.moves.is_empty() && game.move_stats.iter().all(|s| s.score.is_none());
+            unscored.then_some((pair.pair_index, which, &game.red))
+        })
+    })
 }
 
 /// Referees one pair against its task: players and bounds first, then each game's replay.

@@ -50,6 +50,7 @@ pub fn pairs_per_pairing(kind: &RunKind) -> Option<u64> {
         RunKind::Sprt(_) => None,
         RunKind::Games { pairs } => Some(*pairs),
         RunKind::Spsa(settings) => Some(settings.pairs),
+        RunKind::Datagen(settings) => Some(settings.pairs),
         RunKind::Gauntlet { pairs_per_opponent } => Some(*pairs_per_opponent),
         RunKind::RoundRobin { pairs_per_pairing } => Some(*pairs_per_pairing),
         // A drawn match's pairs; a knockout's extra and Armageddon matches play one each
@@ -85,7 +86,7 @@ pub fn is_complete(kind: &RunKind, stats: &[PairingStats]) -> bool {
     }
 }
 
-fn splitmix64(mut x: u64) -> u64 {
+pub(crate) fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

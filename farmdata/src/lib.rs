@@ -46,7 +46,7 @@ mod writer;
 pub use compact::{CompactionPolicy, compact};
 pub use error::{Error, Result};
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
-pub use migrate::migrate_games;
+pub use migrate::{migrate_games, migrate_positions};
 pub use reader::{read_games, read_positions};
 pub use recover::recover;
 pub use rows::{GameOpening, GameRow, PositionRow, rows_from_report};

@@ -3,7 +3,12 @@
 //! Version 1 `games` files lack the opening line (`opening_fen`, `opening_moves`). Each is
 //! rewritten with the line its `opening_id` names, every other column copied as it was, to a
 //! temp file that is synced and renamed over the old one: a crash leaves either file whole.
-//! `positions` files did not change.
+//!
+//! `positions` files of versions 1 and 2 have a non-nullable `search_score`; version 3's may be
+//! null (the engine reported no score). Each older file is rewritten the same way with the
+//! nullable field and every value as it was, so that a run's files share one schema (pyarrow's
+//! datasets take the first file's). Their scores stay what the older workers wrote, the static
+//! evaluation where the engine gave none: those cannot be told apart.
 
 use proto::domain::RunId;
 use std::collections::HashMap;
@@ -15,7 +20,7 @@ use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt32Type;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
-use proto::columns::games;
+use proto::columns::{games, positions};
 
 use super::error::{AtPath, Error, Result};
 use super::layout::{part_files, partition_dir, sync_dir};
@@ -82,4 +87,117 @@ pub fn migrate_games(
         tracing::info!(run = %run, files = rewritten, "games files of schema version 1 given their opening lines");
     }
     Ok(rewritten)
+}
+
+/// Rewrites every `positions` part file of `run` whose `search_score` is not nullable (schema
+/// versions 1 and 2) with the current schema, every value unchanged. Returns how many files were
+/// rewritten.
+pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
+    let mut rewritten = 0;
+    for (range, path) in part_files(data_dir, Table::Positions, run)? {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).at(&path)?).at(&path)?;
+        let Some(field) = builder.schema().fields().iter().find(|f| f.name() == positions::SEARCH_SCORE).cloned()
+        else {
+            // Not a positions file this version knows: `recover` and the readers name it.
+            continue;
+        };
+        if field.is_nullable() {
+            continue;
+        }
+        let mut batches = Vec::new();
+        for batch in builder.build().at(&path)? {
+            let batch = batch.at(&path)?;
+            batches.push(RecordBatch::try_new(Table::Positions.schema(), batch.columns().to_vec()).at(&path)?);
+        }
+        write_atomically(data_dir, Table::Positions, run, range, |writer, at| {
+            for batch in &batches {
+                writer.write(batch).at(at)?;
+            }
+            Ok(())
+        })?;
+        rewritten += 1;
+    }
+    if rewritten > 0 {
+        sync_dir(&partition_dir(data_dir, Table::Positions, run))?;
+        tracing::info!(run = %run, files = rewritten, "positions files given the nullable search_score of schema version 3");
+    }
+    Ok(rewritten)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ::parquet::arrow::ArrowWriter;
+    use arrow_array::{ArrayRef, BooleanArray, Float32Array, Int32Array, StringArray, UInt32Array, UInt64Array};
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::layout::{PartRange, part_path};
+    use crate::read_positions;
+
+    /// A positions file exactly as schema version 2 wrote it: every field non-nullable, version
+    /// "2" in its metadata.
+    fn write_v2_positions(data: &Path, run: RunId) -> std::path::PathBuf {
+        let fields: Vec<Field> = [
+            (positions::GAME_ID, DataType::UInt64),
+            (positions::PLY, DataType::UInt32),
+            (positions::FEN, DataType::Utf8),
+            (positions::SIDE_TO_MOVE, DataType::Utf8),
+            (positions::STATIC_EVAL, DataType::Int32),
+            (positions::SEARCH_SCORE, DataType::Int32),
+            (positions::BEST_MOVE, DataType::Utf8),
+            (positions::IN_CHECK, DataType::Boolean),
+            (positions::QUIET, DataType::Boolean),
+            (positions::RESULT, DataType::Float32),
+        ]
+        .into_iter()
+        .map(|(name, ty)| Field::new(name, ty, false))
+        .collect();
+        let metadata: std::collections::HashMap<String, String> =
+            [("xqfarm.table", "positions"), ("xqfarm.schema_version", "2")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+        let schema = Arc::new(Schema::new(fields).with_metadata(metadata));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::from(vec![1, 1])),
+            Arc::new(UInt32Array::from(vec![4, 8])),
+            Arc::new(StringArray::from(vec!["fen a", "fen b"])),
+            Arc::new(StringArray::from(vec!["w", "w"])),
+            Arc::new(Int32Array::from(vec![12, -3])),
+            Arc::new(Int32Array::from(vec![40, -3])),
+            Arc::new(StringArray::from(vec!["h2e2", "b0c2"])),
+            Arc::new(BooleanArray::from(vec![false, true])),
+            Arc::new(BooleanArray::from(vec![true, false])),
+            Arc::new(Float32Array::from(vec![0.5, 0.5])),
+        ];
+        let batch = RecordBatch::try_new(schema.clone(), columns).expect("a version 2 batch");
+        let path = part_path(data, Table::Positions, run, PartRange { first: 1, last: 1 });
+        std::fs::create_dir_all(path.parent().expect("partition")).expect("mkdir");
+        let mut writer = ArrowWriter::try_new(File::create(&path).expect("create"), schema, None).expect("writer");
+        writer.write(&batch).expect("write");
+        writer.close().expect("close");
+        path
+    }
+
+    #[test]
+    fn version_2_positions_files_become_nullable_with_their_values_unchanged() {
+        let data = tempfile::tempdir().expect("temp dir");
+        let run = RunId::new(3);
+        let path = write_v2_positions(data.path(), run);
+        // Readable as they are: version 3 reads a non-nullable column as scores that are all given.
+        let before = read_positions(data.path(), run).expect("a version 2 file reads");
+        assert_eq!(before.iter().map(|p| p.search_score).collect::<Vec<_>>(), [Some(40), Some(-3)]);
+
+        assert_eq!(migrate_positions(data.path(), run).expect("migrated"), 1);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).expect("open")).expect("parquet");
+        let schema = builder.schema();
+        assert_eq!(schema.metadata().get("xqfarm.schema_version").map(String::as_str), Some("3"));
+        let field = schema.field_with_name(positions::SEARCH_SCORE).expect("the column");
+        assert!(field.is_nullable(), "search_score takes nulls from version 3 on");
+        assert_eq!(read_positions(data.path(), run).expect("reads"), before, "every value unchanged");
+        // Already current: nothing to do again.
+        assert_eq!(migrate_positions(data.path(), run).expect("idempotent"), 0);
+    }
 }

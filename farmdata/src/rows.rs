@@ -56,8 +56,10 @@ pub struct PositionRow {
     pub fen: String,
     /// `w` (Red) or `b` (Black), as in the FEN.
     pub side_to_move: String,
+    /// The default parameters' static evaluation, side to move's view.
     pub static_eval: i32,
-    pub search_score: i32,
+    /// The engine's search score, side to move's view; `None` where it reported none.
+    pub search_score: Option<i32>,
     pub best_move: String,
     pub in_check: bool,
     pub quiet: bool,
@@ -137,7 +139,7 @@ mod tests {
                 fen: "fen1".into(),
                 red_to_move: false,
                 static_eval: -12,
-                search_score: 30,
+                search_score: Some(30),
                 best_move: "h9g7".into(),
                 in_check: false,
                 quiet: true,

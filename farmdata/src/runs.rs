@@ -29,8 +29,8 @@ pub fn runs_path(data_dir: &Path) -> PathBuf {
 pub struct RunRow {
     pub run: RunId,
     pub name: String,
-    /// [`proto::domain::RunKindName::as_str`]: `sprt`, `games`, `gauntlet`, `round_robin`, `spsa`
-    /// or `tournament`.
+    /// [`proto::domain::RunKindName::as_str`]: `sprt`, `games`, `gauntlet`, `round_robin`, `spsa`,
+    /// `tournament` or `datagen`.
     pub kind: String,
     /// SPRT bounds and error rates; 0 for other kinds.
     pub elo0: f64,
@@ -60,6 +60,7 @@ impl RunRow {
             | RunKind::Gauntlet { .. }
             | RunKind::RoundRobin { .. }
             | RunKind::Spsa(_)
+            | RunKind::Datagen(_)
             | RunKind::Tournament(_) => (0.0, 0.0, 0.0, 0.0, ""),
         };
         let kind = run.spec.kind.name().as_str();

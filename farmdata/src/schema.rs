@@ -1,7 +1,8 @@
 //! The Arrow schemas of the two tables and the conversions between rows and record batches.
 //!
 //! Types are the ones polars, pandas and pyarrow all map without surprise: UInt64/UInt32,
-//! Int32, Utf8, List<Utf8>, Boolean and Float32; no column is nullable. `run` is not a column:
+//! Int32, Utf8, List<Utf8>, Boolean and Float32; one column is nullable, `positions.search_score`
+//! (the engine reported no score). `run` is not a column:
 //! it is the Hive partition (`run=<id>` directories), which is how pyarrow and pandas want it
 //! (a partition key that is also a file column of another type makes them refuse the dataset).
 
@@ -21,10 +22,14 @@ use proto::columns::{games, positions};
 use super::error::{AtPath, Error, Result};
 use super::rows::{GameRow, PositionRow};
 
-/// Bumped when a column changes meaning or type; stored in every file's metadata.
+/// Bumped when a column changes meaning, type or nullability; stored in every file's metadata.
 /// Version 2 added `games.opening_fen` and `games.opening_moves` (the suite's line), which
-/// [`migrate_games`](super::migrate_games) fills in for files version 1 wrote.
-pub const SCHEMA_VERSION: &str = "2";
+/// [`migrate_games`](super::migrate_games) fills in for files version 1 wrote. Version 3 made
+/// `positions.search_score` nullable (null: the engine reported no score, where older workers
+/// wrote the static evaluation); [`migrate_positions`](super::migrate_positions) rewrites older
+/// positions files with the nullable field and their values unchanged. `games` files did not
+/// change in version 3.
+pub const SCHEMA_VERSION: &str = "3";
 
 /// The columns of a version-1 `games` file: today's without the opening line.
 pub(crate) const GAMES_V1: [&str; 13] = [
@@ -121,7 +126,7 @@ static POSITIONS: LazyLock<SchemaRef> = LazyLock::new(|| {
             Field::new(positions::FEN, DataType::Utf8, false),
             Field::new(positions::SIDE_TO_MOVE, DataType::Utf8, false),
             Field::new(positions::STATIC_EVAL, DataType::Int32, false),
-            Field::new(positions::SEARCH_SCORE, DataType::Int32, false),
+            Field::new(positions::SEARCH_SCORE, DataType::Int32, true),
             Field::new(positions::BEST_MOVE, DataType::Utf8, false),
             Field::new(positions::IN_CHECK, DataType::Boolean, false),
             Field::new(positions::QUIET, DataType::Boolean, false),
@@ -228,7 +233,7 @@ pub(crate) fn positions_batch<'a>(rows: impl Iterator<Item = &'a PositionRow>, p
         fen.append_value(&row.fen);
         side_to_move.append_value(&row.side_to_move);
         static_eval.append_value(row.static_eval);
-        search_score.append_value(row.search_score);
+        search_score.append_option(row.search_score);
         best_move.append_value(&row.best_move);
         in_check.append_value(row.in_check);
         quiet.append_value(row.quiet);
@@ -267,11 +272,14 @@ impl<'a> Columns<'a> {
     }
 
     fn primitive<T: arrow_array::ArrowPrimitiveType>(&self, name: &str) -> Result<&'a PrimitiveArray<T>> {
-        let column = self.column(name)?;
-        let array =
-            column.as_primitive_opt::<T>().ok_or_else(|| self.wrong_type(name, "of the expected number type"))?;
+        let array = self.nullable_primitive(name)?;
         self.no_nulls(name, array)?;
         Ok(array)
+    }
+
+    /// A number column that may hold nulls (`positions.search_score`).
+    fn nullable_primitive<T: arrow_array::ArrowPrimitiveType>(&self, name: &str) -> Result<&'a PrimitiveArray<T>> {
+        self.column(name)?.as_primitive_opt::<T>().ok_or_else(|| self.wrong_type(name, "of the expected number type"))
     }
 
     fn string(&self, name: &str) -> Result<&'a StringArray> {
@@ -359,7 +367,7 @@ pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path)
     let fen = c.string(positions::FEN)?;
     let side_to_move = c.string(positions::SIDE_TO_MOVE)?;
     let static_eval = c.primitive::<Int32Type>(positions::STATIC_EVAL)?;
-    let search_score = c.primitive::<Int32Type>(positions::SEARCH_SCORE)?;
+    let search_score = c.nullable_primitive::<Int32Type>(positions::SEARCH_SCORE)?;
     let best_move = c.string(positions::BEST_MOVE)?;
     let in_check = c.boolean(positions::IN_CHECK)?;
     let quiet = c.boolean(positions::QUIET)?;
@@ -372,7 +380,7 @@ pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path)
             fen: fen.value(i).to_owned(),
             side_to_move: side_to_move.value(i).to_owned(),
             static_eval: static_eval.value(i),
-            search_score: search_score.value(i),
+            search_score: search_score.is_valid(i).then(|| search_score.value(i)),
             best_move: best_move.value(i).to_owned(),
             in_check: in_check.value(i),
             quiet: quiet.value(i),

@@ -31,7 +31,8 @@ pub mod games {
     /// The FEN the suite's opening line starts from (the initial position for `startpos`).
     pub const OPENING_FEN: &str = "opening_fen";
     /// The opening line's moves (UCI coordinates), played from `opening_fen` before the game:
-    /// the suite chose them, not the players. Empty for a line without moves.
+    /// the suite chose them, not the players (a datagen run's random plies follow the line's
+    /// moves here). Empty for a line without moves.
     pub const OPENING_MOVES: &str = "opening_moves";
     /// The position the players started from: `opening_fen` after `opening_moves`.
     pub const START_FEN: &str = "start_fen";
@@ -67,21 +68,44 @@ pub mod games {
     ];
 }
 
-/// One row per sampled position (`<data>/positions/run=<id>/part-*.parquet`).
+/// One row per sampled position (`<data>/positions/run=<id>/part-*.parquet`): the position
+/// *before* the move played at `ply`. Runs sample every `sample_every`-th ply from ply 1 (a
+/// datagen run every ply; ply 0, the start position, is never sampled).
+///
+/// Perspectives: `static_eval` and `search_score` are the **side to move's** view (positive:
+/// good for the side that moves here); `result` is **Red's** score, whoever moves. Flip by
+/// `side_to_move` to compare them (`docs/positions.md` shows how).
 pub mod positions {
     /// The table's directory under the data directory.
     pub const TABLE: &str = "positions";
+    /// The game's id, as in `games.game_id`.
     pub const GAME_ID: &str = "game_id";
+    /// Moves played from the game's `start_fen` before this position (the opening line's moves,
+    /// and a datagen run's random plies, are not counted: they come before `start_fen`).
     pub const PLY: &str = "ply";
+    /// The position, as a full FEN with its move counters.
     pub const FEN: &str = "fen";
     /// `w` (Red) or `b` (Black), as in the FEN.
     pub const SIDE_TO_MOVE: &str = "side_to_move";
+    /// The hand-crafted evaluation with the engine's **default** parameters (not the playing
+    /// variant's), centipawns, side to move's view; computed by the worker.
     pub const STATIC_EVAL: &str = "static_eval";
+    /// The playing engine's own search score for the move it played here, centipawns, side to
+    /// move's view (mate scores as the engine reports them). Null when the engine reported no
+    /// score (from Parquet schema version 3 on; in rows written before, the worker put
+    /// `static_eval` there when the engine gave none, and those rows cannot be told apart).
     pub const SEARCH_SCORE: &str = "search_score";
+    /// The move played from this position (UCI coordinates, `h2e2`; what the Chinese
+    /// literature calls ICCS in lower case): the engine's choice, never a random or book move.
     pub const BEST_MOVE: &str = "best_move";
+    /// The side to move is in check.
     pub const IN_CHECK: &str = "in_check";
+    /// Quiescence search with the **default** parameters returns exactly `static_eval`: no
+    /// capture (or check evasion) changes the score, so the position is tactically calm for the
+    /// hand-crafted evaluation. It says nothing about whether `best_move` is a capture: derive
+    /// that from `best_move` and `fen`.
     pub const QUIET: &str = "quiet";
-    /// The game's result for Red as a number: 1, 0.5 or 0.
+    /// The game's result for **Red** as a number: 1, 0.5 or 0, whoever is to move.
     pub const RESULT: &str = "result";
 
     /// The files' columns, in order.

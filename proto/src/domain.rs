@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 mod adjudication;
 mod clock;
+mod datagen;
 mod engines;
 mod ids;
 mod live;
@@ -20,6 +21,7 @@ mod work;
 
 pub use adjudication::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, NO_ADJUDICATION};
 pub use clock::{GameClock, Overrun};
+pub use datagen::{DATAGEN_TC, DEFAULT_RANDOM_PLIES, DatagenSettings, MAX_RANDOM_PLIES};
 pub use engines::{EngineInfo, MAX_ENGINE_NAME_BYTES, check_engine_name, check_sha256, parse_engine_option};
 pub use ids::{LeaseId, RunId, SuiteId, VariantId, WorkerId};
 pub use live::{LiveStats, RunStatus, SprtProgress};
@@ -186,7 +188,8 @@ impl SprtSettings {
 }
 
 /// What a run plays. `RunSpec::variants` gives the players: SPRT `[base, candidate]`,
-/// fixed games `[a, b]`, gauntlet `[candidate, opponent...]`, round robin all of them.
+/// fixed games `[a, b]`, gauntlet `[candidate, opponent...]`, round robin all of them, SPSA and
+/// datagen the one variant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunKind {
     Sprt(SprtSettings),
@@ -208,6 +211,9 @@ pub enum RunKind {
     /// A tournament played in rounds (`TournamentSettings`); its pairings are the matches
     /// the coordinator draws round by round, not known in advance.
     Tournament(TournamentSettings),
+    /// Training data: the one variant against itself, every position recorded, each pair from
+    /// its suite opening plus random plies ([`DatagenSettings`]). No SPRT, no Elo.
+    Datagen(DatagenSettings),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +239,7 @@ impl RunKind {
             RunKind::RoundRobin { .. } => RunKindName::RoundRobin,
             RunKind::Spsa(_) => RunKindName::Spsa,
             RunKind::Tournament(_) => RunKindName::Tournament,
+            RunKind::Datagen(_) => RunKindName::Datagen,
         }
     }
 }
@@ -248,7 +255,7 @@ impl RunSpec {
             RunKind::Gauntlet { .. } => (1..n).map(|opponent| (0, opponent)).collect(),
             RunKind::RoundRobin { .. } => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
             // The base variant against itself, perturbed both ways.
-            RunKind::Spsa(_) => vec![(0, 0)],
+            RunKind::Spsa(_) | RunKind::Datagen(_) => vec![(0, 0)],
             // Drawn round by round by the coordinator, which stores them.
             RunKind::Tournament(_) => Vec::new(),
         }
@@ -449,18 +456,25 @@ pub fn pair_half_points(outcomes: [GameOutcome; 2]) -> u8 {
     outcomes[0].half_points(true) + outcomes[1].half_points(false)
 }
 
-/// A position sampled from a game for tuning.
+/// A position sampled from a game for tuning, before the move played there. Each column's
+/// perspective is documented once, in [`crate::columns::positions`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PositionSample {
+    /// Moves played from the game's start position (not counting the opening's).
     pub ply: u32,
     pub fen: String,
     /// `true` when Red is to move.
     pub red_to_move: bool,
+    /// The hand-crafted evaluation with the default parameters, the side to move's view.
     pub static_eval: i32,
-    pub search_score: i32,
+    /// The mover's own search score for the move it played, its view (`None`: the engine
+    /// reported no score; nothing is filled in for it).
+    pub search_score: Option<i32>,
+    /// The move played here (UCI coordinates).
     pub best_move: String,
     pub in_check: bool,
-    /// Quiescence score equals the static eval (no tactics pending).
+    /// Quiescence search with the default parameters returns `static_eval` (no capture or
+    /// evasion changes the score); says nothing of `best_move`.
     pub quiet: bool,
 }
 

@@ -271,8 +271,9 @@ fn play_task(
 }
 
 /// The protocol's view of a finished game (with each move's score and time, and the attempt
-/// that forfeited it), with every `sample_every`-th position (from ply 1) sampled: static eval and quiescence with the default parameters, the mover's
-/// reported search score, the move played.
+/// that forfeited it), with every `sample_every`-th position (from ply 1) sampled: static eval
+/// and quiescence with the default parameters, the mover's reported search score (none when it
+/// reported none: nothing is filled in), the move played.
 pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample_every: u32) -> GameReport {
     let outcome = GameOutcome::from(record.result);
     let mut positions = Vec::new();
@@ -288,7 +289,7 @@ pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample
                     fen: pos.fen(),
                     red_to_move: pos.side_to_move() == engine::Color::Red,
                     static_eval,
-                    search_score: record.scores.get(ply).copied().flatten().unwrap_or(static_eval),
+                    search_score: record.scores.get(ply).copied().flatten(),
                     best_move: mv.to_string(),
                     in_check: pos.in_check(),
                     quiet: quiescence(&pos, &params) == static_eval,
@@ -314,5 +315,41 @@ pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample
         duration_ms: record.duration.as_millis() as u64,
         nodes: record.nodes,
         positions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use engine::notation::parse_uci;
+    use engine::rules::GameResult;
+    use proto::domain::Termination;
+
+    use super::*;
+
+    /// A missing engine score stays missing: the sample's score is `None`, never the static
+    /// evaluation; a given score is the mover's own view, unchanged.
+    #[test]
+    fn samples_carry_the_movers_score_or_none() {
+        let moves: Vec<_> = ["h2e2", "h9g7", "h0g2", "i9h9"].iter().map(|m| parse_uci(m).expect("a move")).collect();
+        let record = GameRecord {
+            start_fen: engine::START_FEN.into(),
+            moves,
+            scores: vec![Some(20), Some(-15), None, Some(-7)],
+            times_ms: vec![1; 4],
+            result: GameResult::Draw,
+            termination: Termination::AdjudicatedDraw,
+            attempt: None,
+            detail: None,
+            nodes: 100,
+            duration: Duration::from_millis(4),
+        };
+        let report = to_report(&record, &"a".into(), &"b".into(), 1);
+        let samples: Vec<(u32, bool, Option<i32>, &str)> =
+            report.positions.iter().map(|p| (p.ply, p.red_to_move, p.search_score, p.best_move.as_str())).collect();
+        assert_eq!(samples, [(1, false, Some(-15), "h9g7"), (2, true, None, "h0g2"), (3, false, Some(-7), "i9h9")]);
+        let start = Position::startpos();
+        assert!(report.positions.iter().all(|p| p.fen != start.fen()), "ply 0 is never sampled");
     }
 }

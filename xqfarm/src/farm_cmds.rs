@@ -402,16 +402,18 @@ pub struct CreateArgs {
     /// What the run plays.
     #[arg(long, value_enum, default_value_t = RunKindName::Sprt)]
     kind: RunKindName,
-    /// Variant ids (SPRT: candidate then base; gauntlet: candidate then opponents).
-    #[arg(long, num_args = 1.., required = true)]
+    /// Variant ids (SPRT: candidate then base; gauntlet: candidate then opponents; SPSA and
+    /// datagen: the one variant, `--variant ID`).
+    #[arg(long, alias = "variant", num_args = 1.., required = true)]
     variants: Vec<VariantId>,
     /// Opening suite id (from `openings add`).
     #[arg(long)]
     suite: SuiteId,
-    /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
-    #[arg(long, default_value = "nodes=20000")]
-    tc: String,
-    /// Pairs (games), per opponent (gauntlet) or per pairing (round robin).
+    /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds [default: nodes=20000;
+    /// datagen: nodes=5000].
+    #[arg(long)]
+    tc: Option<String>,
+    /// Pairs (games, datagen), per opponent (gauntlet) or per pairing (round robin).
     #[arg(long, default_value_t = 100)]
     pairs: u64,
     /// SPRT bounds and error rates.
@@ -429,9 +431,14 @@ pub struct CreateArgs {
     /// Only workers with this engine bench signature play the run.
     #[arg(long)]
     bench_signature: Option<u64>,
-    /// Sample one position every N plies into the positions table (0 = none).
-    #[arg(long, default_value_t = 8)]
-    sample_every: u32,
+    /// Sample one position every N plies into the positions table (0 = none) [default: 8;
+    /// datagen records every position: 1, and refuses another value].
+    #[arg(long)]
+    sample_every: Option<u32>,
+    /// Datagen (`--kind datagen`): uniformly random legal moves after each suite opening,
+    /// drawn by the coordinator per pair, 0 to 40 [default: 8].
+    #[arg(long)]
+    random_plies: Option<u32>,
     /// SPSA (`--kind spsa`, one variant; `--pairs` iterations): the parameters, one
     /// `name,start,min,max,c_end,r_end` a line (as `xqengine params --spsa` prints them).
     #[arg(long)]
@@ -455,6 +462,7 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 model: a.model,
                 bench_signature: a.bench_signature,
                 sample_every: a.sample_every,
+                random_plies: a.random_plies,
                 spsa_params: match &a.spsa_params {
                     Some(path) => crate::spsa_cmd::read_spsa_file(path)?,
                     None => Vec::new(),

@@ -36,8 +36,9 @@ pub struct TuningPosition {
     pub fen: String,
     /// The game's result for Red: 1, 0.5 or 0.
     pub result_red: f32,
-    /// The playing engine's search score, centipawns from Red's side.
-    pub search_score_red: i32,
+    /// The playing engine's search score, centipawns from Red's side; `None` where the engine
+    /// reported none (the position keeps its result-only label).
+    pub search_score_red: Option<i32>,
     /// The game, unique across runs (run in the top 24 bits): what the train/validation split
     /// keys on.
     pub game: u64,
@@ -80,7 +81,7 @@ pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<Tun
             let plies = batch.u64s(column::PLY)?;
             let fens = batch.strs(column::FEN)?;
             let sides = batch.strs(column::SIDE_TO_MOVE)?;
-            let scores = batch.i64s(column::SEARCH_SCORE)?;
+            let scores = batch.optional_i64s(column::SEARCH_SCORE)?;
             let results = batch.f64s(column::RESULT)?;
             let quiets = batch.bools(column::QUIET)?;
             let checks = batch.bools(column::IN_CHECK)?;
@@ -90,11 +91,11 @@ pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<Tun
                 }
                 quiet += 1;
                 unique.offer((part.run, games[i], plies[i]), fens[i], || {
-                    let score = scores[i].clamp(i64::from(i32::MIN) + 1, i64::from(i32::MAX)) as i32;
+                    let score = scores[i].map(|s| s.clamp(i64::from(i32::MIN) + 1, i64::from(i32::MAX)) as i32);
                     TuningPosition {
                         fen: fens[i].to_owned(),
                         result_red: results[i] as f32,
-                        search_score_red: if sides[i] == "b" { -score } else { score },
+                        search_score_red: score.map(|s| if sides[i] == "b" { -s } else { s }),
                         game: game_key(part.run, games[i]),
                     }
                 });
@@ -153,7 +154,7 @@ mod tests {
     use super::*;
 
     fn position(fen: &str, game: u64) -> TuningPosition {
-        TuningPosition { fen: fen.to_owned(), result_red: 0.5, search_score_red: 0, game }
+        TuningPosition { fen: fen.to_owned(), result_red: 0.5, search_score_red: Some(0), game }
     }
 
     #[test]

@@ -87,13 +87,35 @@ impl<'a> Batch<'a> {
         self.error(format!("column `{name}` is {found}, expected {expected}"))
     }
 
-    /// The column `name`, without nulls (the coordinator writes none; a null is damage).
+    /// The column `name`, without nulls (the coordinator writes none outside
+    /// `positions.search_score`; a null elsewhere is damage).
     fn column(&self, name: &str) -> Result<&'a ArrayRef> {
-        let array = self.batch.column_by_name(name).ok_or_else(|| self.error(format!("no column `{name}`")))?;
+        let array = self.nullable_column(name)?;
         if array.null_count() > 0 {
             return Err(self.error(format!("null in column `{name}`")));
         }
         Ok(array)
+    }
+
+    fn nullable_column(&self, name: &str) -> Result<&'a ArrayRef> {
+        self.batch.column_by_name(name).ok_or_else(|| self.error(format!("no column `{name}`")))
+    }
+
+    /// A signed integer column that may hold nulls (`positions.search_score`: no score).
+    pub(crate) fn optional_i64s(&self, name: &str) -> Result<Vec<Option<i64>>> {
+        let array = self.nullable_column(name)?;
+        macro_rules! widen {
+            ($t:ty) => {
+                array.as_primitive::<$t>().iter().map(|v| v.map(i64::from)).collect()
+            };
+        }
+        Ok(match array.data_type() {
+            DataType::Int8 => widen!(Int8Type),
+            DataType::Int16 => widen!(Int16Type),
+            DataType::Int32 => widen!(Int32Type),
+            DataType::Int64 => array.as_primitive::<Int64Type>().iter().collect(),
+            other => return Err(self.wrong_type(name, other, "a signed integer")),
+        })
     }
 
     pub(crate) fn u64s(&self, name: &str) -> Result<Vec<u64>> {
@@ -123,31 +145,6 @@ impl<'a> Batch<'a> {
             DataType::Int16 => signed!(Int16Type),
             DataType::Int32 => signed!(Int32Type),
             DataType::Int64 => signed!(Int64Type),
-            other => return Err(self.wrong_type(name, other, "an integer")),
-        })
-    }
-
-    pub(crate) fn i64s(&self, name: &str) -> Result<Vec<i64>> {
-        let array = self.column(name)?;
-        macro_rules! widen {
-            ($t:ty) => {
-                array.as_primitive::<$t>().values().iter().map(|&v| i64::from(v)).collect()
-            };
-        }
-        Ok(match array.data_type() {
-            DataType::Int8 => widen!(Int8Type),
-            DataType::Int16 => widen!(Int16Type),
-            DataType::Int32 => widen!(Int32Type),
-            DataType::Int64 => array.as_primitive::<Int64Type>().values().to_vec(),
-            DataType::UInt8 => widen!(UInt8Type),
-            DataType::UInt16 => widen!(UInt16Type),
-            DataType::UInt32 => widen!(UInt32Type),
-            DataType::UInt64 => array
-                .as_primitive::<UInt64Type>()
-                .values()
-                .iter()
-                .map(|&v| i64::try_from(v).map_err(|_| self.error(format!("value {v} in column `{name}` exceeds i64"))))
-                .collect::<Result<_>>()?,
             other => return Err(self.wrong_type(name, other, "an integer")),
         })
     }
@@ -288,7 +285,7 @@ mod tests {
             assert_eq!(b.u64s("small")?, [3, 4]);
             assert_eq!(b.u64s("plies")?, [40, 41]);
             assert_eq!(b.f64s("plies")?, [40.0, 41.0]);
-            assert_eq!(b.i64s("big")?, [-5, 7]);
+            assert_eq!(b.optional_i64s("big")?, [Some(-5), Some(7)]);
             assert_eq!(b.f64s("result")?, [0.5, 1.0]);
             assert_eq!(b.bools("flag")?, [true, false]);
             assert_eq!(b.strs("large")?, ["a", "b"]);

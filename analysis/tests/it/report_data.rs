@@ -241,13 +241,13 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
     let dir = tempfile::tempdir()?;
     // (game, ply, board, side, score, in_check, quiet, result)
     let rows = [
-        (1u64, 12u32, FEN_A, "w", 30, false, true, 1.0f32), // kept
-        (1, 14, FEN_B, "b", 50, false, true, 1.0),          // kept, score from Black → -50 for Red
-        (1, 4, FEN_B, "w", 0, false, true, 1.0),            // too early
-        (2, 12, FEN_A, "w", 10, false, true, 0.0),          // same board and side as game 1: duplicate
-        (2, 16, FEN_B, "w", 10, true, true, 0.0),           // in check
-        (2, 18, FEN_B, "w", 10, false, false, 0.0),         // not quiet
-        (3, 20, FEN_B, "w", -20, false, true, 0.5),         // kept (FEN_B with Red to move is new)
+        (1u64, 12u32, FEN_A, "w", Some(30), false, true, 1.0f32), // kept
+        (1, 14, FEN_B, "b", Some(50), false, true, 1.0),          // kept, score from Black → -50 for Red
+        (1, 4, FEN_B, "w", Some(0), false, true, 1.0),            // too early
+        (2, 12, FEN_A, "w", Some(10), false, true, 0.0),          // same board and side as game 1: duplicate
+        (2, 16, FEN_B, "w", Some(10), true, true, 0.0),           // in check
+        (2, 18, FEN_B, "w", Some(10), false, false, 0.0),         // not quiet
+        (3, 20, FEN_B, "w", None, false, true, 0.5),              // kept (FEN_B with Red to move is new), no score
     ];
     let n = rows.len();
     let columns = vec![
@@ -256,7 +256,7 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
         ("fen", strings(&rows.iter().map(|r| format!("{} {} - - 0 {}", r.2, r.3, r.1)).collect::<Vec<_>>())),
         ("side_to_move", strings(&rows.iter().map(|r| r.3).collect::<Vec<_>>())),
         ("static_eval", Arc::new(Int32Array::from(vec![0i32; n]))),
-        ("search_score", Arc::new(Int32Array::from(rows.iter().map(|r| r.4).collect::<Vec<i32>>()))),
+        ("search_score", Arc::new(Int32Array::from(rows.iter().map(|r| r.4).collect::<Vec<Option<i32>>>()))),
         ("best_move", strings(&vec!["h2e2"; n])),
         ("in_check", Arc::new(BooleanArray::from(rows.iter().map(|r| r.5).collect::<Vec<_>>()))),
         ("quiet", Arc::new(BooleanArray::from(rows.iter().map(|r| r.6).collect::<Vec<_>>()))),
@@ -265,9 +265,9 @@ fn positions_are_filtered_deduplicated_and_labelled_from_red() -> TestResult {
     write(columns, &dir.path().join("positions/run=3/part-000000000001-000000000003.parquet"))?;
     let (positions, counts) = data::tuning_positions(dir.path(), &PositionFilter::default())?;
     assert_eq!((counts.sampled, counts.quiet, counts.unique), (7, 4, 3));
-    let summary: Vec<(u64, f32, i32)> =
+    let summary: Vec<(u64, f32, Option<i32>)> =
         positions.iter().map(|p| (p.game & 0xff_ffff_ffff, p.result_red, p.search_score_red)).collect();
-    assert_eq!(summary, vec![(1, 1.0, 30), (1, 1.0, -50), (3, 0.5, -20)]);
+    assert_eq!(summary, vec![(1, 1.0, Some(30)), (1, 1.0, Some(-50)), (3, 0.5, None)]);
     assert!(positions.iter().all(|p| p.game >> 40 == 3), "the run is part of the game key");
     let (none, _) = data::tuning_positions(dir.path(), &PositionFilter { runs: vec![4], min_ply: 10 })?;
     assert!(none.is_empty());

@@ -9,7 +9,7 @@ use proto::domain::{
     RunId, Termination, TimeControl,
 };
 
-use super::check_batch;
+use super::{check_batch, unscored_game};
 use crate::error::Error;
 use crate::storage::LeaseTerms;
 
@@ -56,7 +56,7 @@ fn game(
                 fen: pos.fen(),
                 red_to_move: pos.side_to_move() == Color::Red,
                 static_eval: 0,
-                search_score: 0,
+                search_score: None,
                 best_move: (*m).into(),
                 in_check: pos.in_check(),
                 quiet: true,
@@ -338,4 +338,39 @@ fn a_tablebase_ending_is_checked_against_the_coordinators_tables() {
         Err(Error::InvalidReport { reason, .. }) => assert!(reason.contains("which the run does not pin"), "{reason}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+#[test]
+fn a_game_without_any_score_is_found_for_datagen() {
+    let t = terms("startpos", TimeControl::Nodes(100), 1);
+    let scored = resign(&t);
+    assert_eq!(unscored_game(&[pair(scored.clone())]), None);
+    // One score among the moves is enough (a book move or an early crash may lack one).
+    let mut one = repetition(&t);
+    one.move_stats[3].score = Some(12);
+    assert_eq!(unscored_game(&[pair(one)]), None);
+    // No move, no verdict either way.
+    let empty = game(&t, &[], no_score, Termination::EngineError, GameOutcome::BlackWins);
+    assert_eq!(unscored_game(&[pair(empty)]), None);
+    // Moves and not one score: named by pair, game and the variant playing Red there.
+    let mut second = pair(scored);
+    second.games[1] = GameReport { red: "b".into(), black: "a".into(), ..repetition(&t) };
+    assert_eq!(unscored_game(&[second]), Some((3, 1, &"b".into())));
+}
+
+#[test]
+fn pairs_sharing_a_suite_opening_are_replayed_from_their_own_lines() {
+    // Two datagen pairs from suite opening 0 with different random plies: each game is
+    // replayed from its own task's line, not the first one seen for the opening index.
+    let mut t = terms("startpos moves h2e2 h9g7", TimeControl::Nodes(100), 0);
+    let mut other = t.tasks[0].clone();
+    other.pair_index = 4;
+    other.opening = "startpos moves c3c4 c6c5".into();
+    t.tasks.push(other);
+    let first = pair(repetition(&t));
+    let mut second_terms = t.clone();
+    second_terms.tasks.swap(0, 1);
+    let mut second = pair(repetition(&second_terms));
+    second.pair_index = 4;
+    check_batch(&t, &[first, second], None).expect("each pair from its own line");
 }

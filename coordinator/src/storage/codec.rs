@@ -3,8 +3,8 @@
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
 use proto::domain::{
-    Adjudication, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState, SprtSettings,
-    SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
+    Adjudication, DatagenSettings, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState,
+    SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
 };
 
 use super::sql::{Row, SqlError};
@@ -91,18 +91,34 @@ fn tc_from(kind: &str, value: i64, inc: i64) -> Result<TimeControl> {
     })
 }
 
-/// `(kind, pairs_per_pairing, SPRT settings)`.
-pub(crate) fn kind_columns(kind: &RunKind) -> (&'static str, Option<i64>, Option<SprtSettings>) {
-    let name = kind.name().as_str();
+/// The `runs` columns of a run's kind.
+pub(crate) struct KindColumns {
+    pub(crate) kind: &'static str,
+    pub(crate) pairs_per_pairing: Option<i64>,
+    pub(crate) sprt: Option<SprtSettings>,
+    /// A datagen run's random plies (NULL for every other kind).
+    pub(crate) random_plies: Option<i64>,
+}
+
+pub(crate) fn kind_columns(kind: &RunKind) -> KindColumns {
+    let columns = |pairs: Option<u64>| KindColumns {
+        kind: kind.name().as_str(),
+        pairs_per_pairing: pairs.map(int),
+        sprt: None,
+        random_plies: None,
+    };
     match kind {
-        RunKind::Sprt(settings) => (name, None, Some(*settings)),
-        RunKind::Games { pairs } => (name, Some(int(*pairs)), None),
-        RunKind::Gauntlet { pairs_per_opponent } => (name, Some(int(*pairs_per_opponent)), None),
-        RunKind::RoundRobin { pairs_per_pairing } => (name, Some(int(*pairs_per_pairing)), None),
+        RunKind::Sprt(settings) => KindColumns { sprt: Some(*settings), ..columns(None) },
+        RunKind::Games { pairs } => columns(Some(*pairs)),
+        RunKind::Gauntlet { pairs_per_opponent } => columns(Some(*pairs_per_opponent)),
+        RunKind::RoundRobin { pairs_per_pairing } => columns(Some(*pairs_per_pairing)),
         // The parameters are rows of `run_spsa_params`.
-        RunKind::Spsa(settings) => (name, Some(int(settings.pairs)), None),
+        RunKind::Spsa(settings) => columns(Some(settings.pairs)),
         // The rest of the design is a row of `run_tournaments`.
-        RunKind::Tournament(settings) => (name, Some(int(settings.pairs_per_match)), None),
+        RunKind::Tournament(settings) => columns(Some(settings.pairs_per_match)),
+        RunKind::Datagen(settings) => {
+            KindColumns { random_plies: Some(i64::from(settings.random_plies)), ..columns(Some(settings.pairs)) }
+        }
     }
 }
 
@@ -114,7 +130,7 @@ pub(crate) fn model_text(model: EloModel) -> &'static str {
 /// it is created.
 pub(crate) const RUN_COLUMNS: &str = "id, name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, \
      sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score, draw_moves, \
-     draw_after_move, bench_signature, sample_every";
+     draw_after_move, bench_signature, sample_every, random_plies";
 
 /// The spec columns of a `runs` row as stored, before any check.
 #[derive(Debug)]
@@ -130,6 +146,7 @@ pub(crate) struct RunRow {
     pub(crate) adjudication: [i64; 5],
     pub(crate) bench_signature: Option<i64>,
     pub(crate) sample_every: i64,
+    pub(crate) random_plies: Option<i64>,
 }
 
 impl RunRow {
@@ -147,6 +164,7 @@ impl RunRow {
             adjudication: [row.get(13)?, row.get(14)?, row.get(15)?, row.get(16)?, row.get(17)?],
             bench_signature: row.get(18)?,
             sample_every: row.get(19)?,
+            random_plies: row.get(20)?,
         })
     }
 
@@ -197,6 +215,11 @@ impl RunRow {
             RunKindName::Spsa => RunKind::Spsa(SpsaSettings { pairs: pairs()?, params: spsa_params }),
             RunKindName::Tournament => {
                 RunKind::Tournament(tournament.ok_or_else(|| corrupt(format!("tournament {} has no design", self.id)))?)
+            }
+            RunKindName::Datagen => {
+                let plies =
+                    self.random_plies.ok_or_else(|| corrupt(format!("datagen run {} has no random plies", self.id)))?;
+                RunKind::Datagen(DatagenSettings { pairs: pairs()?, random_plies: to_u32(plies, "random plies")? })
             }
         };
         let [resign_score, resign_moves, draw_score, draw_moves, draw_after_move] = self.adjudication;

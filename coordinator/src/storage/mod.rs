@@ -128,6 +128,19 @@ pub struct RunAggregates {
     pub workers: Vec<WorkerRunStats>,
 }
 
+impl RunAggregates {
+    /// The positions the run's games sampled, from their lengths: a game of `n` plies samples
+    /// every `every`-th ply from ply 1 to ply `n - 1` (the worker's rule, which the referee
+    /// holds it to), so `(n - 1) / every` positions; none when `every` is 0. For a datagen run
+    /// (`every` = 1) this is every position recorded.
+    pub fn sampled_positions(&self, every: u32) -> u64 {
+        if every == 0 {
+            return 0;
+        }
+        self.lengths.iter().map(|&(plies, games)| u64::from(plies.saturating_sub(1) / every) * games).sum()
+    }
+}
+
 /// One worker's share of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerRunStats {

@@ -164,6 +164,10 @@ mod tests {
         assert_eq!(a.terminations, [(mate, 3), (rep, 3), (Termination::AdjudicatedDraw, 2)]);
         assert_eq!(a.lengths, [(12, 2), (40, 4), (80, 2)]);
         assert!(a.workers.is_empty());
+        // Plies 1..n-1 of each game: every one (datagen), every 8th, or none.
+        assert_eq!(a.sampled_positions(1), 2 * 11 + 4 * 39 + 2 * 79);
+        assert_eq!(a.sampled_positions(8), 2 + 4 * 4 + 2 * 9, "1, 4 and 9 samples per game");
+        assert_eq!(a.sampled_positions(0), 0);
     }
 
     #[test]

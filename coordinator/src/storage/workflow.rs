@@ -22,6 +22,7 @@ use super::{
     GameSummary, LeaseTerms, RecordOutcome, RunAggregates, Storage, StoredGame, WorkerRow, check_state_change,
     make_task, reads, task_variant_ids,
 };
+use crate::datagen;
 use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, Pairing};
 use crate::spec;
@@ -79,11 +80,11 @@ pub fn lease_batch(
     for &index in &plan.requeued {
         let pair = tx.pair(run, index)?.ok_or_else(|| Error::Corrupt(format!("pooled pair {index} unknown")))?;
         tx.set_pair_status(run, index, PairStatus::Leased)?;
-        tasks.push(task(tx, &spec, &pairings, index, pair.pairing, pair.opening_index)?);
+        tasks.push(task(tx, run, &spec, &pairings, index, pair.pairing, pair.opening_index)?);
     }
     let openings = insert_pairs(tx, run, &plan.fresh, allocation.next_pair_index, suite_len)?;
     for (&new, opening_index) in plan.fresh.iter().zip(openings) {
-        tasks.push(task(tx, &spec, &pairings, new.pair_index, new.pairing, opening_index)?);
+        tasks.push(task(tx, run, &spec, &pairings, new.pair_index, new.pairing, opening_index)?);
     }
     for task in &tasks {
         tx.insert_lease_pair(lease, run, task.pair_index)?;
@@ -233,15 +234,23 @@ fn note_armageddon(tx: &mut dyn Tx, run: RunId, pairing: u32, report: &PairRepor
 }
 
 /// The task of a pair, with its opening line.
+/// The task of pair `index`: its players and its opening line, the suite's (for a datagen run,
+/// followed by the pair's random plies: [`datagen::random_opening`], the same whenever the pair
+/// is leased or refereed).
 fn task(
     tx: &mut dyn Tx,
+    run: RunId,
     spec: &RunSpec,
     pairings: &[Pairing],
     index: u64,
     pairing: u32,
     opening_index: u32,
 ) -> Result<PairTask> {
-    let line = tx.opening(spec.openings, opening_index)?;
+    let mut line = tx.opening(spec.openings, opening_index)?;
+    if let RunKind::Datagen(settings) = &spec.kind {
+        line = datagen::random_opening(&line, run, index, settings.random_plies)
+            .map_err(|e| Error::Corrupt(format!("opening {opening_index} of run {run}: {e}")))?;
+    }
     make_task(spec, pairings, index, pairing, opening_index, line)
 }
 
@@ -255,7 +264,7 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
     let tasks = tx
         .lease_pairs(lease)?
         .into_iter()
-        .map(|p| task(tx, &spec, &pairings, p.index, p.pair.pairing, p.pair.opening_index))
+        .map(|p| task(tx, run, &spec, &pairings, p.index, p.pair.pairing, p.pair.opening_index))
         .collect::<Result<Vec<_>>>()?;
     Ok(LeaseTerms {
         lease,

@@ -43,8 +43,10 @@ const FIXTURE_V6: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// suite of four lines, three variants, a completed round robin `rr-run` (run 1) of 3 pairs in
 /// one lease and a stopped SPRT `stopped-sprt` (run 2) never leased.
 const FIXTURE_V7: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v7.db");
-/// Written by `tests/data/make-farm-v8.sh` with xqfarm at commit f1bfb31 (schema version 8): the
-/// farm of the version 7 fixture, made by the same steps (its round robin samples positions).
+/// Written by `tests/data/make-farm-v8.sh` with a build of schema version 8 (from before the
+/// datagen branch, base f1bfb31): a suite of four lines, two variants and a completed games run
+/// `sampled-run` (run 1) of 2 pairs with positions sampled every 4 plies (110 positions, whose
+/// `search_score` is NOT NULL); with it the Parquet files of `tests/data/data-v8/`.
 const FIXTURE_V8: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v8.db");
 
 /// A private copy of the fixture (opening migrates the file).
@@ -88,7 +90,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -280,7 +282,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -628,17 +630,77 @@ fn a_version_7_database_keeps_its_runs_and_takes_tournaments() {
 }
 
 #[test]
+fn a_version_8_database_keeps_its_positions_and_takes_datagen_runs_and_unscored_positions() {
+    use proto::domain::{DATAGEN_TC, DatagenSettings, RunSpec};
+    let (_dir, path) = copy_of(FIXTURE_V8);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(before.counts(), [1, 2, 1, 1, 1, 4], "the fixture is what its script made");
+    assert_eq!(before.count("positions"), 110);
+    let (storage, raw) = before.migrate(&path);
+    assert_like_new(&raw);
+    // Every stored position keeps its score (the raw rows are compared whole by `migrate`); the
+    // column now takes NULL, and old runs have no random plies.
+    let nulls: i64 =
+        raw.query_row("SELECT COUNT(*) FROM positions WHERE search_score IS NULL", [], |r| r.get(0)).expect("count");
+    assert_eq!(nulls, 0);
+    let plies: Option<i64> =
+        raw.query_row("SELECT random_plies FROM runs WHERE id = 1", [], |r| r.get(0)).expect("run 1");
+    assert_eq!(plies, None);
+    let old = storage.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!((old.spec.kind.clone(), old.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
+    let game = storage.get_game(1).expect("game 1");
+    assert!(game.report.positions.iter().all(|p| p.search_score.is_some()), "old positions keep their scores");
+
+    // A datagen run of the fixture's first variant: stored, read back, leased to itself.
+    let settings = DatagenSettings { pairs: 2, random_plies: 8 };
+    let spec = RunSpec {
+        name: "datagen".into(),
+        kind: RunKind::Datagen(settings),
+        variants: vec![old.spec.variants[0].clone()],
+        tc: DATAGEN_TC,
+        sample_every: 1,
+        ..old.spec.clone()
+    };
+    let run = storage.create_run(&spec, 4_000_000_000_000).expect("a datagen run");
+    let plies: Option<i64> =
+        raw.query_row("SELECT random_plies FROM runs WHERE id = ?1", [run.id.get() as i64], |r| r.get(0)).expect("run");
+    assert_eq!(plies, Some(8));
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    assert_eq!(reopened.get_run(run.id).expect("run").spec, spec);
+    // A position without a score is stored as NULL and read back as none.
+    let w = reopened.register_worker(&engine_worker("w-datagen", Vec::new()), 4_000_000_000_001).expect("worker");
+    let lease = reopened.lease_batch(w, 2, 4_000_000_000_002).expect("lease").expect("work");
+    let mut report = play(&lease.tasks[0]);
+    for g in &mut report.games {
+        g.positions = vec![proto::domain::PositionSample {
+            ply: 1,
+            fen: engine::START_FEN.into(),
+            red_to_move: true,
+            static_eval: 7,
+            search_score: None,
+            best_move: "h2e2".into(),
+            in_check: false,
+            quiet: true,
+        }];
+    }
+    reopened.record_results(w, lease.id, 0, &[report], false, 4_000_000_000_003).expect("recorded");
+    let nulls: i64 =
+        raw.query_row("SELECT COUNT(*) FROM positions WHERE search_score IS NULL", [], |r| r.get(0)).expect("count");
+    assert_eq!(nulls, 2);
+    let last = reopened.games_since(run.id, 0, 10).expect("games");
+    assert!(last.iter().all(|g| g.report.positions[0].search_score.is_none()));
+}
+
+#[test]
 fn a_version_8_database_gains_networks_and_keeps_its_farm() {
     let (_dir, path) = copy_of(FIXTURE_V8);
     let before = Before::read(&path, &[1, 2, 3, 4, 5, 6, 7, 8]);
-    assert_eq!(before.counts(), [2, 3, 1, 1, 1, 6], "the fixture is what its script made");
+    assert_eq!(before.counts(), [1, 2, 1, 1, 1, 4], "the fixture is what its script made");
     let (storage, raw) = before.migrate(&path);
     assert_like_new(&raw);
-    let rr = storage.get_run(RunId::new(1)).expect("run 1");
-    assert_eq!(
-        (rr.spec.kind.clone(), rr.state.clone()),
-        (RunKind::RoundRobin { pairs_per_pairing: 1 }, RunState::Completed)
-    );
+    let run = storage.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!((run.spec.kind.clone(), run.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
     // Networks can be stored, and a variant may name one once it is.
     let bytes = engine::nnue::Network::random(5, 16).to_bytes();
     let id = coordinator::spec::network_id(&bytes);

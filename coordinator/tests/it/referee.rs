@@ -363,3 +363,94 @@ fn a_run_pins_the_coordinators_tables_and_table_endings_in_them_are_recorded() {
     let rows = parquet_games(data.path(), run.id);
     assert_eq!(rows.iter().filter(|g| g.reason == "tablebase").count(), ended_by_tables);
 }
+
+/// A datagen farm on the memory backend: one variant, a datagen run of `pairs` pairs with 6
+/// random plies, one worker.
+fn datagen_farm(pairs: u64) -> (Farm, WorkerId, RunId, Variant) {
+    use proto::domain::{DATAGEN_TC, DatagenSettings};
+    let farm = Farm::new(Arc::new(MemoryStorage::new()), Arc::new(ManualClock::new(1_000)), None).expect("farm");
+    let variant = farm
+        .add_variant(&VariantSpec {
+            name: "self".into(),
+            kind: VariantKind::Params { toml: Params::default().to_toml() },
+        })
+        .expect("variant");
+    let openings = vec!["startpos".to_owned(), "startpos moves h2e2 h9g7".to_owned()];
+    let suite = farm.add_openings(&OpeningSuiteSpec { name: "two".into(), openings }).expect("suite");
+    let run = farm
+        .create_run(&RunSpec {
+            name: "datagen".into(),
+            kind: RunKind::Datagen(DatagenSettings { pairs, random_plies: 6 }),
+            variants: vec![variant.id.clone()],
+            tc: DATAGEN_TC,
+            openings: suite.id,
+            adjudication: Adjudication::default(),
+            bench_signature: None,
+            sample_every: 1,
+        })
+        .expect("run")
+        .id;
+    let worker = farm.register(&worker_info(0)).expect("worker");
+    (farm, worker, run, variant)
+}
+
+fn lease_of(farm: &Farm, worker: WorkerId, pairs: u32) -> Lease {
+    let req = LeaseRequest { worker, free_slots: pairs, held: vec![], finished: vec![] };
+    match farm.lease(&req).expect("lease").grant {
+        LeaseGrant::Lease(lease) => lease,
+        other => panic!("expected work, got {other:?}"),
+    }
+}
+
+/// Random legal games from the leased random openings, refereed and recorded: every position
+/// of every game, each with the mover's score, from the opening after the random plies.
+#[test]
+fn a_datagen_run_records_every_position_from_its_random_openings() {
+    let (farm, worker, run, _) = datagen_farm(2);
+    let lease = lease_of(&farm, worker, 2);
+    assert_eq!(lease.sample_every, 1);
+    let mut pairs = Vec::new();
+    worker::runner::play_lease(&lease, 1, &random_player, "w", |p| pairs.push(p)).expect("played");
+    for pair in &pairs {
+        let task = lease.tasks.iter().find(|t| t.pair_index == pair.pair_index).expect("its task");
+        for g in &pair.games {
+            assert_eq!(g.start_fen, task.opening, "the random opening is where the game starts");
+            assert_eq!(g.positions.len(), g.moves.len().saturating_sub(1), "every ply but the first");
+            assert!(g.positions.iter().all(|p| p.search_score == Some(150)));
+        }
+    }
+    let batch = BatchResult { lease: lease.id, seq: 0, pairs, is_final: true };
+    let ack = farm.submit(&SubmitRequest { worker, batch }).expect("accepted");
+    assert_eq!(ack.recorded_pairs, 2);
+    let status = farm.get_run(run).expect("run");
+    assert_eq!(status.run.state, proto::domain::RunState::Completed);
+    assert!(status.live[0].elo.is_nan() && status.live[0].sprt.is_none(), "a datagen run has no Elo");
+}
+
+/// An engine that gives no score at all: the submission is refused naming the run, the variant
+/// and the engine, nothing is stored, and the run is stopped.
+#[test]
+fn a_datagen_run_whose_engine_gives_no_scores_is_refused_and_stopped() {
+    let (farm, worker, run, variant) = datagen_farm(2);
+    let lease = lease_of(&farm, worker, 1);
+    let silent = |v: &Variant| -> worker::Result<Box<dyn Player>> {
+        Ok(Box::new(RandomMover::new(v.spec.name.clone(), 11).with_score(None)))
+    };
+    let mut pairs = Vec::new();
+    worker::runner::play_lease(&lease, 1, &silent, "w", |p| pairs.push(p)).expect("played");
+    assert!(pairs[0].games.iter().all(|g| g.positions.iter().all(|p| p.search_score.is_none())));
+    let batch = BatchResult { lease: lease.id, seq: 0, pairs, is_final: true };
+    let e = farm.submit(&SubmitRequest { worker, batch }).expect_err("no scores");
+    match &e {
+        Error::Unscored { run: r, variant: v, engine, game: 0, .. } => {
+            assert_eq!((r, v), (&run, &variant.id));
+            assert!(engine.contains("in-process `self`"), "{engine}");
+        }
+        other => panic!("expected Unscored, got {other:?}"),
+    }
+    let text = e.to_string();
+    assert!(text.contains(&format!("datagen run {run}")) && text.contains("the run is stopped"), "{text}");
+    let status = farm.get_run(run).expect("run");
+    assert_eq!(status.run.state, proto::domain::RunState::Stopped);
+    assert_eq!(status.run.stats[0].games(), 0, "nothing of the submission counted");
+}

@@ -109,6 +109,7 @@ conformance!(
     tournament_rounds_are_drawn_only_when_the_last_one_is_complete,
     tournaments_refuse_bad_designs_by_name,
     networks_are_stored_by_hash_and_variants_name_only_stored_ones,
+    datagen_runs_round_trip_and_lease_random_openings_to_themselves,
 );
 
 macro_rules! primitives {
@@ -227,7 +228,7 @@ fn game(red: &VariantId, black: &VariantId, outcome: GameOutcome, salt: u64) -> 
             fen: START.into(),
             red_to_move: true,
             static_eval: -12,
-            search_score: 30,
+            search_score: Some(30),
             best_move: "b0c2".into(),
             in_check: false,
             quiet: true,
@@ -1853,6 +1854,51 @@ fn spsa_runs_move_theta_once_per_submission(s: &dyn Storage) {
     assert!(s.spsa_values(other).expect("values").is_empty());
 }
 
+/// A datagen run: its spec (random plies included) reads back as created; its pairs are the
+/// one variant against itself from the pair's random opening (the same in the lease and in
+/// the terms the referee replays against); positions without a score keep none; it completes
+/// after its pairs.
+fn datagen_runs_round_trip_and_lease_random_openings_to_themselves(s: &dyn Storage) {
+    use proto::domain::{DATAGEN_TC, DatagenSettings};
+    let v = variants(s, 1);
+    let lines = ["startpos".to_owned(), "startpos moves h2e2 h9g7".to_owned()];
+    let suite = s.add_openings("datagen suite", &lines).expect("suite").id;
+    let spec = RunSpec {
+        tc: DATAGEN_TC,
+        sample_every: 1,
+        ..run_spec(RunKind::Datagen(DatagenSettings { pairs: 3, random_plies: 6 }), v.clone(), suite, SLOW)
+    };
+    let run = s.create_run(&spec, 5).expect("run").id;
+    assert_eq!(s.get_run(run).expect("run").spec, spec, "the spec reads back whole");
+    assert_eq!(s.list_runs().expect("runs").iter().find(|r| r.id == run).map(|r| &r.spec), Some(&spec));
+
+    let w = worker(s, "w", 1, 0);
+    let lease = s.lease_batch(w, 8, 10).expect("lease").expect("work");
+    assert_eq!(indices(&lease), [0, 1, 2]);
+    assert_eq!((lease.sample_every, lease.tc, lease.spsa.is_none()), (1, DATAGEN_TC, true));
+    for t in &lease.tasks {
+        assert_eq!(t.variants, [v[0].clone(), v[0].clone()], "self-play");
+        let line = &lines[t.opening_index as usize];
+        let want = coordinator::datagen::random_opening(line, run, t.pair_index, 6).expect("opening");
+        assert_eq!(t.opening, want, "pair {}", t.pair_index);
+        assert_ne!(&t.opening, line, "the random plies are part of the leased opening");
+    }
+    assert_eq!(s.lease_terms(lease.id).expect("terms").tasks, lease.tasks, "the referee's openings are the lease's");
+
+    let mut reports = play_all(&lease);
+    reports[0].games[1].positions[0].search_score = None;
+    s.record_results(w, lease.id, 0, &reports, true, 20).expect("record");
+    let games = s.games_since(run, 0, 10).expect("games");
+    assert_eq!(games.len(), 6);
+    let scores: Vec<Option<i32>> = games.iter().map(|g| g.report.positions[0].search_score).collect();
+    assert_eq!(scores.iter().filter(|s| s.is_none()).count(), 1, "{scores:?}");
+    assert!(scores.iter().flatten().all(|&s| s == 30));
+    let unscored = games.iter().find(|g| g.report.positions[0].search_score.is_none()).expect("the unscored game");
+    assert_eq!((unscored.pair_index, unscored.game_in_pair), (0, 1));
+    assert_eq!(s.get_game(unscored.game_id).expect("by id").report.positions[0].search_score, None);
+    assert_eq!(s.get_run(run).expect("run").state, RunState::Completed);
+}
+
 fn spsa_rows<B: Backend>(b: &B) {
     use coordinator::spsa::{HistoryPoint, Perturbation};
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
@@ -2184,16 +2230,16 @@ fn postgres_reopen_keeps_everything() {
 }
 
 #[test]
-fn postgres_a_version_1_database_gains_networks_and_keeps_its_runs() {
+fn postgres_a_version_2_database_gains_networks_and_keeps_its_runs() {
     let Some(db) = postgres_support::fresh() else { return };
     let (run, before) = {
         let s = PgStorage::open(&db.url).expect("open");
         let run = games_run(&s, 2, 0);
         (run, s.get_run(run).expect("run"))
     };
-    // Version 2 only added the networks table: without it and its version row, the database is
-    // what a version 1 build wrote.
-    db.execute("DROP TABLE networks; DELETE FROM xqfarm_schema_version WHERE version = 2;");
+    // Version 3 only added the networks table: without it and its version row, the database is
+    // what a version 2 build wrote.
+    db.execute("DROP TABLE networks; DELETE FROM xqfarm_schema_version WHERE version = 3;");
     let s = PgStorage::open(&db.url).expect("migrates");
     assert_eq!(s.get_run(run).expect("run"), before);
     let bytes = engine::nnue::Network::random(4, 16).to_bytes();
@@ -2207,7 +2253,7 @@ fn postgres_a_version_1_database_gains_networks_and_keeps_its_runs() {
         .iter()
         .map(|row| row.get(0))
         .collect();
-    assert_eq!(versions, [1, 2]);
+    assert_eq!(versions, [1, 2, 3]);
 }
 
 #[test]
@@ -2256,4 +2302,81 @@ fn postgres_refuses_a_newer_schema() {
     db.execute("UPDATE xqfarm_schema_version SET version = 99");
     let e = PgStorage::open(&db.url).expect_err("newer");
     assert!(matches!(&e, Error::Database { reason, .. } if reason.contains("99")), "{e}");
+}
+
+/// The shape of a PostgreSQL database's schema: columns (type, nullability, default),
+/// constraints and indexes.
+fn postgres_schema(url: &str) -> Vec<String> {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+    let mut shape = Vec::new();
+    for sql in [
+        "SELECT table_name::text || '.' || column_name::text || ' ' || data_type::text || ' ' || is_nullable::text
+             || ' ' || coalesce(column_default::text, '') FROM information_schema.columns
+         WHERE table_schema = 'public' ORDER BY 1",
+        "SELECT conrelid::regclass::text || ' ' || conname::text || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+         WHERE connamespace = 'public'::regnamespace ORDER BY 1",
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1",
+        "SELECT tgname::text FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+    ] {
+        shape.extend(c.query(sql, &[]).expect("schema").iter().map(|r| r.get::<_, String>(0)));
+    }
+    shape
+}
+
+/// `tests/data/pg-v1.sql` is the farm of `tests/data/make-farm-v8.sh` written to PostgreSQL by a
+/// build of schema version 1 (from before the datagen branch): its dump, replayed, is migrated
+/// in place to the current version (3) with every row kept, takes a datagen run and unscored positions, and
+/// has a new database's schema.
+#[test]
+fn postgres_version_1_database_is_migrated_in_place() {
+    let Some(old) = postgres_support::fresh() else { return };
+    old.execute(include_str!("../data/pg-v1.sql"));
+    let count = |url: &str, sql: &str| -> i64 {
+        let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+        c.query_one(sql, &[]).expect("count").get(0)
+    };
+    let scores = "SELECT COUNT(*) FROM positions WHERE search_score IS NOT NULL";
+    assert_eq!(count(&old.url, scores), 110, "the fixture's positions");
+    let before = position_rows(&old.url);
+
+    let s = PgStorage::open(&old.url).expect("open and migrate");
+    assert_eq!(count(&old.url, "SELECT MAX(version) FROM xqfarm_schema_version"), 3);
+    assert_eq!(position_rows(&old.url), before, "every position keeps its values");
+    let run = s.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!((run.spec.kind.clone(), run.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
+    let spec = RunSpec {
+        name: "datagen".into(),
+        kind: RunKind::Datagen(proto::domain::DatagenSettings { pairs: 1, random_plies: 8 }),
+        variants: vec![run.spec.variants[0].clone()],
+        tc: proto::domain::DATAGEN_TC,
+        sample_every: 1,
+        ..run.spec.clone()
+    };
+    let datagen = s.create_run(&spec, 4_000_000_000_000).expect("a datagen run");
+    assert_eq!(s.get_run(datagen.id).expect("read back").spec, spec);
+    let w = worker(&s, "w", 1, 4_000_000_000_001);
+    let lease = s.lease_batch(w, 1, 4_000_000_000_002).expect("lease").expect("work");
+    let mut report = play(&lease.tasks[0]);
+    report.games[0].positions[0].search_score = None;
+    s.record_results(w, lease.id, 0, &[report], true, 4_000_000_000_003).expect("recorded");
+    assert_eq!(count(&old.url, "SELECT COUNT(*) FROM positions WHERE search_score IS NULL"), 1);
+    drop(s);
+
+    let Some(new) = postgres_support::fresh() else { return };
+    drop(PgStorage::open(&new.url).expect("a new database"));
+    assert_eq!(postgres_schema(&old.url), postgres_schema(&new.url), "a migrated database is a new one");
+}
+
+/// Every stored position as text, in order.
+fn position_rows(url: &str) -> Vec<String> {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+    c.query(
+        "SELECT concat_ws('|', game_id, seq, ply, fen, red_to_move, static_eval, search_score, best_move, in_check,
+             quiet) FROM positions ORDER BY game_id, seq",
+        &[],
+    )
+    .expect("positions")
+    .iter()
+    .map(|r| r.get::<_, String>(0))
+    .collect()
 }

@@ -2,9 +2,9 @@
 
 use super::{each, enumeration, non_empty, pentanomial, required};
 use crate::domain::{
-    Adjudication, ByeSlot, EloModel, LiveStats, Match, MatchRow, OpeningSuiteSummary, PairingStats, Run, RunId,
-    RunKind, RunSpec, RunState, RunStatus, SprtProgress, SprtSettings, SuiteId, TablePin, TimeControl, TournamentDraw,
-    TournamentSettings, VariantId,
+    Adjudication, ByeSlot, DatagenSettings, EloModel, LiveStats, Match, MatchRow, OpeningSuiteSummary, PairingStats,
+    Run, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SprtSettings, SuiteId, TablePin, TimeControl,
+    TournamentDraw, TournamentSettings, VariantId,
 };
 use crate::error::{Error, Result};
 use crate::pb;
@@ -120,6 +120,9 @@ impl From<RunKind> for pb::run_spec::Kind {
             RunKind::Gauntlet { pairs_per_opponent } => Kind::Gauntlet(pb::GauntletRun { pairs_per_opponent }),
             RunKind::RoundRobin { pairs_per_pairing } => Kind::RoundRobin(pb::RoundRobinRun { pairs_per_pairing }),
             RunKind::Spsa(settings) => Kind::Spsa(settings.into()),
+            RunKind::Datagen(DatagenSettings { pairs, random_plies }) => {
+                Kind::Datagen(pb::DatagenRun { pairs, random_plies })
+            }
             RunKind::Tournament(t) => Kind::Tournament(pb::TournamentRun {
                 format: t.format.as_str().to_owned(),
                 rounds: t.rounds,
@@ -143,6 +146,8 @@ impl TryFrom<pb::run_spec::Kind> for RunKind {
             Kind::Gauntlet(g) => RunKind::Gauntlet { pairs_per_opponent: g.pairs_per_opponent },
             Kind::RoundRobin(r) => RunKind::RoundRobin { pairs_per_pairing: r.pairs_per_pairing },
             Kind::Spsa(s) => RunKind::Spsa(s.into()),
+            // Checked with the rest of the spec.
+            Kind::Datagen(d) => RunKind::Datagen(DatagenSettings { pairs: d.pairs, random_plies: d.random_plies }),
             // The settings' rules are checked with the rest of the spec.
             Kind::Tournament(t) => RunKind::Tournament(TournamentSettings {
                 format: t.format.parse().map_err(|e: Error| Error::invalid("tournament.format", e.to_string()))?,

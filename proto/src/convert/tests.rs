@@ -95,6 +95,19 @@ fn specs() -> Vec<RunSpec> {
             variants: vec!["a".into()],
             ..sprt_spec()
         },
+        RunSpec {
+            kind: RunKind::Datagen(crate::domain::DatagenSettings { pairs: 100_000, random_plies: 8 }),
+            variants: vec!["a".into()],
+            tc: crate::domain::DATAGEN_TC,
+            sample_every: 1,
+            ..sprt_spec()
+        },
+        RunSpec {
+            kind: RunKind::Datagen(crate::domain::DatagenSettings { pairs: 1, random_plies: 0 }),
+            variants: vec!["a".into()],
+            sample_every: 1,
+            ..sprt_spec()
+        },
     ]
 }
 
@@ -169,16 +182,29 @@ fn game(red: &str, black: &str, outcome: GameOutcome) -> GameReport {
         forfeit: None,
         duration_ms: 3_456,
         nodes: 123_456_789,
-        positions: vec![PositionSample {
-            ply: 2,
-            fen: "rnbakabnr/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b".into(),
-            red_to_move: false,
-            static_eval: -35,
-            search_score: 12,
-            best_move: "i9h9".into(),
-            in_check: false,
-            quiet: true,
-        }],
+        positions: vec![
+            PositionSample {
+                ply: 2,
+                fen: "rnbakabnr/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b".into(),
+                red_to_move: false,
+                static_eval: -35,
+                search_score: Some(12),
+                best_move: "i9h9".into(),
+                in_check: false,
+                quiet: true,
+            },
+            // No score: it stays absent on the wire, not 0.
+            PositionSample {
+                ply: 3,
+                fen: "rnbakabr1/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w".into(),
+                red_to_move: true,
+                static_eval: 0,
+                search_score: None,
+                best_move: "i0h0".into(),
+                in_check: false,
+                quiet: false,
+            },
+        ],
     }
 }
 

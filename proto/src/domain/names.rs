@@ -129,6 +129,8 @@ closed_set! {
         RoundRobin = "round_robin" | "round-robin",
         Spsa = "spsa",
         Tournament = "tournament",
+        /// Training data: one variant against itself, every position recorded.
+        Datagen = "datagen",
     }
 }
 
@@ -192,7 +194,7 @@ mod tests {
         assert_eq!(texts(EloModel::ALL, EloModel::as_str), ["normalized", "logistic"]);
         assert_eq!(
             texts(RunKindName::ALL, RunKindName::as_str),
-            ["sprt", "games", "gauntlet", "round_robin", "spsa", "tournament"]
+            ["sprt", "games", "gauntlet", "round_robin", "spsa", "tournament", "datagen"]
         );
         assert_eq!(
             texts(RunStateName::ALL, RunStateName::as_str),

@@ -3,8 +3,8 @@
 //! spec's own `validate()` runs when the farm creates it).
 
 use super::{
-    Adjudication, EloModel, RunKind, RunKindName, RunSpec, SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl,
-    TournamentSettings, VariantId,
+    Adjudication, DATAGEN_TC, DEFAULT_RANDOM_PLIES, DatagenSettings, EloModel, RunKind, RunKindName, RunSpec,
+    SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
 };
 
 /// The fields of `xqfarm run create` (and of the web's create-run form).
@@ -15,9 +15,11 @@ pub struct RunRequest {
     /// SPRT: candidate then base; gauntlet: candidate then opponents.
     pub variants: Vec<VariantId>,
     pub suite: SuiteId,
-    /// `nodes=N`, `depth=N`, `movetime=MS` or `BASE+INC` seconds.
-    pub tc: String,
-    /// Pairs (games kind), per opponent (gauntlet) or per pairing (round robin); SPRT ignores it.
+    /// `nodes=N`, `depth=N`, `movetime=MS` or `BASE+INC` seconds; `None`: the kind's default
+    /// (`nodes=20000`, a datagen run's [`DATAGEN_TC`]).
+    pub tc: Option<String>,
+    /// Pairs (games and datagen kinds), per opponent (gauntlet) or per pairing (round robin);
+    /// SPRT ignores it.
     pub pairs: u64,
     pub elo0: f64,
     pub elo1: f64,
@@ -25,7 +27,12 @@ pub struct RunRequest {
     pub beta: f64,
     pub model: EloModel,
     pub bench_signature: Option<u64>,
-    pub sample_every: u32,
+    /// `None`: the kind's default (8; a datagen run records every position, 1, and refuses
+    /// another value).
+    pub sample_every: Option<u32>,
+    /// Datagen: random plies after each suite opening (`None`: [`DEFAULT_RANDOM_PLIES`]); other
+    /// kinds refuse it.
+    pub random_plies: Option<u32>,
     /// SPSA: the parameters to tune (`pairs` is the number of iterations).
     pub spsa_params: Vec<SpsaParam>,
     /// Tournament: its design (`pairs` is ignored; the settings carry pairs per match).
@@ -41,7 +48,7 @@ impl RunRequest {
             kind: RunKindName::Sprt,
             variants,
             suite,
-            tc: "nodes=20000".into(),
+            tc: None,
             pairs: 100,
             elo0: sprt.elo0,
             elo1: sprt.elo1,
@@ -49,14 +56,19 @@ impl RunRequest {
             beta: sprt.beta,
             model: sprt.model,
             bench_signature: None,
-            sample_every: 8,
+            sample_every: None,
+            random_plies: None,
             spsa_params: Vec::new(),
             tournament: None,
         }
     }
 
-    /// The run spec asked for; a time control that does not parse is refused naming it.
+    /// The run spec asked for; a time control that does not parse is refused naming it, and so
+    /// is a setting the kind does not take (random plies outside datagen).
     pub fn to_spec(&self) -> Result<RunSpec, String> {
+        if self.random_plies.is_some() && self.kind != RunKindName::Datagen {
+            return Err(format!("--random-plies is a datagen setting; a {} run takes none", self.kind));
+        }
         let kind = match self.kind {
             RunKindName::Sprt => RunKind::Sprt(SprtSettings {
                 elo0: self.elo0,
@@ -72,8 +84,25 @@ impl RunRequest {
             RunKindName::Tournament => RunKind::Tournament(
                 self.tournament.clone().ok_or("a tournament needs its format (`xqfarm tournament create`)")?,
             ),
+            RunKindName::Datagen => RunKind::Datagen(DatagenSettings {
+                pairs: self.pairs,
+                random_plies: self.random_plies.unwrap_or(DEFAULT_RANDOM_PLIES),
+            }),
         };
-        let tc: TimeControl = self.tc.trim().parse()?;
+        let datagen = self.kind == RunKindName::Datagen;
+        let tc: TimeControl = match &self.tc {
+            Some(text) => text.trim().parse()?,
+            None if datagen => DATAGEN_TC,
+            None => TimeControl::Nodes(20_000),
+        };
+        let sample_every = match self.sample_every {
+            Some(every) if datagen && every != 1 => {
+                return Err(format!("a datagen run records every position: --sample-every must be 1, got {every}"));
+            }
+            Some(every) => every,
+            None if datagen => 1,
+            None => 8,
+        };
         Ok(RunSpec {
             name: self.name.clone(),
             kind,
@@ -82,7 +111,7 @@ impl RunRequest {
             openings: self.suite,
             adjudication: Adjudication::default(),
             bench_signature: self.bench_signature,
-            sample_every: self.sample_every,
+            sample_every,
         })
     }
 }
@@ -96,7 +125,7 @@ mod tests {
         let mut r = RunRequest::new(vec!["a".into(), "b".into()], SuiteId::new(3));
         r.kind = RunKindName::Games;
         r.pairs = 7;
-        r.tc = "depth=4".into();
+        r.tc = Some("depth=4".into());
         let spec = r.to_spec().expect("valid");
         assert_eq!(spec.kind, RunKind::Games { pairs: 7 });
         assert_eq!(spec.tc, TimeControl::Depth(4));
@@ -107,7 +136,30 @@ mod tests {
     #[test]
     fn a_bad_time_control_is_named() {
         let mut r = RunRequest::new(vec!["a".into(), "b".into()], SuiteId::new(1));
-        r.tc = "fast".into();
+        r.tc = Some("fast".into());
         assert!(r.to_spec().expect_err("refused").contains("`fast`"));
+    }
+
+    #[test]
+    fn a_datagen_request_records_every_position_at_fixed_nodes() {
+        let mut r = RunRequest::new(vec!["a".into()], SuiteId::new(1));
+        r.kind = RunKindName::Datagen;
+        r.pairs = 50;
+        let spec = r.to_spec().expect("valid");
+        assert_eq!(spec.kind, RunKind::Datagen(DatagenSettings { pairs: 50, random_plies: DEFAULT_RANDOM_PLIES }));
+        assert_eq!((spec.tc, spec.sample_every), (DATAGEN_TC, 1));
+        assert_eq!(spec.validate(), Ok(()));
+        r.random_plies = Some(12);
+        r.tc = Some("depth=6".into());
+        let spec = r.to_spec().expect("valid");
+        assert_eq!(spec.kind, RunKind::Datagen(DatagenSettings { pairs: 50, random_plies: 12 }));
+        assert_eq!(spec.tc, TimeControl::Depth(6));
+        r.sample_every = Some(4);
+        assert!(r.to_spec().expect_err("not every position").contains("--sample-every must be 1, got 4"));
+        r.sample_every = Some(1);
+        assert!(r.to_spec().is_ok());
+        // Random plies belong to datagen alone.
+        r.kind = RunKindName::Games;
+        assert!(r.to_spec().expect_err("not datagen").contains("--random-plies is a datagen setting"));
     }
 }

@@ -182,6 +182,7 @@ impl RunKind {
                 (2, MAX_RUN_VARIANTS, format!("a round robin plays 2 to {MAX_RUN_VARIANTS} variants"))
             }
             RunKind::Spsa(_) => (1, 1, "an SPSA run tunes exactly 1 variant (its base)".into()),
+            RunKind::Datagen(_) => (1, 1, "a datagen run plays exactly 1 variant (against itself)".into()),
             RunKind::Tournament(_) => {
                 (2, MAX_RUN_VARIANTS, format!("a tournament plays 2 to {MAX_RUN_VARIANTS} variants"))
             }
@@ -225,6 +226,18 @@ impl RunSpec {
             RunKind::Spsa(settings) => {
                 settings.validate().map_err(|e| e.within("spsa"))?;
                 ("spsa.pairs", Some(settings.pairs))
+            }
+            RunKind::Datagen(settings) => {
+                settings.validate().map_err(|e| e.within("datagen"))?;
+                // Every position is the point: a datagen run that sampled fewer would silently
+                // throw most of its games away.
+                if self.sample_every != 1 {
+                    return Err(Error::invalid(
+                        "sample_every",
+                        format!("a datagen run records every position: must be 1, got {}", self.sample_every),
+                    ));
+                }
+                ("datagen.pairs", Some(settings.pairs))
             }
             RunKind::Tournament(settings) => {
                 settings.validate(n).map_err(|e| e.within("tournament"))?;

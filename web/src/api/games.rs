@@ -86,9 +86,10 @@ pub fn tablebase_verdict(tables: &engine::tablebase::Tablebases, fen: &str) -> O
     }))
 }
 
-/// A sampled position's search score from Red's side (samples hold the mover's view).
-pub fn red_score(p: &PositionSample) -> i32 {
-    if p.red_to_move { p.search_score } else { -p.search_score }
+/// A sampled position's search score from Red's side (samples hold the mover's view); `None`
+/// where the engine reported no score.
+pub fn red_score(p: &PositionSample) -> Option<i32> {
+    p.search_score.map(|s| if p.red_to_move { s } else { s.saturating_neg() })
 }
 
 /// How a game ended, in words: "Red loses by perpetual check", "Draw by adjudication".
@@ -130,14 +131,21 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
         let r = &g.report;
         let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
-        let opening = openings.get(g.opening_index).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
+        let opening = openings
+            .of_pair(g.opening_index, g.pair_index)
+            .map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let book =
             move_rows(&opening.fen, &opening.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let ecco = Position::from_fen(&opening.fen)
             .ok()
             .and_then(|start| engine::pgn::ecco_of(&start, opening.moves.iter().chain(&r.moves)))
             .map(|o| json!({ "code": o.code, "name": o.name, "variation": o.variation }));
-        let scores: Vec<Value> = r.positions.iter().map(|p| json!({ "ply": p.ply, "score": red_score(p) })).collect();
+        // Positions without a score are left out of the chart.
+        let scores: Vec<Value> = r
+            .positions
+            .iter()
+            .filter_map(|p| red_score(p).map(|score| json!({ "ply": p.ply, "score": score })))
+            .collect();
         // Per ply (0 = the start), the tables' verdict where the position is in one.
         let tablebase: Vec<Value> = match state.farm.tablebases() {
             Some(tables) => std::iter::once(r.start_fen.as_str())
@@ -178,7 +186,9 @@ pub fn write_stored(
     notation: Notation,
 ) -> ApiResult<()> {
     let r = &g.report;
-    let opening = openings.get(g.opening_index).map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))?;
+    let opening = openings
+        .of_pair(g.opening_index, g.pair_index)
+        .map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))?;
     let (red, black) = (name(state, &r.red), name(state, &r.black));
     let (red_id, black_id) = (r.red.to_string(), r.black.to_string());
     let (event, round) = headers.next(g.pairing, g.pair_index, g.game_in_pair);

@@ -148,6 +148,10 @@ pub fn spec_json(status: &RunStatus) -> Value {
                 })
                 .collect();
         }
+        RunKind::Datagen(d) => {
+            v["pairs"] = json!(d.pairs);
+            v["random_plies"] = json!(d.random_plies);
+        }
         RunKind::Tournament(t) => {
             v["tournament"] = json!({
                 "format": t.format.as_str(), "rounds": t.rounds, "pairs_per_match": t.pairs_per_match,

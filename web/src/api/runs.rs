@@ -137,6 +137,7 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             "spec": spec_json(&status),
             "llr_history": llr,
             "terminations": terminations,
+            "positions": aggregates.sampled_positions(status.run.spec.sample_every),
             "lengths": length_bins(&aggregates.lengths),
             "workers": workers,
         })))
@@ -242,6 +243,7 @@ struct CreateBody {
     model: Option<String>,
     bench_signature: Option<u64>,
     sample_every: Option<u32>,
+    random_plies: Option<u32>,
 }
 
 impl CreateBody {
@@ -259,16 +261,15 @@ impl CreateBody {
         if let Some(model) = self.model {
             r.model = model.parse::<EloModel>().map_err(bad)?;
         }
-        if let Some(tc) = self.tc {
-            r.tc = tc;
-        }
+        r.tc = self.tc.or(r.tc);
         r.pairs = self.pairs.unwrap_or(r.pairs);
         r.elo0 = self.elo0.unwrap_or(r.elo0);
         r.elo1 = self.elo1.unwrap_or(r.elo1);
         r.alpha = self.alpha.unwrap_or(r.alpha);
         r.beta = self.beta.unwrap_or(r.beta);
         r.bench_signature = self.bench_signature.or(r.bench_signature);
-        r.sample_every = self.sample_every.unwrap_or(r.sample_every);
+        r.sample_every = self.sample_every.or(r.sample_every);
+        r.random_plies = self.random_plies.or(r.random_plies);
         Ok(r)
     }
 }

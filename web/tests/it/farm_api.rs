@@ -52,7 +52,7 @@ fn game(red: &VariantId, black: &VariantId, moves: &[&str], outcome: GameOutcome
             fen: "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1".into(),
             red_to_move: false,
             static_eval: 0,
-            search_score: 30,
+            search_score: Some(30),
             best_move: "h9g7".into(),
             in_check: false,
             quiet: true,

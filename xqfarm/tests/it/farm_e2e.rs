@@ -126,6 +126,111 @@ async fn two_workers_play_a_fixed_games_run() {
     assert!(!positions.is_empty(), "sampled positions are written");
 }
 
+/// A datagen run end to end: a worker over gRPC plays the one variant against itself at low
+/// nodes from the coordinator's random openings; every position of every game lands in SQLite
+/// and Parquet with the engine's score, and the run completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_plays_a_datagen_run_and_every_position_lands_with_its_score() {
+    use proto::domain::{DatagenSettings, RunKindName, RunRequest, SuiteId};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let storage = SqliteStorage::open(dir.path().join("farm.db")).expect("database");
+    let farm = Arc::new(Farm::new(Arc::new(storage), Arc::new(SystemClock), Some(data.clone())).expect("farm"));
+    let server = Served::start(Arc::clone(&farm), Security::single_token("secret")).await;
+    let v = farm
+        .add_variant(&VariantSpec {
+            name: "hce".into(),
+            kind: VariantKind::Params { toml: Params::default().to_toml() },
+        })
+        .expect("variant");
+    let lines = vec!["startpos".to_owned(), "startpos moves h2e2 h9g7".to_owned()];
+    let suite = farm.add_openings(&OpeningSuiteSpec { name: "two".into(), openings: lines.clone() }).expect("suite");
+    // As `xqfarm run create --kind datagen --variant ID --pairs 2 --random-plies 6 --tc nodes=300`.
+    let mut request = RunRequest::new(vec![v.id.clone()], SuiteId::new(suite.id.get()));
+    request.kind = RunKindName::Datagen;
+    request.pairs = 2;
+    request.random_plies = Some(6);
+    request.tc = Some("nodes=300".into());
+    let spec = request.to_spec().expect("a datagen spec");
+    assert_eq!(
+        (spec.kind.clone(), spec.sample_every),
+        (RunKind::Datagen(DatagenSettings { pairs: 2, random_plies: 6 }), 1)
+    );
+    let run = farm.create_run(&spec).expect("run");
+
+    let cfg = WorkerConfig {
+        coordinator: server.url.clone(),
+        ca_cert: None,
+        token: "secret".into(),
+        name: "w0".into(),
+        concurrency: 2,
+        spool_dir: dir.path().join("spool"),
+        bench_signature: 1,
+        max_leases: None,
+        idle_exit: None,
+        engines: worker::engines::EngineSet::empty(),
+        tablebases: None,
+    };
+    let info = WorkerInfo {
+        name: cfg.name.clone(),
+        host: "test".into(),
+        cores: 2,
+        engine_version: "test".into(),
+        bench_signature: 1,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+        bench_nps: 0,
+    };
+    let worker = tokio::spawn(run_worker(cfg, info));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+    let status = loop {
+        let s = farm.get_run(run.id).expect("run");
+        if s.run.state != RunState::Active {
+            break s;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    worker.abort();
+    server.stop().await;
+    assert_eq!(status.run.state, RunState::Completed);
+    assert_eq!(status.live[0].counts.games(), 4);
+
+    let games = farm.storage().games_since(run.id, 0, 100).expect("games");
+    assert_eq!(games.len(), 4);
+    let mut expected_positions = 0;
+    for g in &games {
+        let r = &g.report;
+        assert_eq!(r.red, v.id);
+        assert_eq!(r.black, v.id, "self-play");
+        let line = &lines[g.opening_index as usize];
+        let opening = coordinator::datagen::random_opening(line, run.id, g.pair_index, 6).expect("opening");
+        assert_eq!(r.start_fen, opening, "game {} starts after the pair's random plies", g.game_id);
+        assert_eq!(r.positions.len(), r.moves.len().saturating_sub(1), "every position but the start");
+        for (p, mv) in r.positions.iter().zip(r.moves.iter().skip(1)) {
+            assert!(p.search_score.is_some(), "game {} ply {}: the engine's score", g.game_id, p.ply);
+            assert_eq!(&p.best_move, mv, "the move played, never a random one");
+        }
+        expected_positions += r.positions.len();
+    }
+    // In Parquet, the random plies follow the suite line's moves: the line leads to the start.
+    let parquet_games = farmdata::read_games(&data, run.id).expect("parquet games");
+    assert_eq!(parquet_games.len(), 4);
+    for g in &parquet_games {
+        let suite_moves = engine::OpeningLine::parse(&lines[g.opening_id as usize]).expect("line").moves.len();
+        assert_eq!(g.opening_moves.len(), suite_moves + 6, "game {}", g.game_id);
+        let text = format!("fen {} moves {}", g.opening_fen, g.opening_moves.join(" "));
+        let line = engine::OpeningLine::parse(&text).expect("the recorded line replays");
+        assert_eq!(line.position.fen(), g.start_fen, "game {}", g.game_id);
+    }
+    let positions = farmdata::read_positions(&data, run.id).expect("parquet positions");
+    assert_eq!(positions.len(), expected_positions);
+    assert!(positions.iter().all(|p| p.search_score.is_some()));
+    let aggregates = farm.storage().run_aggregates(run.id).expect("aggregates");
+    assert_eq!(aggregates.sampled_positions(1), expected_positions as u64);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_calls_get_clear_status_codes_and_change_nothing() {
     use proto::pb;

@@ -14,19 +14,35 @@ use postgres::Transaction;
 use crate::error::{Error, Result};
 use crate::storage::sql::Ctx;
 
-/// The schema version this build writes. Version 1 is SQLite's version 8, version 2 its
-/// version 9.
-pub(super) const SCHEMA_VERSION: i64 = 2;
+/// The schema version this build reads and writes. Version 1 is SQLite's version 8, version 2
+/// SQLite's version 9, version 3 its version 10. As in SQLite, a database of an older version is
+/// migrated in place (one step per version, all in the transaction that checks the version), and
+/// a new one is created as version 1 ([`SCHEMA_V1`], never edited) and migrated like an old one.
+pub(super) const SCHEMA_VERSION: i64 = 3;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&mut Transaction<'_>) -> Result<()>;
 
-/// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`. A new database is created as
-/// version 1 and migrated like an old one, so both are the same schema by construction.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2];
+/// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3];
 
-/// Version 2: network files by the SHA-256 of their bytes (SQLite's version 9).
+/// Version 2 (SQLite's 9): datagen runs and positions without a score. `runs.kind` also admits
+/// `datagen`, whose random plies are the new `runs.random_plies` (NULL for other kinds), and
+/// `positions.search_score` may be NULL (the engine reported none). Stored rows keep their
+/// values.
 fn v1_to_v2(tx: &mut Transaction<'_>) -> Result<()> {
+    tx.batch_execute(
+        "ALTER TABLE runs DROP CONSTRAINT runs_kind_check;
+         ALTER TABLE runs ADD CONSTRAINT runs_kind_check
+             CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin', 'spsa', 'tournament', 'datagen'));
+         ALTER TABLE runs ADD COLUMN random_plies BIGINT CHECK (random_plies >= 0);
+         ALTER TABLE positions ALTER COLUMN search_score DROP NOT NULL;",
+    )
+    .ctx("migrating the PostgreSQL schema from version 1 to 2 (datagen runs, positions without a score)")
+}
+
+/// Version 3 (SQLite's 10): network files by the SHA-256 of their bytes.
+fn v2_to_v3(tx: &mut Transaction<'_>) -> Result<()> {
     tx.batch_execute(
         "CREATE TABLE networks (
              sha256        TEXT PRIMARY KEY,
@@ -34,17 +50,20 @@ fn v1_to_v2(tx: &mut Transaction<'_>) -> Result<()> {
              added_unix_ms BIGINT NOT NULL
          );",
     )
-    .ctx("migrating the schema from version 1 to 2 (networks)")
+    .ctx("migrating the PostgreSQL schema from version 2 to 3 (networks)")
 }
 
-/// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached,
-/// in the caller's transaction (a failed step changes nothing).
+/// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
 fn migrate(tx: &mut Transaction<'_>, from: i64) -> Result<()> {
     for version in from..SCHEMA_VERSION {
-        MIGRATIONS[(version - 1) as usize](tx)?;
+        let step = usize::try_from(version - 1)
+            .ok()
+            .and_then(|i| MIGRATIONS.get(i))
+            .ok_or_else(|| Error::Corrupt(format!("no PostgreSQL migration from schema version {version}")))?;
+        step(tx)?;
         tx.execute(&format!("INSERT INTO {VERSION_TABLE} (version) VALUES ($1)"), &[&(version + 1)])
             .ctx("recording the schema version")?;
-        tracing::info!(version = version + 1, "PostgreSQL schema migrated");
+        tracing::info!(from = version, to = version + 1, "PostgreSQL schema migrated");
     }
     Ok(())
 }
@@ -55,7 +74,9 @@ pub(super) const VERSION_TABLE: &str = "xqfarm_schema_version";
 /// Two coordinators opening an empty database at once create the schema once.
 const SCHEMA_LOCK: i64 = 0x7871_6661_726d_0001;
 
-const SCHEMA_V1: &str = r"
+/// Version 1, as it was first released: never edit it; change the schema with a new step in
+/// [`MIGRATIONS`].
+pub(super) const SCHEMA_V1: &str = r"
 CREATE TABLE variants (
     id   TEXT PRIMARY KEY,
     spec TEXT NOT NULL
@@ -386,7 +407,7 @@ pub(super) fn prepare(tx: &mut Transaction<'_>, target: &str) -> Result<()> {
         other => Err(Error::Database {
             target: target.to_owned(),
             reason: format!(
-                "schema version {}; this build reads version {SCHEMA_VERSION}{}",
+                "schema version {}; this build reads versions 1 to {SCHEMA_VERSION}{}",
                 other.map_or_else(|| "missing".to_owned(), |v| v.to_string()),
                 if other.is_some_and(|v| v > SCHEMA_VERSION) { " (a newer xqfarm wrote it)" } else { "" }
             ),

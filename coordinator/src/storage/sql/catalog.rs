@@ -118,7 +118,7 @@ pub(super) fn opening_line(c: &mut dyn Conn, suite: SuiteId, index: u32) -> Resu
 /// Inserts a run whose spec was checked, with `pairings` pairings; its variants and suite
 /// must exist.
 pub(super) fn insert_run(c: &mut dyn Conn, run_spec: &RunSpec, pairings: usize, now_ms: u64) -> Result<RunId> {
-    let (kind, pairs, sprt) = codec::kind_columns(&run_spec.kind);
+    let codec::KindColumns { kind, pairs_per_pairing: pairs, sprt, random_plies } = codec::kind_columns(&run_spec.kind);
     let (tc_kind, tc_value, tc_inc) = codec::tc_columns(run_spec.tc);
     let a = run_spec.adjudication;
     let model = sprt.map(|s| codec::model_text(s.model));
@@ -126,9 +126,9 @@ pub(super) fn insert_run(c: &mut dyn Conn, run_spec: &RunSpec, pairings: usize, 
         .query_one(
             "INSERT INTO runs (name, kind, pairs_per_pairing, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta,
                  sprt_model, tc_kind, tc_value, tc_inc_ms, suite_id, resign_score, resign_moves, draw_score,
-                 draw_moves, draw_after_move, bench_signature, sample_every, state, created_ms)
+                 draw_moves, draw_after_move, bench_signature, sample_every, state, created_ms, random_plies)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 'active', ?20)
+                 'active', ?20, ?21)
              RETURNING id",
             params![
                 &run_spec.name,
@@ -151,6 +151,7 @@ pub(super) fn insert_run(c: &mut dyn Conn, run_spec: &RunSpec, pairings: usize, 
                 run_spec.bench_signature.map(bits),
                 i64::from(run_spec.sample_every),
                 int(now_ms),
+                random_plies,
             ],
         )
         .ctx("creating a run")?;

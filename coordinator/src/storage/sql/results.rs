@@ -91,7 +91,7 @@ fn insert_positions(
             p.fen.as_str().into(),
             i64::from(p.red_to_move).into(),
             i64::from(p.static_eval).into(),
-            i64::from(p.search_score).into(),
+            p.search_score.map(i64::from).into(),
             p.best_move.as_str().into(),
             i64::from(p.in_check).into(),
             i64::from(p.quiet).into(),
@@ -125,7 +125,7 @@ const POSITION_COLUMNS: &str = "game_id, ply, fen, red_to_move, static_eval, sea
 
 /// A row of [`POSITION_COLUMNS`]: its game's id and the sample.
 fn position(r: &Row) -> Result<(i64, PositionSample)> {
-    type Raw = (i64, i64, String, i64, i64, i64, String, i64, i64);
+    type Raw = (i64, i64, String, i64, i64, Option<i64>, String, i64, i64);
     let (game, ply, fen, red, static_eval, score, best_move, in_check, quiet) =
         Raw::from_row(r).ctx("reading sampled positions")?;
     Ok((
@@ -135,7 +135,7 @@ fn position(r: &Row) -> Result<(i64, PositionSample)> {
             fen,
             red_to_move: to_bool(red, "side to move")?,
             static_eval: to_i32(static_eval, "static eval")?,
-            search_score: to_i32(score, "search score")?,
+            search_score: score.map(|s| to_i32(s, "search score")).transpose()?,
             best_move,
             in_check: to_bool(in_check, "in-check flag")?,
             quiet: to_bool(quiet, "quiet flag")?,

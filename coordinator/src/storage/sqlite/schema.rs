@@ -13,14 +13,14 @@ use crate::error::{Error, Result};
 use crate::storage::sql::{Ctx, RowCache};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 9;
+pub(super) const SCHEMA_VERSION: i64 = 10;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
 const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] =
-    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8, v8_to_v9];
+    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8, v8_to_v9, v9_to_v10];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -155,13 +155,21 @@ const KIND_CHECK_V5: &str =
 /// through a temporary table on every write); version 6 replaces it by [`KIND_CHECK_V5`].
 const KIND_CHECK_V5_IN: &str = "CHECK (kind IN ('sprt', 'games', 'gauntlet', 'round_robin', 'spsa'))";
 
-/// Replaces the check `from` of the `runs` table's stored SQL by `to`, by SQLite's documented
-/// procedure for changing a CHECK constraint (rewrite the stored SQL with `writable_schema`, bump
-/// `schema_version`); rebuilding `runs` would break every foreign key to it. Only valid where no
-/// stored row can violate `to`. Returns whether the table had the check `from`.
+/// Replaces the check `from` of the `runs` table's stored SQL by `to` ([`rewrite_table_sql`]).
+/// Only valid where no stored row can violate `to`. Returns whether the table had the check
+/// `from`.
 fn rewrite_runs_check(conn: &Connection, from: &str, to: &str, ctx: &str) -> Result<bool> {
+    rewrite_table_sql(conn, "runs", from, to, ctx)
+}
+
+/// Replaces `from` in `table`'s stored SQL by `to`, by SQLite's documented procedure for
+/// changing a CHECK or NOT NULL constraint (rewrite the stored SQL with `writable_schema`, bump
+/// `schema_version`): rebuilding `runs` would break every foreign key to it, and rebuilding
+/// `positions` would copy every sampled position. Only valid where no stored row can violate
+/// the new SQL. Returns whether the table's SQL held `from`.
+fn rewrite_table_sql(conn: &Connection, table: &str, from: &str, to: &str, ctx: &str) -> Result<bool> {
     let sql: String = conn
-        .query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))
+        .query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))
         .ctx(ctx)?;
     if !sql.contains(from) {
         return Ok(false);
@@ -169,7 +177,10 @@ fn rewrite_runs_check(conn: &Connection, from: &str, to: &str, ctx: &str) -> Res
     let version: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0)).ctx(ctx)?;
     conn.pragma_update(None, "writable_schema", "ON").ctx(ctx)?;
     let rewritten = conn
-        .execute("UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'runs'", [sql.replace(from, to)])
+        .execute(
+            "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = ?2",
+            [sql.replace(from, to).as_str(), table],
+        )
         .ctx(ctx);
     conn.pragma_update(None, "schema_version", version + 1).ctx(ctx)?;
     conn.pragma_update(None, "writable_schema", "OFF").ctx(ctx)?;
@@ -302,9 +313,34 @@ fn v7_to_v8(conn: &Connection) -> Result<()> {
     .ctx(ctx)
 }
 
-/// Version 9: network files (`eval = "nnue:<sha256>"` in a variant's parameters) stored by the
-/// SHA-256 of their bytes, for workers to fetch. Older databases hold none.
+/// The `kind` check of `runs` from version 9 on.
+const KIND_CHECK_V9: &str = "CHECK (kind = 'sprt' OR kind = 'games' OR kind = 'gauntlet' OR kind = 'round_robin' \
+     OR kind = 'spsa' OR kind = 'tournament' OR kind = 'datagen')";
+
+/// `positions.search_score` up to version 8 (NOT NULL) and from version 9 on (nullable).
+const SEARCH_SCORE_V1: &str = "search_score INTEGER NOT NULL,";
+const SEARCH_SCORE_V9: &str = "search_score INTEGER,";
+
+/// Version 9: training data. `runs.kind` also admits `datagen` (the check widened in place, as
+/// in version 5), whose random plies after each opening are the new `runs.random_plies` (NULL
+/// for every other kind). `positions.search_score` may be NULL: the engine reported no score,
+/// where workers of older versions stored the static evaluation instead (the NOT NULL
+/// constraint is dropped in place by the same documented procedure; no row is rewritten, so
+/// stored positions keep their values and cannot be told apart).
 fn v8_to_v9(conn: &Connection) -> Result<()> {
+    let ctx = "migrating the schema from version 8 to 9 (datagen runs, positions without a score)";
+    if !rewrite_runs_check(conn, KIND_CHECK_V8, KIND_CHECK_V9, ctx)? {
+        return Err(Error::Corrupt(format!("{ctx}: the runs table lacks the version 8 kind check")));
+    }
+    if !rewrite_table_sql(conn, "positions", SEARCH_SCORE_V1, SEARCH_SCORE_V9, ctx)? {
+        return Err(Error::Corrupt(format!("{ctx}: the positions table lacks the version 8 search_score column")));
+    }
+    conn.execute_batch("ALTER TABLE runs ADD COLUMN random_plies INTEGER CHECK (random_plies >= 0);").ctx(ctx)
+}
+
+/// Version 10: network files (`eval = "nnue:<sha256>"` in a variant's parameters) stored by the
+/// SHA-256 of their bytes, for workers to fetch. Older databases hold none.
+fn v9_to_v10(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "CREATE TABLE networks (
              sha256        TEXT PRIMARY KEY,
@@ -312,7 +348,7 @@ fn v8_to_v9(conn: &Connection) -> Result<()> {
              added_unix_ms INTEGER NOT NULL
          );",
     )
-    .ctx("migrating the schema from version 8 to 9 (networks)")
+    .ctx("migrating the schema from version 9 to 10 (networks)")
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
@@ -621,7 +657,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -632,7 +668,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     }
 
     #[test]
@@ -652,7 +688,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     }
 
     #[test]

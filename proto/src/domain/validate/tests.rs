@@ -2,7 +2,7 @@
 //! field the refusal names.
 
 use super::*;
-use crate::domain::{EngineProtocol, NO_ADJUDICATION, SuiteId};
+use crate::domain::{DatagenSettings, EngineProtocol, MAX_RANDOM_PLIES, NO_ADJUDICATION, SuiteId};
 
 /// The field a refusal names; panics on success.
 fn refused(result: Result<()>) -> String {
@@ -216,4 +216,30 @@ fn workers_at_their_bounds() {
         "worker_key"
     );
     assert_eq!(refused(WorkerInfo { worker_key: "two words".into(), ..worker() }.validate()), "worker_key");
+}
+
+#[test]
+fn a_datagen_run_plays_one_variant_at_every_ply_within_its_bounds() {
+    let datagen = |pairs, random_plies| RunKind::Datagen(DatagenSettings { pairs, random_plies });
+    let every = |mut spec: RunSpec| {
+        spec.sample_every = 1;
+        spec
+    };
+    assert_eq!(every(run(datagen(10, 8), 1)).validate(), Ok(()));
+    assert_eq!(refused(every(run(datagen(10, 8), 0)).validate()), "variants");
+    assert_eq!(refused(every(run(datagen(10, 8), 2)).validate()), "variants");
+    assert_eq!(refused(every(run(datagen(0, 8), 1)).validate()), "datagen.pairs");
+    assert_eq!(every(run(datagen(MAX_RUN_PAIRS, 8), 1)).validate(), Ok(()));
+    assert_eq!(refused(every(run(datagen(MAX_RUN_PAIRS + 1, 8), 1)).validate()), "datagen.pairs");
+    assert_eq!(every(run(datagen(1, 0), 1)).validate(), Ok(()), "no random plies: the suite's openings as they are");
+    assert_eq!(every(run(datagen(1, MAX_RANDOM_PLIES), 1)).validate(), Ok(()));
+    assert_eq!(refused(every(run(datagen(1, MAX_RANDOM_PLIES + 1), 1)).validate()), "datagen.random_plies");
+    // Every position is recorded: any other sampling is refused, naming the rule.
+    for sample_every in [0, 2, 8] {
+        let mut spec = run(datagen(1, 8), 1);
+        spec.sample_every = sample_every;
+        let err = spec.validate().expect_err("not every position");
+        assert_eq!(err.field(), Some("sample_every"));
+        assert!(err.to_string().contains("records every position"), "{err}");
+    }
 }

@@ -79,7 +79,9 @@ export async function render(app, { params, me }) {
       h('td', { class: 'name' }, w.name), h('td', { class: 'num' }, w.pairs), h('td', { class: 'num wrap' }, `[${(w.pentanomial || []).join(', ')}]`),
       h('td', { class: 'num' }, fmt(w.chi2_residual, 2)), h('td', { class: 'num' }, ago(w.last_seen_ms))))));
 
+  // Every game's sampled positions (a datagen run records them all).
   const terms = h('table', { class: 'data', id: 'run-terminations', 'data-testid': 'run-terminations' },
+    h('caption', { 'data-testid': 'run-positions' }, `${detail.positions ?? 0} positions recorded`),
     h('thead', {}, h('tr', {}, h('th', {}, 'Termination'), h('th', { class: 'num' }, 'Games'))),
     h('tbody', {}, (detail.terminations || []).map((t) => h('tr', {}, h('td', {}, t.reason), h('td', { class: 'num' }, t.count)))));
 
