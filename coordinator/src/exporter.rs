@@ -253,7 +253,7 @@ impl Exporter {
             };
             let mut rows = Vec::with_capacity(games.len());
             for g in &games {
-                let opening = lines.of_pair(g.opening_index, g.pair_index).map_err(|e| {
+                let opening = lines.of_pair(g.opening_index, g.pair_index, g.game_in_pair).map_err(|e| {
                     Error::Corrupt(format!("run {run} game {}: opening {}: {e}", g.game_id, g.opening_index))
                 })?;
                 rows.push(pq::rows_from_report(

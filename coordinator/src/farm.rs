@@ -12,8 +12,7 @@ use engine::nnue::NetworkId;
 use proto::domain::{
     BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, MAX_NETWORK_BYTES, OpeningSuiteSpec,
     OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunState, RunStatus,
-    SprtProgress,
-    SubmitRequest, TablePin, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
+    SprtProgress, SubmitRequest, TablePin, Variant, VariantKind, VariantSpec, WorkerId, WorkerInfo,
 };
 use tokio::sync::watch;
 

@@ -47,22 +47,25 @@ pub use replay::Lie;
 /// `tables` are the endgame tables `tablebase` endings are checked against.
 pub fn check_batch(terms: &LeaseTerms, pairs: &[PairReport], tables: Option<&Tablebases>) -> Result<()> {
     let tasks: HashMap<u64, &PairTask> = terms.tasks.iter().map(|t| (t.pair_index, t)).collect();
-    // By the leased line: a datagen run's pairs share a suite opening but not its random plies.
+    // By the leased line: a datagen run's games share a suite opening but not its random plies.
     let mut openings: HashMap<&str, OpeningLine> = HashMap::new();
     for pair in pairs {
         let task = tasks
             .get(&pair.pair_index)
             .ok_or_else(|| Error::invalid_report(terms.lease, pair.pair_index, "the pair is not part of this lease"))?;
-        let opening = match openings.entry(task.opening.as_str()) {
-            Entry::Occupied(known) => known.into_mut(),
-            // The suite was checked when it was added: a line that no longer parses is the
-            // coordinator's fault, not the worker's.
-            Entry::Vacant(slot) => slot.insert(
-                OpeningLine::parse(&task.opening)
-                    .map_err(|e| Error::Corrupt(format!("opening {} of the run: {e}", task.opening_index)))?,
-            ),
-        };
-        check_pair(terms, task, opening, pair, tables)?;
+        for game in 0..2 {
+            let line = task.opening_of(game);
+            if let Entry::Vacant(slot) = openings.entry(line) {
+                // The suite was checked when it was added: a line that no longer parses is the
+                // coordinator's fault, not the worker's.
+                slot.insert(
+                    OpeningLine::parse(line)
+                        .map_err(|e| Error::Corrupt(format!("opening {} of the run: {e}", task.opening_index)))?,
+                );
+            }
+        }
+        let lines = [&openings[task.opening_of(0)], &openings[task.opening_of(1)]];
+        check_pair(terms, task, lines, pair, tables)?;
     }
     Ok(())
 }
@@ -83,13 +86,14 @@ pub fn unscored_game(pairs: &[PairReport]) -> Option<(u64, u8, &proto::domain::V
 pub fn check_pair(
     terms: &LeaseTerms,
     task: &PairTask,
-    opening: &OpeningLine,
+    openings: [&OpeningLine; 2],
     pair: &PairReport,
     tables: Option<&Tablebases>,
 ) -> Result<()> {
-    report::check_pair(terms.lease, pair, &task.variants)?;
+    report::check_pair(terms.lease, pair, task)?;
     for (which, game) in (0u8..).zip(&pair.games) {
-        replay::check_game(terms, opening, &task.opening, game, tables).map_err(|lie| Error::InvalidReport {
+        let (line, text) = (openings[usize::from(which)], task.opening_of(usize::from(which)));
+        replay::check_game(terms, line, text, game, tables).map_err(|lie| Error::InvalidReport {
             lease: terms.lease,
             pair: pair.pair_index,
             game: Some(which),

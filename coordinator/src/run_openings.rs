@@ -34,16 +34,16 @@ impl RunOpenings {
         })
     }
 
-    /// The opening game `pair_index` of the run was played from: suite line `index`, and for a
-    /// datagen run its pair's random plies after the line's moves
+    /// The opening game `game` (0 or 1) of pair `pair_index` of the run was played from: suite
+    /// line `index`, and for a datagen run that game's random plies after the line's moves
     /// ([`crate::datagen::random_moves`]: the moves that led to the leased opening, which the
     /// players did not choose). `fen` after `moves` is the game's start position.
-    pub fn of_pair(&mut self, index: u32, pair_index: u64) -> std::result::Result<GameOpening, String> {
+    pub fn of_pair(&mut self, index: u32, pair_index: u64, game: u8) -> std::result::Result<GameOpening, String> {
         let (run, plies) = (self.run, self.random_plies);
         let (line, opening) = self.parsed_line(index)?;
         let mut opening = opening.clone();
         if plies > 0 {
-            let random = crate::datagen::random_moves(line, run, pair_index, plies);
+            let random = crate::datagen::random_moves(line, run, pair_index, game, plies);
             opening.moves.extend(random.iter().map(ToString::to_string));
         }
         Ok(opening)

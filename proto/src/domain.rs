@@ -393,7 +393,20 @@ pub struct PairTask {
     pub pairing: u32,
     pub opening_index: u32,
     pub opening: String,
+    /// The second game's opening when it is not `opening` (a datagen run draws random plies
+    /// per game).
+    pub second_opening: Option<String>,
     pub variants: [VariantId; 2],
+}
+
+impl PairTask {
+    /// The opening game `game` (0 or 1) of the pair starts from.
+    pub fn opening_of(&self, game: usize) -> &str {
+        match (game, &self.second_opening) {
+            (1, Some(second)) => second,
+            _ => &self.opening,
+        }
+    }
 }
 
 /// Work handed to a worker.

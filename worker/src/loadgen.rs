@@ -139,6 +139,7 @@ mod tests {
             pairing: 0,
             opening_index: 0,
             opening: "startpos".into(),
+            second_opening: None,
             variants: [VariantId::new("x"), VariantId::new("y")],
         };
         let pair = pair_for(&payload, &task);

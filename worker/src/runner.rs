@@ -226,7 +226,11 @@ fn play_task(
     settings: &GameSettings,
     sample_every: u32,
 ) -> Result<PairReport> {
-    let opening = parse_opening(task.opening_index as usize, &task.opening)?;
+    // Each game's opening (a datagen run's games each have their own random plies).
+    let openings = [
+        parse_opening(task.opening_index as usize, task.opening_of(0))?,
+        parse_opening(task.opening_index as usize, task.opening_of(1))?,
+    ];
     for id in &task.variants {
         if !players.contains_key(id) {
             let v = variants
@@ -237,7 +241,7 @@ fn play_task(
     }
     let [a, b] = &task.variants;
     let mut games = Vec::with_capacity(2);
-    for (red, black) in [(a, b), (b, a)] {
+    for (opening, (red, black)) in openings.iter().zip([(a, b), (b, a)]) {
         let record = if red == black {
             // A variant against itself (a sanity run): two instances.
             let v = variants

@@ -151,6 +151,7 @@ mod tests {
             pairing: 0,
             opening_index: 0,
             opening: "startpos".into(),
+            second_opening: None,
             variants: [base.id.clone(), base.id.clone()],
         };
         Lease {

@@ -1,6 +1,6 @@
 //! The shape of a reported pair (its players and bounded texts): the referee's first step.
 
-use proto::domain::{GameReport, LeaseId, PairReport, VariantId};
+use proto::domain::{GameReport, LeaseId, PairReport, PairTask, VariantId};
 
 use crate::error::{Error, Result};
 
@@ -62,13 +62,14 @@ fn check_game(
     Ok(())
 }
 
-/// Checks a reported pair against its task's players: game 0 has `variants[0]` as Red and
-/// game 1 swaps colours; both start from the same position; texts are bounded.
-pub fn check_pair(lease: LeaseId, report: &PairReport, variants: &[VariantId; 2]) -> Result<()> {
-    let [v0, v1] = variants;
+/// Checks a reported pair against its task: game 0 has `variants[0]` as Red and game 1 swaps
+/// colours; both start from the same position unless the task gave each game its own
+/// (`second_opening`: the replay checks each against its own); texts are bounded.
+pub fn check_pair(lease: LeaseId, report: &PairReport, task: &PairTask) -> Result<()> {
+    let [v0, v1] = &task.variants;
     check_game(lease, report.pair_index, 0, &report.games[0], v0, v1)?;
     check_game(lease, report.pair_index, 1, &report.games[1], v1, v0)?;
-    if report.games[0].start_fen != report.games[1].start_fen {
+    if task.second_opening.is_none() && report.games[0].start_fen != report.games[1].start_fen {
         return Err(Error::invalid_report(lease, report.pair_index, "the two games start from different positions"));
     }
     Ok(())
@@ -114,7 +115,14 @@ mod tests {
 
     #[test]
     fn reports_must_match_their_task() {
-        let variants: [VariantId; 2] = ["a".into(), "b".into()];
+        let variants = PairTask {
+            pair_index: 3,
+            pairing: 0,
+            opening_index: 0,
+            opening: "startpos".into(),
+            second_opening: None,
+            variants: ["a".into(), "b".into()],
+        };
         let good = pair(GameOutcome::Draw, GameOutcome::Draw);
         assert!(check_pair(LeaseId::new(1), &good, &variants).is_ok());
         let mut swapped = good.clone();
@@ -126,6 +134,10 @@ mod tests {
         let mut other_start = good.clone();
         other_start.games[1].start_fen = "9/9/9/9/9/9/9/9/9/4K4 w".into();
         assert!(check_pair(LeaseId::new(1), &other_start, &variants).is_err());
+        // A task that gave each game its own opening (datagen) lets them start apart; the
+        // replay holds each to its own.
+        let own = PairTask { second_opening: Some("9/9/9/9/9/9/9/9/9/4K4 w".into()), ..variants.clone() };
+        assert!(check_pair(LeaseId::new(1), &other_start, &own).is_ok());
         let mut too_long = good;
         too_long.games[0].moves = vec!["a0a1".into(); MAX_GAME_PLIES + 1];
         assert!(matches!(check_pair(LeaseId::new(1), &too_long, &variants), Err(Error::InvalidReport { pair: 3, .. })));

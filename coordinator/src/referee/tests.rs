@@ -29,6 +29,7 @@ fn terms(opening: &str, tc: TimeControl, sample_every: u32) -> LeaseTerms {
             pairing: 0,
             opening_index: 0,
             opening: opening.into(),
+            second_opening: None,
             variants: ["a".into(), "b".into()],
         }],
         tablebases: Vec::new(),

@@ -344,20 +344,21 @@ pub(crate) fn check_state_change(run: &Run, to: &RunState) -> Result<()> {
     }
 }
 
-/// The task for a pair of a run; `opening` is line `opening_index` of the run's suite.
+/// The task for a pair of a run; `opening` is line `opening_index` of the run's suite (and
+/// `second_opening` its second game's, when that differs).
 pub(crate) fn make_task(
     spec: &RunSpec,
     pairings: &[crate::scheduler::Pairing],
     pair_index: u64,
     pairing: u32,
     opening_index: u32,
-    opening: String,
+    (opening, second_opening): (String, Option<String>),
 ) -> Result<PairTask> {
     let players = pairings
         .get(pairing as usize)
         .and_then(|p| Some([spec.variants.get(p.a)?.clone(), spec.variants.get(p.b)?.clone()]))
         .ok_or_else(|| Error::Corrupt(format!("pair {pair_index} names pairing {pairing}, which its run lacks")))?;
-    Ok(PairTask { pair_index, pairing, opening_index, opening, variants: players })
+    Ok(PairTask { pair_index, pairing, opening_index, opening, second_opening, variants: players })
 }
 
 /// The distinct variant ids named by a lease's tasks, in first-use order.

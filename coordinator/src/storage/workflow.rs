@@ -233,10 +233,9 @@ fn note_armageddon(tx: &mut dyn Tx, run: RunId, pairing: u32, report: &PairRepor
     Ok(())
 }
 
-/// The task of a pair, with its opening line.
 /// The task of pair `index`: its players and its opening line, the suite's (for a datagen run,
-/// followed by the pair's random plies: [`datagen::random_opening`], the same whenever the pair
-/// is leased or refereed).
+/// followed by each game's random plies: [`datagen::random_opening`], the same whenever the
+/// pair is leased or refereed).
 fn task(
     tx: &mut dyn Tx,
     run: RunId,
@@ -246,12 +245,20 @@ fn task(
     pairing: u32,
     opening_index: u32,
 ) -> Result<PairTask> {
-    let mut line = tx.opening(spec.openings, opening_index)?;
-    if let RunKind::Datagen(settings) = &spec.kind {
-        line = datagen::random_opening(&line, run, index, settings.random_plies)
-            .map_err(|e| Error::Corrupt(format!("opening {opening_index} of run {run}: {e}")))?;
-    }
-    make_task(spec, pairings, index, pairing, opening_index, line)
+    let line = tx.opening(spec.openings, opening_index)?;
+    let openings = match &spec.kind {
+        RunKind::Datagen(settings) => {
+            let game = |game| {
+                datagen::random_opening(&line, run, index, game, settings.random_plies)
+                    .map_err(|e| Error::Corrupt(format!("opening {opening_index} of run {run}: {e}")))
+            };
+            let (first, second) = (game(0)?, game(1)?);
+            let second = (second != first).then_some(second);
+            (first, second)
+        }
+        _ => (line, None),
+    };
+    make_task(spec, pairings, index, pairing, opening_index, openings)
 }
 
 /// The lease's run rules and every pair it was given, whatever the lease's state; its time

@@ -226,6 +226,7 @@ fn the_farm_goes_on_after_migration() {
             pairing: 0,
             opening_index: 0,
             opening: String::new(),
+            second_opening: None,
             variants: [spec.variants[0].clone(), spec.variants[1].clone()],
         }
     };

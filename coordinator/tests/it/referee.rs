@@ -413,8 +413,9 @@ fn a_datagen_run_records_every_position_from_its_random_openings() {
     worker::runner::play_lease(&lease, 1, &random_player, "w", |p| pairs.push(p)).expect("played");
     for pair in &pairs {
         let task = lease.tasks.iter().find(|t| t.pair_index == pair.pair_index).expect("its task");
-        for g in &pair.games {
-            assert_eq!(g.start_fen, task.opening, "the random opening is where the game starts");
+        assert_ne!(pair.games[0].start_fen, pair.games[1].start_fen, "each game has random plies of its own");
+        for (i, g) in pair.games.iter().enumerate() {
+            assert_eq!(g.start_fen, task.opening_of(i), "the random opening is where the game starts");
             assert_eq!(g.positions.len(), g.moves.len().saturating_sub(1), "every ply but the first");
             assert!(g.positions.iter().all(|p| p.search_score == Some(150)));
         }

@@ -1879,8 +1879,14 @@ fn datagen_runs_round_trip_and_lease_random_openings_to_themselves(s: &dyn Stora
     for t in &lease.tasks {
         assert_eq!(t.variants, [v[0].clone(), v[0].clone()], "self-play");
         let line = &lines[t.opening_index as usize];
-        let want = coordinator::datagen::random_opening(line, run, t.pair_index, 6).expect("opening");
-        assert_eq!(t.opening, want, "pair {}", t.pair_index);
+        let want = |game| coordinator::datagen::random_opening(line, run, t.pair_index, game, 6).expect("opening");
+        assert_eq!(t.opening, want(0), "pair {}", t.pair_index);
+        assert_eq!(
+            t.second_opening,
+            Some(want(1)),
+            "pair {}: the second game has random plies of its own",
+            t.pair_index
+        );
         assert_ne!(&t.opening, line, "the random plies are part of the leased opening");
     }
     assert_eq!(s.lease_terms(lease.id).expect("terms").tasks, lease.tasks, "the referee's openings are the lease's");

@@ -225,6 +225,7 @@ fn lease() -> Lease {
         pairing: 0,
         opening_index,
         opening: opening.into(),
+        second_opening: None,
         variants: [params_variant().id, external_variant().id],
     };
     Lease {

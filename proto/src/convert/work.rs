@@ -16,6 +16,7 @@ impl From<PairTask> for pb::PairTask {
             pairing: task.pairing,
             opening_index: task.opening_index,
             opening: task.opening,
+            second_opening: task.second_opening.unwrap_or_default(),
             first_variant: first_variant.into(),
             second_variant: second_variant.into(),
         }
@@ -30,6 +31,7 @@ impl TryFrom<pb::PairTask> for PairTask {
             pairing: task.pairing,
             opening_index: task.opening_index,
             opening: non_empty(task.opening, "opening")?,
+            second_opening: Some(task.second_opening).filter(|s| !s.is_empty()),
             variants: [
                 VariantId::new(non_empty(task.first_variant, "first_variant")?),
                 VariantId::new(non_empty(task.second_variant, "second_variant")?),

@@ -132,7 +132,7 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
         let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
         let opening = openings
-            .of_pair(g.opening_index, g.pair_index)
+            .of_pair(g.opening_index, g.pair_index, g.game_in_pair)
             .map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let book =
             move_rows(&opening.fen, &opening.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
@@ -187,7 +187,7 @@ pub fn write_stored(
 ) -> ApiResult<()> {
     let r = &g.report;
     let opening = openings
-        .of_pair(g.opening_index, g.pair_index)
+        .of_pair(g.opening_index, g.pair_index, g.game_in_pair)
         .map_err(|e| ApiError::internal(format!("game {}: {e}", g.game_id)))?;
     let (red, black) = (name(state, &r.red), name(state, &r.black));
     let (red_id, black_id) = (r.red.to_string(), r.black.to_string());

@@ -26,6 +26,7 @@ fn lease(pairs: u64) -> Lease {
                 pairing: 0,
                 opening_index: 0,
                 opening: "startpos moves h2e2 h9g7".into(),
+                second_opening: None,
                 variants: ["a".into(), "b".into()],
             })
             .collect(),

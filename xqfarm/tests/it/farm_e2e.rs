@@ -200,13 +200,22 @@ async fn a_worker_plays_a_datagen_run_and_every_position_lands_with_its_score() 
     let games = farm.storage().games_since(run.id, 0, 100).expect("games");
     assert_eq!(games.len(), 4);
     let mut expected_positions = 0;
+    // A variant playing itself at fixed nodes from one position plays one game: each game of a
+    // pair starts from random plies of its own, so no pair records its positions twice.
+    for pair in 0..2 {
+        let starts: Vec<&str> =
+            games.iter().filter(|g| g.pair_index == pair).map(|g| g.report.start_fen.as_str()).collect();
+        assert_eq!(starts.len(), 2);
+        assert_ne!(starts[0], starts[1], "pair {pair}'s games start apart");
+    }
     for g in &games {
         let r = &g.report;
         assert_eq!(r.red, v.id);
         assert_eq!(r.black, v.id, "self-play");
         let line = &lines[g.opening_index as usize];
-        let opening = coordinator::datagen::random_opening(line, run.id, g.pair_index, 6).expect("opening");
-        assert_eq!(r.start_fen, opening, "game {} starts after the pair's random plies", g.game_id);
+        let opening =
+            coordinator::datagen::random_opening(line, run.id, g.pair_index, g.game_in_pair, 6).expect("opening");
+        assert_eq!(r.start_fen, opening, "game {} starts after its own random plies", g.game_id);
         assert_eq!(r.positions.len(), r.moves.len().saturating_sub(1), "every position but the start");
         for (p, mv) in r.positions.iter().zip(r.moves.iter().skip(1)) {
             assert!(p.search_score.is_some(), "game {} ply {}: the engine's score", g.game_id, p.ply);
