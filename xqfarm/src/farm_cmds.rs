@@ -471,6 +471,9 @@ pub async fn run_command(cmd: RunCommand) -> Result<()> {
                 tournament: None,
             };
             let spec = request.to_spec().map_err(anyhow::Error::msg)?;
+            // The coordinator checks the same; a bad combination (a datagen run of two variants,
+            // no pairs, too many random plies) is named here before any connection.
+            spec.validate().context("run create")?;
             let client = a.remote.client().await?;
             println!("{}", client.create_run(spec).await?.id);
         }

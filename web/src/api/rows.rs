@@ -235,6 +235,20 @@ mod tests {
     }
 
     #[test]
+    fn a_datagen_row_has_its_total_and_no_elo_and_its_spec_the_random_plies() {
+        let kind = RunKind::Datagen(DatagenSettings { pairs: 40, random_plies: 8 });
+        let s = status(kind, [1, 2, 3, 2, 1], RunState::Active);
+        let row = run_row(&s, |_| String::new());
+        assert_eq!((row.kind, row.pairs_total, row.games), ("datagen", Some(40), 16));
+        assert_eq!(row.wdl, [9, 4, 3], "the W/D/L mix is shown");
+        assert_eq!((row.elo, row.elo_ci, row.nelo, row.los, row.llr, row.bounds), (None, None, None, None, None, None));
+        let json = serde_json::to_string(&row).expect("serializes");
+        assert!(!json.contains("NaN"), "{json}");
+        let spec = spec_json(&s);
+        assert_eq!((spec["pairs"].as_u64(), spec["random_plies"].as_u64()), (Some(40), Some(8)));
+    }
+
+    #[test]
     fn the_spec_is_json_fields_never_debug_text() {
         for kind in [RunKind::Sprt(SprtSettings::default()), RunKind::Games { pairs: 50 }] {
             let spec = spec_json(&status(kind, [0, 1, 3, 3, 1], RunState::Active));

@@ -6,6 +6,7 @@ mod auth_tls;
 mod book_cli;
 mod client;
 mod common;
+mod datagen_cli;
 mod engines;
 mod fairy_match;
 mod farm_e2e;
