@@ -129,6 +129,56 @@ impl<'a> Batch<'a> {
 
     pub(crate) fn i64s(&self, name: &str) -> Result<Vec<i64>> {
         let array = self.column(name)?;
+        self.integers(name, array)
+    }
+
+    /// An integer column that may hold nulls (`search_score` once it became nullable): `None`
+    /// where the null bitmap says so. A column written without nulls reads as all `Some`.
+    pub(crate) fn opt_i64s(&self, name: &str) -> Result<Vec<Option<i64>>> {
+        let array = self.batch.column_by_name(name).ok_or_else(|| self.error(format!("no column `{name}`")))?;
+        if array.null_count() == 0 {
+            return Ok(self.integers(name, array)?.into_iter().map(Some).collect());
+        }
+        // The values under a null are unspecified: read each valid slot alone.
+        let valid = |i: usize| array.is_valid(i);
+        macro_rules! each {
+            ($t:ty) => {
+                array
+                    .as_primitive::<$t>()
+                    .values()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| valid(i).then(|| i64::from(v)))
+                    .collect()
+            };
+        }
+        Ok(match array.data_type() {
+            DataType::Int8 => each!(Int8Type),
+            DataType::Int16 => each!(Int16Type),
+            DataType::Int32 => each!(Int32Type),
+            DataType::Int64 => each!(Int64Type),
+            DataType::UInt8 => each!(UInt8Type),
+            DataType::UInt16 => each!(UInt16Type),
+            DataType::UInt32 => each!(UInt32Type),
+            DataType::UInt64 => array
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    if !valid(i) {
+                        return Ok(None);
+                    }
+                    i64::try_from(v)
+                        .map(Some)
+                        .map_err(|_| self.error(format!("value {v} in column `{name}` exceeds i64")))
+                })
+                .collect::<Result<_>>()?,
+            other => return Err(self.wrong_type(name, other, "an integer")),
+        })
+    }
+
+    fn integers(&self, name: &str, array: &ArrayRef) -> Result<Vec<i64>> {
         macro_rules! widen {
             ($t:ty) => {
                 array.as_primitive::<$t>().values().iter().map(|&v| i64::from(v)).collect()
@@ -237,7 +287,7 @@ mod tests {
 
     use arrow_array::builder::{LargeListBuilder, StringBuilder};
     use arrow_array::{
-        BooleanArray, Float32Array, Int8Array, Int64Array, LargeStringArray, StringViewArray, UInt32Array,
+        BooleanArray, Float32Array, Int8Array, Int32Array, Int64Array, LargeStringArray, StringViewArray, UInt32Array,
     };
     use parquet::arrow::ArrowWriter;
 
@@ -304,6 +354,26 @@ mod tests {
         assert_eq!(seen, 1);
         let err = ParquetFile::open(&path)?.for_each_batch(&["nodes"], |_| Ok(())).expect_err("no such column");
         assert!(err.to_string().contains("no column `nodes`"), "{err}");
+        Ok(())
+    }
+
+    #[test]
+    fn nullable_integers_read_as_options_and_plain_ones_as_all_some() -> TestResult {
+        let dir = tempfile::tempdir()?;
+        let path = file_with(
+            dir.path(),
+            vec![
+                ("score", Arc::new(Int32Array::from(vec![Some(12), None, Some(-7)])) as ArrayRef),
+                ("plain", Arc::new(Int64Array::from(vec![1, 2, 3]))),
+            ],
+        )?;
+        ParquetFile::open(&path)?.for_each_batch(&["score", "plain"], |b| {
+            assert_eq!(b.opt_i64s("score")?, [Some(12), None, Some(-7)]);
+            assert_eq!(b.opt_i64s("plain")?, [Some(1), Some(2), Some(3)]);
+            let err = b.i64s("score").expect_err("a null where none may be").to_string();
+            assert!(err.contains("null in column `score`"), "{err}");
+            Ok(())
+        })?;
         Ok(())
     }
 
