@@ -31,6 +31,20 @@ pub struct BenchReport {
     pub position_epochs_per_second: f64,
     /// The same with the loading counted in.
     pub overall_position_epochs_per_second: f64,
+    /// CPU seconds of the epochs, every thread (Linux only): on a shared machine the wall
+    /// clock says how much of it this process got, this says what the work costs.
+    pub cpu_seconds: Option<f64>,
+}
+
+/// The process's CPU time so far, user and system, every thread: `/proc/self/stat`'s utime
+/// and stime in USER_HZ (100 per second on Linux); `None` elsewhere.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command name's closing parenthesis come fields 3 onwards: utime is field 14.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
 
 impl std::fmt::Display for BenchReport {
@@ -38,7 +52,7 @@ impl std::fmt::Display for BenchReport {
         write!(
             f,
             "{}: {} training + {} validation positions ({:.0} bytes each; loaded in {:.2} s), H = {}, batch {}, \
-             {} epochs in {:.2} s on {} threads: {:.0} position-epochs/s ({:.0} with the loading)",
+             {} epochs in {:.2} s on {} threads: {:.0} position-epochs/s ({:.0} with the loading){}",
             self.source,
             self.train_positions,
             self.validation_positions,
@@ -51,6 +65,13 @@ impl std::fmt::Display for BenchReport {
             self.threads,
             self.position_epochs_per_second,
             self.overall_position_epochs_per_second,
+            match self.cpu_seconds {
+                Some(cpu) => format!(
+                    "; {cpu:.2} CPU seconds, {:.0} position-epochs per CPU second",
+                    (self.train_positions * self.epochs) as f64 / cpu.max(1e-9)
+                ),
+                None => String::new(),
+            },
         )
     }
 }
@@ -75,11 +96,12 @@ pub fn bench_epochs(
     k: f64,
 ) -> Result<BenchReport> {
     let mut trainer = Trainer::new(config.clone(), k, train, validation, TrainState::fresh(config)?)?;
-    let started = Instant::now();
+    let (started, cpu_before) = (Instant::now(), process_cpu_seconds());
     while !trainer.is_done() {
         std::hint::black_box(trainer.run_epoch(|_| {}));
     }
     let train_seconds = started.elapsed().as_secs_f64();
+    let cpu_seconds = cpu_before.zip(process_cpu_seconds()).map(|(before, after)| after - before);
     let work = (train.len() * config.epochs) as f64;
     Ok(BenchReport {
         source: source.to_owned(),
@@ -94,5 +116,24 @@ pub fn bench_epochs(
         train_seconds,
         position_epochs_per_second: work / train_seconds.max(1e-9),
         overall_position_epochs_per_second: work / (train_seconds + load_seconds).max(1e-9),
+        cpu_seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::synthetic::synthetic_positions;
+
+    #[test]
+    fn the_bench_counts_every_position_of_every_epoch() -> Result<()> {
+        let (train, validation) = split_by_game(synthetic_positions(600, 3), 0.2);
+        assert!(!train.is_empty() && !validation.is_empty());
+        let config = TrainConfig { hidden: 16, epochs: 2, batch_size: 128, ..TrainConfig::default() };
+        let report = bench_epochs("test", &train, &validation, 0.5, &config, 1.0)?;
+        assert_eq!((report.train_positions, report.epochs, report.bytes_per_position), (train.len(), 2, 36.0));
+        assert!(report.position_epochs_per_second > report.overall_position_epochs_per_second);
+        assert!(report.to_string().contains("position-epochs/s"));
+        Ok(())
+    }
 }
