@@ -44,4 +44,20 @@ pub enum Error {
     /// Parquet data that cannot be read or does not have the expected columns.
     #[error("data {path}: {reason}")]
     Data { path: String, reason: String },
+    /// An NNUE trainer setting or input outside its domain (a lambda of 1.5, a hidden size the
+    /// engine refuses, a result of 0.25, ...).
+    #[error("NNUE trainer: {name} = {value}: {reason}")]
+    NnueSetting { name: &'static str, value: String, reason: String },
+    /// A data directory without any sampled position.
+    #[error("data {path}: no positions (no rows in {path}/positions/run=*/*.parquet{runs})")]
+    NoPositions { path: String, runs: String },
+    /// Too few positions left after the filters to train on.
+    #[error("data {path}: only {kept} positions left after the filters, at least {needed} needed ({filters})")]
+    TooFewPositions { path: String, kept: u64, needed: u64, filters: String },
+    /// A trainer checkpoint that cannot be read, written or resumed.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint { path: String, reason: String },
+    /// A network file that cannot be read or written.
+    #[error("network {path}: {reason}")]
+    Network { path: String, reason: String },
 }

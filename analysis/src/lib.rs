@@ -17,6 +17,7 @@ pub mod charts;
 #[cfg(feature = "reports")]
 pub mod data;
 pub mod error;
+pub mod nnue;
 #[cfg(feature = "reports")]
 pub mod report;
 pub mod stats;

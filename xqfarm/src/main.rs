@@ -12,6 +12,7 @@ mod local_match;
 mod logging;
 mod loop_cmd;
 mod match_side;
+mod nnue_cmd;
 mod progress;
 mod remote;
 mod report_cmd;
@@ -81,6 +82,9 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Texel-tune the evaluation weights on the sampled positions of a data directory.
     Tune(tune_cmd::TuneArgs),
+    /// The engine's neural network: train one on the sampled positions of a data directory.
+    #[command(subcommand)]
+    Nnue(nnue_cmd::NnueCommand),
     /// Self-play, tune, SPRT the tuned set against the best, promote on H1; repeat.
     Loop(loop_cmd::LoopArgs),
     /// Play a local match of game pairs between two parameter sets (no coordinator).
@@ -263,6 +267,7 @@ fn run() -> Result<ExitCode> {
         Command::Match(args) => local_match::run(&args)?,
         Command::Report(args) => report_cmd::run(&args)?,
         Command::Tune(args) => runtime()?.block_on(tune_cmd::run(&args))?,
+        Command::Nnue(cmd) => nnue_cmd::run(&cmd)?,
         Command::Loop(args) => runtime()?.block_on(loop_cmd::run(&args))?,
         Command::Perft { fen, depth } => {
             let fen = if fen == "startpos" { START_FEN.to_owned() } else { fen };

@@ -10,7 +10,7 @@
 mod games;
 mod openings;
 mod positions;
-mod read;
+pub(crate) mod read;
 mod runs;
 
 use std::path::{Path, PathBuf};

@@ -47,8 +47,20 @@ pub fn fit_k_in(set: &TuningSet, weights: &[f64], (low, high): (f64, f64)) -> Re
         });
     }
     let evals = evals(set, weights)?;
-    let error = |k: f64| mse_of_evals(&evals, set.labels(), k);
+    fit_k_by(|k: f64| mse_of_evals(&evals, set.labels(), k), (low, high))
+}
 
+/// The K within `(low, high)` (both positive) minimising `error`, any error function of K
+/// alone (the NNUE trainer's fits the search scores to the results): a geometric grid scan,
+/// then a golden-section search between the best grid point's neighbours.
+pub fn fit_k_by(error: impl Fn(f64) -> f64, (low, high): (f64, f64)) -> Result<KFit> {
+    if !(low.is_finite() && high.is_finite() && 0.0 < low && low < high) {
+        return Err(Error::TuneSetting {
+            name: "K bracket",
+            value: format!("{low}..{high}"),
+            reason: "must be positive and increasing".into(),
+        });
+    }
     let ratio = (high / low).powf(1.0 / (GRID - 1) as f64);
     let grid: Vec<f64> = (0..GRID).map(|j| if j + 1 == GRID { high } else { low * ratio.powi(j as i32) }).collect();
     let errors: Vec<f64> = grid.iter().map(|&k| error(k)).collect();

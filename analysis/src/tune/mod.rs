@@ -35,6 +35,6 @@ mod select;
 
 pub use adam::{AdamConfig, EpochReport, TuneOutcome, ridge_penalty, tune};
 pub use dataset::{DEFAULT_VALIDATION_FRACTION, PositionView, TuningSet, TuningSetBuilder, is_validation_game};
-pub use k_fit::{DEFAULT_K_BRACKET, KFit, fit_k, fit_k_in};
+pub use k_fit::{DEFAULT_K_BRACKET, KFit, fit_k, fit_k_by, fit_k_in};
 pub use loss::{CHUNK, LossAndGradient, eval, evals, mse, mse_and_gradient, mse_of_evals, sigmoid, weights_of};
 pub use select::{Selection, groups, parse_groups};

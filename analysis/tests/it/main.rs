@@ -5,6 +5,9 @@
 mod fishtest_reference;
 // Over Parquet: only with the `reports` feature (as `cargo test --workspace` builds it).
 #[cfg(feature = "reports")]
+mod nnue_trainer;
+// Over Parquet: only with the `reports` feature (as `cargo test --workspace` builds it).
+#[cfg(feature = "reports")]
 mod openings_report;
 // Over Parquet: only with the `reports` feature (as `cargo test --workspace` builds it).
 #[cfg(feature = "reports")]

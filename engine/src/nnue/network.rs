@@ -309,6 +309,19 @@ impl Network {
         &self.ft_weights[feature * self.hidden..(feature + 1) * self.hidden]
     }
 
+    /// The output layer's weights, `2 × hidden`: the side to move's half, then the other's
+    /// (a trainer's warm start reads them back).
+    #[inline]
+    pub fn out_weights(&self) -> &[i16] {
+        &self.out_weights
+    }
+
+    /// The output layer's bias (scaled by `QA · QB`).
+    #[inline]
+    pub fn out_bias(&self) -> i32 {
+        self.out_bias
+    }
+
     /// The evaluation in centipawns from the side to move's view, given the side to move's
     /// accumulator `us` and the other side's `them`:
     /// `(sum / QA + bias) · SCALE / (QA · QB)`, where `sum` is the SCReLU dot product over
