@@ -98,8 +98,13 @@ impl InProcess {
     /// Evaluating with `eval` (a network the variant names) instead of its weights.
     pub fn with_eval(name: impl Into<String>, params: impl Into<ParamSet>, eval: engine::EvalKind) -> InProcess {
         let mut player = InProcess::new(name, params);
-        player.engine.set_eval(eval);
+        player.set_eval(eval);
         player
+    }
+
+    /// The evaluation it plays with from now on.
+    pub fn set_eval(&mut self, eval: engine::EvalKind) {
+        self.engine.set_eval(eval);
     }
 }
 

@@ -25,10 +25,10 @@ use crate::progress::Progress;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Candidate: a parameter file, `default`, `material-only`, or `engine:NAME` (an --engine).
+    /// Candidate: a parameter file, `default`, `material-only`, `nnue:FILE` (a network, default search parameters) or `engine:NAME` (an --engine).
     #[arg(long)]
     a: String,
-    /// Baseline: a parameter file, `default`, `material-only`, or `engine:NAME` (an --engine).
+    /// Baseline: a parameter file, `default`, `material-only`, `nnue:FILE` (a network, default search parameters) or `engine:NAME` (an --engine).
     #[arg(long)]
     b: String,
     /// Number of game pairs (each opening with colours swapped).

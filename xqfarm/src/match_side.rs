@@ -19,15 +19,28 @@ pub enum SideSpec {
     InProcess {
         label: String,
         params: Box<ParamSet>,
+        /// The network it evaluates with (`nnue:FILE`); `None`: the HCE.
+        network: Option<Arc<engine::nnue::Network>>,
     },
     /// An external variant, as the farm stores it.
     External(Variant),
 }
 
 impl SideSpec {
-    /// `engine:NAME` (an external engine over `protocol` with `options`), or what
-    /// [`load_params`] reads.
+    /// `engine:NAME` (an external engine over `protocol` with `options`), `nnue:FILE` (our
+    /// engine with default parameters evaluating with the network file), or what
+    /// [`load_params`] reads. A parameter file that names a network by its hash is refused: only
+    /// a farm stores networks by hash.
     pub fn parse(spec: &str, protocol: EngineProtocol, options: &[(String, String)]) -> Result<SideSpec> {
+        if let Some(path) = spec.strip_prefix("nnue:") {
+            let network =
+                engine::nnue::Network::load(std::path::Path::new(path)).with_context(|| format!("`{spec}`"))?;
+            return Ok(SideSpec::InProcess {
+                label: spec.to_owned(),
+                params: Box::default(),
+                network: Some(Arc::new(network)),
+            });
+        }
         match spec.strip_prefix("engine:") {
             Some(name) => {
                 proto::domain::check_engine_name(name).map_err(|reason| anyhow::anyhow!("`{spec}`: {reason}"))?;
@@ -39,7 +52,13 @@ impl SideSpec {
                     },
                 }))
             }
-            None => Ok(SideSpec::InProcess { label: spec.to_owned(), params: Box::new(load_params(spec)?) }),
+            None => {
+                let params = load_params(spec)?;
+                if let Some(id) = params.eval_spec.network() {
+                    bail!("`{spec}` names network {id}, which only a farm stores by hash: give the file as nnue:FILE");
+                }
+                Ok(SideSpec::InProcess { label: spec.to_owned(), params: Box::new(params), network: None })
+            }
         }
     }
 
@@ -51,8 +70,12 @@ impl SideSpec {
     /// comes from its options).
     fn player(&self, engines: &EngineSet, hash_mb: usize) -> worker::Result<Box<dyn Player>> {
         match self {
-            SideSpec::InProcess { label, params } => {
-                Ok(Box::new(InProcess::with_hash(label.clone(), (**params).clone(), hash_mb)))
+            SideSpec::InProcess { label, params, network } => {
+                let mut player = InProcess::with_hash(label.clone(), (**params).clone(), hash_mb);
+                if let Some(net) = network {
+                    player.set_eval(engine::EvalKind::Nnue(Arc::clone(net)));
+                }
+                Ok(Box::new(player))
             }
             SideSpec::External(variant) => engines.player(variant),
         }
@@ -99,6 +122,18 @@ mod tests {
             VariantKind::External { engine: "fsf".into(), protocol: EngineProtocol::Uci, options }
         );
         assert!(!SideSpec::parse("default", EngineProtocol::Uci, &[]).expect("default").is_external());
+        // A network file plays in process; a parameter file naming a network by hash cannot.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let net = dir.path().join("n.xqnn");
+        engine::nnue::Network::random(1, 16).save(&net).expect("saved");
+        let side = SideSpec::parse(&format!("nnue:{}", net.display()), EngineProtocol::Uci, &[]).expect("a network");
+        assert!(matches!(side, SideSpec::InProcess { network: Some(_), .. }));
+        let named = dir.path().join("named.toml");
+        std::fs::write(&named, format!("eval = \"nnue:{}\"\n", "ab".repeat(32))).expect("written");
+        let error = SideSpec::parse(named.to_str().expect("utf-8"), EngineProtocol::Uci, &[]).expect_err("by hash");
+        assert!(error.to_string().contains("give the file as nnue:FILE"), "{error}");
+        let missing = SideSpec::parse("nnue:/no/such.xqnn", EngineProtocol::Uci, &[]).expect_err("no file");
+        assert!(format!("{missing:#}").contains("/no/such.xqnn"), "{missing:#}");
         let error = SideSpec::parse("engine:/usr/games/x", EngineProtocol::Uci, &[]).expect_err("a path");
         assert!(error.to_string().contains("is a path"), "{error}");
         // Refused before any game: the engine was not given.
