@@ -62,44 +62,10 @@ async fn two_workers_play_a_fixed_games_run() {
         })
         .expect("run");
 
-    let mut workers = Vec::new();
-    for i in 0..2 {
-        let cfg = WorkerConfig {
-            coordinator: url.clone(),
-            ca_cert: None,
-            token: "secret".into(),
-            name: format!("w{i}"),
-            concurrency: 1,
-            spool_dir: dir.path().join(format!("spool{i}")),
-            bench_signature: 1,
-            max_leases: None,
-            idle_exit: None,
-            engines: worker::engines::EngineSet::empty(),
-            tablebases: None,
-        };
-        let info = WorkerInfo {
-            name: cfg.name.clone(),
-            host: "test".into(),
-            cores: 1,
-            engine_version: "test".into(),
-            bench_signature: 1,
-            worker_key: String::new(),
-            rules_version: engine::RULES_VERSION,
-            engines: Vec::new(),
-            bench_nps: 0,
-        };
-        workers.push(tokio::spawn(run_worker(cfg, info)));
-    }
+    let workers: Vec<_> =
+        (0..2).map(|i| spawn_worker(&url, &format!("w{i}"), 1, dir.path().join(format!("spool{i}")))).collect();
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
-    let status = loop {
-        let s = farm.get_run(run.id).expect("run");
-        if s.run.state != RunState::Active {
-            break s;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let status = finished(&farm, run.id).await;
     for w in &workers {
         w.abort();
     }
@@ -158,40 +124,8 @@ async fn a_worker_plays_a_datagen_run_and_every_position_lands_with_its_score() 
     );
     let run = farm.create_run(&spec).expect("run");
 
-    let cfg = WorkerConfig {
-        coordinator: server.url.clone(),
-        ca_cert: None,
-        token: "secret".into(),
-        name: "w0".into(),
-        concurrency: 2,
-        spool_dir: dir.path().join("spool"),
-        bench_signature: 1,
-        max_leases: None,
-        idle_exit: None,
-        engines: worker::engines::EngineSet::empty(),
-        tablebases: None,
-    };
-    let info = WorkerInfo {
-        name: cfg.name.clone(),
-        host: "test".into(),
-        cores: 2,
-        engine_version: "test".into(),
-        bench_signature: 1,
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-        bench_nps: 0,
-    };
-    let worker = tokio::spawn(run_worker(cfg, info));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
-    let status = loop {
-        let s = farm.get_run(run.id).expect("run");
-        if s.run.state != RunState::Active {
-            break s;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let worker = spawn_worker(&server.url, "w0", 2, dir.path().join("spool"));
+    let status = finished(&farm, run.id).await;
     worker.abort();
     server.stop().await;
     assert_eq!(status.run.state, RunState::Completed);
@@ -340,40 +274,8 @@ async fn a_network_variant_plays_with_the_network_its_worker_fetched() {
         .expect("run");
 
     let spool = dir.path().join("spool");
-    let cfg = WorkerConfig {
-        coordinator: server.url.clone(),
-        ca_cert: None,
-        token: "secret".into(),
-        name: "w".into(),
-        concurrency: 1,
-        spool_dir: spool.clone(),
-        bench_signature: 1,
-        max_leases: None,
-        idle_exit: None,
-        engines: worker::engines::EngineSet::empty(),
-        tablebases: None,
-    };
-    let info = WorkerInfo {
-        name: "w".into(),
-        host: "test".into(),
-        cores: 1,
-        engine_version: "test".into(),
-        bench_signature: 1,
-        worker_key: String::new(),
-        rules_version: engine::RULES_VERSION,
-        engines: Vec::new(),
-        bench_nps: 0,
-    };
-    let worker = tokio::spawn(run_worker(cfg, info));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
-    let status = loop {
-        let s = farm.get_run(run.id).expect("run");
-        if s.run.state != RunState::Active {
-            break s;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let worker = spawn_worker(&server.url, "w", 1, spool.clone());
+    let status = finished(&farm, run.id).await;
     worker.abort();
     server.stop().await;
 
@@ -381,4 +283,52 @@ async fn a_network_variant_plays_with_the_network_its_worker_fetched() {
     assert_eq!(status.live[0].counts.games(), 2 * pairs);
     let cached = std::fs::read(spool.join("networks").join(format!("{id}.xqnn"))).expect("the worker cached it");
     assert_eq!(cached, bytes, "the worker plays the bytes the coordinator stores");
+}
+
+/// A worker of this process for the farm at `url` (token `secret`), playing `concurrency` games
+/// at once with its spool in `spool`.
+fn spawn_worker(
+    url: &str,
+    name: &str,
+    concurrency: usize,
+    spool: std::path::PathBuf,
+) -> tokio::task::JoinHandle<worker::Result<()>> {
+    let cfg = WorkerConfig {
+        coordinator: url.to_owned(),
+        ca_cert: None,
+        token: "secret".into(),
+        name: name.to_owned(),
+        concurrency,
+        spool_dir: spool,
+        bench_signature: 1,
+        max_leases: None,
+        idle_exit: None,
+        engines: worker::engines::EngineSet::empty(),
+        tablebases: None,
+    };
+    let info = WorkerInfo {
+        name: name.to_owned(),
+        host: "test".into(),
+        cores: concurrency as u32,
+        engine_version: "test".into(),
+        bench_signature: 1,
+        worker_key: String::new(),
+        rules_version: engine::RULES_VERSION,
+        engines: Vec::new(),
+        bench_nps: 0,
+    };
+    tokio::spawn(run_worker(cfg, info))
+}
+
+/// The run's status once it is no longer active (within four minutes).
+async fn finished(farm: &Farm, run: proto::domain::RunId) -> proto::domain::RunStatus {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+    loop {
+        let s = farm.get_run(run).expect("run");
+        if s.run.state != RunState::Active {
+            return s;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "run did not finish: {s:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
