@@ -23,7 +23,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use proto::columns::{games, positions};
 
 use super::error::{AtPath, Error, Result};
-use super::layout::{part_files, partition_dir, sync_dir};
+use super::layout::{PartRange, part_files, partition_dir, sync_dir};
 use super::rows::GameOpening;
 use super::schema::{GAMES_V1, Table, move_lists};
 use super::writer::write_atomically;
@@ -74,12 +74,7 @@ pub fn migrate_games(
             columns.splice(3..3, [fens, moves]);
             batches.push(RecordBatch::try_new(Table::Games.schema(), columns).at(&path)?);
         }
-        write_atomically(data_dir, Table::Games, run, range, |writer, at| {
-            for batch in &batches {
-                writer.write(batch).at(at)?;
-            }
-            Ok(())
-        })?;
+        rewrite_part(data_dir, Table::Games, run, range, &batches)?;
         rewritten += 1;
     }
     if rewritten > 0 {
@@ -109,12 +104,7 @@ pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
             let batch = batch.at(&path)?;
             batches.push(RecordBatch::try_new(Table::Positions.schema(), batch.columns().to_vec()).at(&path)?);
         }
-        write_atomically(data_dir, Table::Positions, run, range, |writer, at| {
-            for batch in &batches {
-                writer.write(batch).at(at)?;
-            }
-            Ok(())
-        })?;
+        rewrite_part(data_dir, Table::Positions, run, range, &batches)?;
         rewritten += 1;
     }
     if rewritten > 0 {
@@ -122,6 +112,16 @@ pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
         tracing::info!(run = %run, files = rewritten, "positions files given the nullable search_score of schema version 3");
     }
     Ok(rewritten)
+}
+
+/// Replaces part file `range` of `run`'s `table` by `batches`, atomically.
+fn rewrite_part(data_dir: &Path, table: Table, run: RunId, range: PartRange, batches: &[RecordBatch]) -> Result<()> {
+    write_atomically(data_dir, table, run, range, |writer, at| {
+        for batch in batches {
+            writer.write(batch).at(at)?;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
