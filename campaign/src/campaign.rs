@@ -1,22 +1,28 @@
-//! The loop: self-play with the current best, tune on every self-play position so far, SPRT
-//! of the tuned set against the best and, once the best is no longer the start, a shorter
-//! non-regression SPRT of it against the start (the fixed anchor); promote when both accept
-//! H1; repeat.
+//! The loop: self-play (or data generation) with the current best, tune (or train a network)
+//! on every position so far, SPRT of the tuned set against the best and, once the best is no
+//! longer the start, a shorter non-regression SPRT of it against the start (the fixed anchor);
+//! promote when both accept H1; repeat.
+//!
+//! It resumes: every run it asks for is found again by its spec when the farm already has one
+//! (variants are named by content, so the same spec is the same experiment), and a tuning
+//! whose `tuning.json` says it was made from the same base and runs is read back instead of
+//! repeated. Run again on the same directory and farm, an interrupted campaign goes on where
+//! it stopped, and a finished one with more `iterations` goes on from its last iteration.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use engine::ParamSet;
 use engine::eval::Params;
+use engine::{EvalSpec, ParamSet};
 use proto::domain::{
-    Adjudication, EloModel, LiveStats, RunId, RunKind, RunSpec, RunState, RunStatus, SprtSettings, SuiteId,
-    TimeControl, VariantId,
+    Adjudication, DatagenSettings, EloModel, LiveStats, RunId, RunKind, RunSpec, RunState, RunStatus, SprtSettings,
+    SuiteId, TimeControl, VariantId,
 };
 
 use crate::error::{Error, Result};
 use crate::farm::{Farm, games};
 use crate::tuner::{Tuner, Tuning};
-use crate::{summary, text};
+use crate::{resume, summary, text};
 
 /// What a campaign does.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,12 +31,12 @@ pub struct CampaignConfig {
     pub dir: PathBuf,
     /// Tune-and-verify iterations (at least one).
     pub iterations: usize,
-    /// Self-play game pairs per iteration.
+    /// Self-play (or data generation) game pairs per iteration.
     pub pairs: u64,
-    /// Self-play's and the SPRT's time control.
+    /// The SPRTs' time control (and self-play's, with [`Positions::SelfPlay`]).
     pub tc: TimeControl,
-    /// Sample one position in this many plies of the self-play games.
-    pub sample_every: u32,
+    /// How an iteration makes the positions the tuner reads.
+    pub positions: Positions,
     /// The SPRT of tuned against best.
     pub sprt: SprtSettings,
     /// Stop an SPRT without a verdict after this many games (no promotion).
@@ -58,6 +64,18 @@ pub const DEFAULT_ANCHOR: SprtSettings =
 /// spread; at 3000 a tuned set 50 Elo above the start is rarely stopped without a verdict.
 pub const DEFAULT_ANCHOR_MAX_GAMES: u64 = 3000;
 
+/// How an iteration makes its positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// The best against its twin ([`twin`]) at the SPRTs' time control, one position sampled
+    /// in `sample_every` plies: the Texel loop's data.
+    SelfPlay { sample_every: u32 },
+    /// A datagen run of the best alone at `tc` (fixed nodes, so the data does not depend on a
+    /// worker's speed), every position recorded, `random_plies` random moves after each
+    /// opening: the network loop's data.
+    Datagen { tc: TimeControl, random_plies: u32 },
+}
+
 /// The name the start parameters' variant has.
 const START: &str = "start";
 
@@ -76,6 +94,11 @@ impl CampaignConfig {
         }
         if self.anchor_max_games == 0 {
             return bad("anchor_max_games", "the anchor SPRT needs at least one game");
+        }
+        if let Positions::Datagen { random_plies, .. } = self.positions {
+            DatagenSettings { pairs: self.pairs, random_plies }
+                .validate()
+                .map_err(|e| Error::Setting { name: "random_plies", reason: e.to_string() })?;
         }
         self.sprt.validate().map_err(|e| sprt_setting(e, ["elo0", "elo1", "alpha", "beta", "sprt"]))?;
         self.anchor
@@ -221,8 +244,8 @@ pub fn sprt_spec(
 
 /// Runs the campaign from `start` over `openings`, writing `iteration-N/sprt.txt` (and
 /// `anchor.txt` where the anchor ran) and the summary ([`summary::write`]) after every
-/// iteration. The tuner tunes the evaluation; every tuned set keeps the start's search
-/// parameters. `note` hears one line per step.
+/// iteration. The tuner tunes the evaluation (or trains a network); every tuned set keeps the
+/// start's search parameters. `note` hears one line per step.
 pub async fn run(
     farm: &impl Farm,
     tuner: &impl Tuner,
@@ -232,51 +255,88 @@ pub async fn run(
     note: &mut dyn FnMut(&str),
 ) -> Result<Outcome> {
     config.validate()?;
+    if tuner.needs_timed_sprts() && matches!(config.tc, TimeControl::Nodes(_) | TimeControl::Depth(_)) {
+        return Err(Error::Setting {
+            name: "tc",
+            reason: format!(
+                "{}: a network is slower per node than the HCE, so its SPRTs play at a movetime or a clock",
+                config.tc
+            ),
+        });
+    }
     std::fs::create_dir_all(&config.dir).map_err(|e| Error::file(&config.dir, e))?;
     let tc = config.tc;
     let suite = farm.add_suite("loop-openings", openings).await?;
     // The anchor every later tuned set must not lose to.
+    upload_network(farm, tuner, &start).await?;
     let start_variant = farm.add_params_variant(START, &start).await?;
     let mut best = start;
     // The current best is a variant of its own name (`start`, then the promoted `tuned-N`),
     // so every SPRT links to the last and the rating list spans the campaign.
     let mut best_name = START.to_owned();
-    let mut selfplay_runs = Vec::new();
+    let mut data_runs = Vec::new();
     let mut done: Vec<Iteration> = Vec::new();
     for index in 1..=config.iterations {
         let started = Instant::now();
-        // 1. Self-play with the current best parameters.
+        // 1. Self-play (or data generation) with the current best parameters.
         let a = farm.add_params_variant(&best_name, &best).await?;
-        let b = farm.add_params_variant(&format!("{best_name}-twin"), &twin(&best)?).await?;
-        let spec = RunSpec {
-            name: format!("self-play {index}"),
-            kind: RunKind::Games { pairs: config.pairs },
-            variants: vec![a.clone(), b],
-            tc,
-            openings: suite,
-            adjudication: Adjudication::default(),
-            bench_signature: None,
-            sample_every: config.sample_every,
+        let spec = match config.positions {
+            Positions::SelfPlay { sample_every } => {
+                let b = farm.add_params_variant(&format!("{best_name}-twin"), &twin(&best)?).await?;
+                RunSpec {
+                    name: format!("self-play {index}"),
+                    kind: RunKind::Games { pairs: config.pairs },
+                    variants: vec![a.clone(), b],
+                    tc,
+                    openings: suite,
+                    adjudication: Adjudication::default(),
+                    bench_signature: None,
+                    sample_every,
+                }
+            }
+            Positions::Datagen { tc: data_tc, random_plies } => RunSpec {
+                name: format!("datagen {index}"),
+                kind: RunKind::Datagen(DatagenSettings { pairs: config.pairs, random_plies }),
+                variants: vec![a.clone()],
+                tc: data_tc,
+                openings: suite,
+                adjudication: Adjudication::default(),
+                bench_signature: None,
+                sample_every: 1,
+            },
         };
-        let selfplay = farm.create_run(spec).await?;
-        note(&format!("iteration {index}: self-play run {selfplay}, {} pairs at {tc}", config.pairs));
+        let what = format!("{} pairs at {}", config.pairs, spec.tc);
+        let kind = if matches!(spec.kind, RunKind::Datagen(_)) { "datagen" } else { "self-play" };
+        let selfplay = start_run(farm, spec, note).await?;
+        note(&format!("iteration {index}: {kind} run {selfplay}, {what}"));
         let status = farm.wait_finished(selfplay, None).await?;
         let selfplay_games = games(&status);
         // The tuner reads Parquet: wait for the exporter to say every game is there.
         farm.wait_exported(selfplay, selfplay_games).await?;
-        selfplay_runs.push(selfplay);
+        data_runs.push(selfplay);
 
-        // 2. Tune on every self-play position so far.
+        // 2. Tune on every position so far (or read back the tuning this directory holds).
         let iter_dir = config.dir.join(format!("iteration-{index}"));
         std::fs::create_dir_all(&iter_dir).map_err(|e| Error::file(&iter_dir, e))?;
-        let tuning = tuner.tune(&best, &selfplay_runs, &iter_dir.join("tuned.toml")).await?;
+        let tuning = match resume::read(&iter_dir, &best, &data_runs)? {
+            Some(tuning) => {
+                note(&format!("iteration {index}: the tuning in {} is read back", iter_dir.display()));
+                tuning
+            }
+            None => {
+                let tuning = tuner.tune(&best, &data_runs, &iter_dir.join("tuned.toml")).await?;
+                resume::write(&iter_dir, &best, &data_runs, &tuning)?;
+                tuning
+            }
+        };
         note(&tuning.summary);
 
         // 3. SPRT of the tuned set against the current best.
         let tuned_name = format!("tuned-{index}");
+        upload_network(farm, tuner, &tuning.params).await?;
         let tuned = farm.add_params_variant(&tuned_name, &tuning.params).await?;
         let name = format!("{tuned_name} vs {best_name}");
-        let sprt_run = farm.create_run(sprt_spec(name, config.sprt, tuned.clone(), a, tc, suite)).await?;
+        let sprt_run = start_run(farm, sprt_spec(name, config.sprt, tuned.clone(), a, tc, suite), note).await?;
         note(&format!(
             "iteration {index}: SPRT[{}, {}] run {sprt_run} of {tuned_name} against {best_name}",
             config.sprt.elo0, config.sprt.elo1
@@ -292,7 +352,7 @@ pub async fn run(
         let anchor = if verdict == Verdict::H1 && best_name != START {
             let name = format!("{tuned_name} vs {START} (anchor)");
             let spec = sprt_spec(name, config.anchor, tuned, start_variant.clone(), tc, suite);
-            let run = farm.create_run(spec).await?;
+            let run = start_run(farm, spec, note).await?;
             note(&format!(
                 "iteration {index}: anchor SPRT[{}, {}] run {run} of {tuned_name} against {START}",
                 config.anchor.elo0, config.anchor.elo1
@@ -328,6 +388,29 @@ pub async fn run(
         summary::write(&config.dir, &done, &best)?;
     }
     Ok(Outcome { iterations: done, best, best_name })
+}
+
+/// The run of `spec` the farm already has (an earlier, interrupted campaign's), or a new one.
+async fn start_run(farm: &impl Farm, spec: RunSpec, note: &mut dyn FnMut(&str)) -> Result<RunId> {
+    if let Some(run) = farm.find_run(&spec).await? {
+        note(&format!("run {run} ({}) is this step's: resumed", spec.name));
+        return Ok(run);
+    }
+    farm.create_run(spec).await
+}
+
+/// Gives the farm the network `params` names, if any (from the tuner that made it), before a
+/// variant names it.
+async fn upload_network(farm: &impl Farm, tuner: &impl Tuner, params: &ParamSet) -> Result<()> {
+    let EvalSpec::Nnue(id) = params.eval_spec else { return Ok(()) };
+    let stored = farm.add_network(tuner.network(&id)?).await?;
+    if stored != id {
+        return Err(Error::Setting {
+            name: "network",
+            reason: format!("the farm stored network {id} as {stored}: the file is not the one the parameters name"),
+        });
+    }
+    Ok(())
 }
 
 /// `tuned-2 vs tuned-1 +30.0 ± 9.1 Elo over 2400 games: H1; anchor vs start +126.0 ± 30.2

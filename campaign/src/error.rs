@@ -6,11 +6,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A farm call failed (the gRPC code and message are kept).
-    #[error("farm: {0}")]
+    /// A farm call failed (the gRPC code and message are kept). Transparent: its message
+    /// is the source's, once, where a chain of causes is printed (`anyhow`'s `{:#}`).
+    #[error(transparent)]
     Farm(#[from] proto::Error),
     /// The tuner, the summary chart or the Parquet data.
-    #[error("analysis: {0}")]
+    #[error(transparent)]
     Analysis(#[from] analysis::Error),
     #[error("{path}: {reason}")]
     File { path: String, reason: String },

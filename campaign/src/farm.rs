@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use engine::ParamSet;
+use engine::nnue::NetworkId;
 use proto::client::{FarmClient, retry};
 use proto::domain::{
-    OpeningSuiteSpec, RunId, RunSpec, RunState, RunStatus, SuiteId, VariantId, VariantKind, VariantSpec,
+    OpeningSuiteSpec, RunFilter, RunId, RunSpec, RunState, RunStatus, SuiteId, VariantId, VariantKind, VariantSpec,
 };
 
 use crate::error::{Error, Result};
@@ -17,7 +18,11 @@ pub trait Farm {
     /// Adds (or finds: variants are named by content) the in-process engine with `params`.
     async fn add_params_variant(&self, name: &str, params: &ParamSet) -> Result<VariantId>;
     async fn add_suite(&self, name: &str, openings: Vec<String>) -> Result<SuiteId>;
+    /// Stores a network file (or finds it: networks are named by their SHA-256): its id.
+    async fn add_network(&self, bytes: Vec<u8>) -> Result<NetworkId>;
     async fn create_run(&self, spec: RunSpec) -> Result<RunId>;
+    /// The newest run of exactly `spec`, if the farm has one (how a campaign resumes).
+    async fn find_run(&self, spec: &RunSpec) -> Result<Option<RunId>>;
     /// Waits until the run is over, stopping it once it has `max_games` games (when given):
     /// its final status.
     async fn wait_finished(&self, run: RunId, max_games: Option<u64>) -> Result<RunStatus>;
@@ -79,8 +84,17 @@ impl Farm for RemoteFarm {
         Ok(self.client.add_openings(OpeningSuiteSpec { name: name.to_owned(), openings }).await?.id)
     }
 
+    async fn add_network(&self, bytes: Vec<u8>) -> Result<NetworkId> {
+        Ok(self.client.add_network(&bytes).await?)
+    }
+
     async fn create_run(&self, spec: RunSpec) -> Result<RunId> {
         Ok(self.client.create_run(spec).await?.id)
+    }
+
+    async fn find_run(&self, spec: &RunSpec) -> Result<Option<RunId>> {
+        let runs = self.client.list_runs(RunFilter { active_only: false, limit: 0 }).await?;
+        Ok(runs.iter().filter(|s| s.run.spec == *spec).map(|s| s.run.id).max())
     }
 
     async fn wait_finished(&self, run: RunId, max_games: Option<u64>) -> Result<RunStatus> {

@@ -1,8 +1,9 @@
 //! The campaign: self-play → Texel tuning → SPRT (and the anchor SPRT against the start) →
-//! promotion, repeated, written once over two traits — a [`Farm`] (variants, runs, waiting for
-//! a run to end and for its games to reach Parquet) and a [`Tuner`] — so it runs against a coordinator ([`RemoteFarm`] over
-//! `proto::client::FarmClient`, [`TexelTuner`] over its data directory) and, in tests, against
-//! fakes with no network.
+//! promotion, repeated, written once over two traits — a [`Farm`] (variants, networks, runs,
+//! waiting for a run to end and for its games to reach Parquet) and a [`Tuner`] — so it runs
+//! against a coordinator ([`RemoteFarm`] over `proto::client::FarmClient`) with either tuner:
+//! [`TexelTuner`] (the HCE's weights, from self-play samples) or [`NnueTuner`] (a network,
+//! from datagen runs, at a movetime or clock), and, in tests, against fakes with no network.
 //!
 //! ```no_run
 //! use campaign::{CampaignConfig, RemoteFarm, TexelTuner};
@@ -19,7 +20,7 @@
 //!     iterations: 1,
 //!     pairs: 2500,
 //!     tc: TimeControl::Nodes(3000),
-//!     sample_every: 2,
+//!     positions: campaign::Positions::SelfPlay { sample_every: 2 },
 //!     sprt: SprtSettings { elo0: 0.0, elo1: 10.0, ..SprtSettings::default() },
 //!     max_games: 6000,
 //!     anchor: campaign::DEFAULT_ANCHOR,
@@ -34,14 +35,18 @@
 mod campaign;
 mod error;
 pub mod farm;
+pub mod nnue_tuner;
+mod resume;
 pub mod spsa;
 pub mod summary;
 pub mod text;
 pub mod tuner;
 
 pub use campaign::{
-    Anchor, CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, Iteration, Outcome, Verdict, run, sprt_spec, twin,
+    Anchor, CampaignConfig, DEFAULT_ANCHOR, DEFAULT_ANCHOR_MAX_GAMES, Iteration, Outcome, Positions, Verdict, run,
+    sprt_spec, twin,
 };
 pub use error::{Error, Result};
 pub use farm::{Farm, RemoteFarm};
+pub use nnue_tuner::NnueTuner;
 pub use tuner::{TexelTuner, Tuner, Tuning};

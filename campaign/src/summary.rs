@@ -1,10 +1,11 @@
-//! The campaign's files: `loop.md` (one row per iteration), `best.toml` and the Elo-progress
-//! chart.
+//! The campaign's files: `loop.md` (one row per iteration: its data run, the tuning's
+//! positions and losses, the SPRTs and what the tuned set evaluates with, a network by its
+//! id's first digits), `best.toml` and the Elo-progress chart.
 
 use std::path::Path;
 
 use analysis::charts::{self, ProgressPoint};
-use engine::ParamSet;
+use engine::{EvalSpec, ParamSet};
 use proto::domain::LiveStats;
 
 use crate::campaign::Iteration;
@@ -15,8 +16,8 @@ use crate::error::{Error, Result};
 /// anchor), else the current best's plus the SPRT's estimate.
 pub fn table(done: &[Iteration]) -> (String, Vec<ProgressPoint>) {
     let mut md = String::from(
-        "# xqfarm loop\n\n| iteration | self-play games | positions (train/val) | K | train loss | validation loss | SPRT games | tuned vs best Elo | LLR | verdict | anchor games | anchor vs start Elo | anchor LLR | anchor verdict | promoted | minutes |\n\
-         |---:|---:|---|---:|---|---|---:|---|---:|---|---:|---|---:|---|---|---:|\n",
+        "# xqfarm loop\n\n| iteration | self-play games | positions (train/val) | K | train loss | validation loss | SPRT games | tuned vs best Elo | LLR | verdict | anchor games | anchor vs start Elo | anchor LLR | anchor verdict | promoted | minutes | data run | evaluation |\n\
+         |---:|---:|---|---:|---|---|---:|---|---:|---|---:|---|---:|---|---|---:|---:|---|\n",
     );
     // The best's Elo over the start, as the chart chains it, and as the promoting SPRTs sum.
     let mut best_elo = 0.0;
@@ -30,7 +31,7 @@ pub fn table(done: &[Iteration]) -> (String, Vec<ProgressPoint>) {
             None => ("—".to_owned(), "—".to_owned(), "—".to_owned(), "—"),
         };
         md.push_str(&format!(
-            "| {} | {} | {} / {} | {:.5} | {:.5} → {:.5} | {:.5} → {:.5} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |\n",
+            "| {} | {} | {} / {} | {:.5} | {:.5} → {:.5} | {:.5} → {:.5} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} |\n",
             it.index,
             it.selfplay_games,
             t.train_positions,
@@ -49,7 +50,9 @@ pub fn table(done: &[Iteration]) -> (String, Vec<ProgressPoint>) {
             anchor_llr,
             anchor_verdict,
             if it.promoted() { "yes" } else { "no" },
-            it.minutes
+            it.minutes,
+            it.selfplay_run,
+            evaluation(&t.params),
         ));
         let (elo, half) = match it.measured_over_start() {
             Some(live) => (live.elo, half_width(live)),
@@ -83,6 +86,14 @@ pub fn table(done: &[Iteration]) -> (String, Vec<ProgressPoint>) {
     }
     md.push_str("\n![Elo progress](elo-progress.png)\n");
     (md, points)
+}
+
+/// What a tuned set evaluates with: `hce`, or `nnue:` and its network's first 8 hex digits.
+fn evaluation(params: &ParamSet) -> String {
+    match params.eval_spec {
+        EvalSpec::Hce => "hce".into(),
+        EvalSpec::Nnue(id) => format!("nnue:{}", id.short()),
+    }
 }
 
 fn half_width(live: &LiveStats) -> f64 {

@@ -10,6 +10,7 @@ use analysis::texel::{self, Change, TexelConfig, TexelRun};
 use analysis::tune::EpochReport;
 use engine::ParamSet;
 use engine::eval::Params;
+use engine::nnue::NetworkId;
 use proto::domain::RunId;
 
 use crate::error::{Error, Result};
@@ -36,6 +37,19 @@ pub struct Tuning {
 #[allow(async_fn_in_trait)]
 pub trait Tuner {
     async fn tune(&self, base: &ParamSet, runs: &[RunId], out: &Path) -> Result<Tuning>;
+
+    /// The bytes of network `id`, which a parameter set this tuner made (or started from)
+    /// names; the campaign gives them to the farm before the variant. A tuner of the HCE
+    /// makes none.
+    fn network(&self, id: &NetworkId) -> Result<Vec<u8>> {
+        Err(Error::Setting { name: "network", reason: format!("this tuner keeps no networks (asked for {id})") })
+    }
+
+    /// Whether what it makes must be tested at a movetime or a clock, never at fixed nodes or
+    /// depth (a network is slower per node than the HCE: fixed nodes would flatter it).
+    fn needs_timed_sprts(&self) -> bool {
+        false
+    }
 }
 
 /// Called after every epoch (a progress bar, say).

@@ -424,7 +424,7 @@ impl Farm {
         }
         engine::nnue::Network::from_bytes(bytes)
             .map_err(|e| Error::InvalidSpec { field: "network".into(), reason: e.to_string() })?;
-        let id = crate::spec::network_id(bytes);
+        let id = engine::nnue::NetworkId::of_file(bytes);
         self.storage.add_network(id, bytes, self.clock.now_ms())?;
         tracing::info!(network = %id, bytes = bytes.len(), "network stored");
         Ok(id)

@@ -32,11 +32,6 @@ pub fn network_of(spec: &VariantSpec) -> Result<Option<NetworkId>> {
     }
 }
 
-/// The SHA-256 of a network file's bytes: the id it is stored and named by.
-pub fn network_id(bytes: &[u8]) -> NetworkId {
-    NetworkId::from_bytes(Sha256::digest(bytes).into())
-}
-
 /// [`proto::domain::validate_suite`], as the coordinator reports it.
 pub fn validate_suite(name: &str, lines: &[String]) -> Result<()> {
     proto::domain::validate_suite(name, lines).map_err(Error::from_spec)

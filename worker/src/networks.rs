@@ -10,11 +10,12 @@
 //! ```
 //! use std::sync::Arc;
 //! use engine::nnue::Network;
-//! use worker::networks::{NetworkCache, network_id};
+//! use engine::nnue::NetworkId;
+//! use worker::networks::NetworkCache;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let bytes = Network::random(1, 32).to_bytes();
-//! let id = network_id(&bytes);
+//! let id = NetworkId::of_file(&bytes);
 //! let cache = NetworkCache::open(dir.path())?;
 //! assert!(cache.get(id)?.is_none());
 //! cache.insert(id, &bytes)?;
@@ -28,7 +29,6 @@ use std::sync::{Arc, Mutex};
 
 use engine::nnue::{Network, NetworkId};
 use proto::domain::{Variant, VariantKind};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
@@ -46,11 +46,6 @@ pub fn named_by(variants: &[Variant]) -> Vec<NetworkId> {
         }
     }
     ids
-}
-
-/// The id of a network file's bytes: their SHA-256.
-pub fn network_id(bytes: &[u8]) -> NetworkId {
-    NetworkId::from_bytes(Sha256::digest(bytes).into())
 }
 
 /// Networks by id: in memory once loaded, on disk as `<dir>/<sha256>.xqnn`.
@@ -118,7 +113,7 @@ impl NetworkCache {
 
 /// The network in `bytes` if they are `id`'s and the engine reads them; otherwise why not.
 fn checked(id: NetworkId, bytes: &[u8]) -> std::result::Result<Network, String> {
-    let found = network_id(bytes);
+    let found = NetworkId::of_file(bytes);
     if found != id {
         return Err(format!("the bytes' SHA-256 is {found}"));
     }
@@ -135,7 +130,7 @@ mod tests {
 
     fn sample() -> (NetworkId, Vec<u8>) {
         let bytes = Network::random(7, 16).to_bytes();
-        (network_id(&bytes), bytes)
+        (NetworkId::of_file(&bytes), bytes)
     }
 
     #[test]
@@ -158,7 +153,7 @@ mod tests {
         let err = cache.insert(id, &other).expect_err("another network's bytes").to_string();
         assert!(err.contains(&id.to_string()) && err.contains("SHA-256 is"), "{err}");
         let junk = b"not a network".to_vec();
-        let err = cache.insert(network_id(&junk), &junk).expect_err("not a network").to_string();
+        let err = cache.insert(NetworkId::of_file(&junk), &junk).expect_err("not a network").to_string();
         assert!(err.contains("header"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0, "nothing written");
     }

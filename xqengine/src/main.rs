@@ -13,7 +13,6 @@ use engine::notation::{Notation, parse_move, write_move};
 use engine::rules::judge;
 use engine::uci::{UciSession, play_moves, write_divide};
 use engine::{Position, START_FEN};
-use sha2::Digest as _;
 
 /// `id name`: the engine's name and version, and the commit this binary was built from.
 const NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
@@ -227,7 +226,7 @@ fn run() -> Result<ExitCode> {
         Some(Command::Nnue(NnueCommand::Info { path })) => {
             let net = Arc::new(Network::load(&path)?);
             let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let id = engine::nnue::NetworkId::from_bytes(sha2::Sha256::digest(&bytes).into());
+            let id = engine::nnue::NetworkId::of_file(&bytes);
             let start = engine::nnue::evaluate(&net, &Position::startpos());
             writeln!(
                 out,

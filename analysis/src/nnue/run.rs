@@ -79,6 +79,8 @@ pub struct RunOutcome {
     pub history: Vec<EpochReport>,
     /// Epochs the checkpoint had done when resumed.
     pub resumed_from: Option<usize>,
+    /// The (train, validation) loss of the starting weights (fresh or the warm start's).
+    pub start_loss: (f64, f64),
     /// The validation loss of the float weights, and of the network as written.
     pub validation_loss: f64,
     pub network_validation_loss: f64,
@@ -118,26 +120,33 @@ pub fn train_network(config: &RunConfig, mut on_event: impl FnMut(Event<'_>)) ->
     let fit = fit_score_k(&dataset.train)?;
     let identity = RunIdentity { config: config.train.clone(), k: fit.k, data: dataset.fingerprint() };
 
+    // Where training starts (and, on resumption, started): fresh or the warm start.
+    let initial = match &config.warm_start {
+        Some(path) => {
+            let net = Network::load(path).map_err(|e| network_error(path, e))?;
+            if net.hidden() != config.train.hidden {
+                return Err(Error::NnueSetting {
+                    name: "hidden",
+                    value: config.train.hidden.to_string(),
+                    reason: format!("the warm start {} has hidden size {}", path.display(), net.hidden()),
+                });
+            }
+            TrainState::warm(&net)
+        }
+        None => TrainState::fresh(&config.train)?,
+    };
+    let start_scale = LabelScale::new(fit.k, config.train.lambda);
+    let start_loss = (
+        mean_loss(&initial.model, &dataset.train, start_scale),
+        mean_loss(&initial.model, &dataset.validation, start_scale),
+    );
     let (state, resumed_from) = match (&config.checkpoint, config.resume) {
         (Some(dir), true) => {
             let state = Checkpoint::load(dir)?.resume(&identity, &checkpoint_path(dir))?;
             let done = state.epoch;
             (state, Some(done))
         }
-        _ => match &config.warm_start {
-            Some(path) => {
-                let net = Network::load(path).map_err(|e| network_error(path, e))?;
-                if net.hidden() != config.train.hidden {
-                    return Err(Error::NnueSetting {
-                        name: "hidden",
-                        value: config.train.hidden.to_string(),
-                        reason: format!("the warm start {} has hidden size {}", path.display(), net.hidden()),
-                    });
-                }
-                (TrainState::warm(&net), None)
-            }
-            None => (TrainState::fresh(&config.train)?, None),
-        },
+        _ => (initial, None),
     };
     let load_seconds = started.elapsed().as_secs_f64();
     on_event(Event::Loaded {
@@ -185,6 +194,7 @@ pub fn train_network(config: &RunConfig, mut on_event: impl FnMut(Event<'_>)) ->
         k: fit.k,
         history: state.history.clone(),
         resumed_from,
+        start_loss,
         validation_loss,
         network_validation_loss,
         check,
@@ -255,6 +265,8 @@ pub fn manifest(config: &RunConfig, dataset: &Dataset, outcome: &RunOutcome) -> 
             "k": outcome.k,
             "warm_start": config.warm_start.as_ref().map(|p| p.display().to_string()),
             "resumed_from_epoch": outcome.resumed_from,
+            "start_train_loss": outcome.start_loss.0,
+            "start_validation_loss": outcome.start_loss.1,
             "load_seconds": outcome.load_seconds,
             "train_seconds": outcome.train_seconds,
         },

@@ -7,9 +7,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 
-use campaign::{CampaignConfig, Farm, Tuner, Tuning, Verdict};
-use engine::ParamSet;
+use campaign::{CampaignConfig, Farm, Iteration, Positions, Tuner, Tuning, Verdict};
 use engine::eval::Params;
+use engine::nnue::NetworkId;
+use engine::{EvalSpec, ParamSet};
 use proto::domain::{
     LiveStats, PairingStats, Run, RunId, RunKind, RunSpec, RunState, RunStatus, SprtProgress, SprtSettings, SuiteId,
     TimeControl, VariantId,
@@ -23,6 +24,7 @@ enum Seen {
     Finished(RunId, Option<u64>),
     Exported(RunId, u64),
     Tuned { runs: Vec<RunId>, base: String },
+    Network(NetworkId),
 }
 
 struct FakeFarm {
@@ -36,6 +38,10 @@ struct FakeFarm {
     seen: RefCell<Vec<Seen>>,
     /// Games each self-play run plays.
     selfplay_games: u64,
+    /// The networks stored.
+    networks: RefCell<Vec<NetworkId>>,
+    /// Each run's final status once a wait saw it end.
+    finished: RefCell<HashMap<RunId, RunStatus>>,
 }
 
 impl FakeFarm {
@@ -47,6 +53,8 @@ impl FakeFarm {
             specs: RefCell::default(),
             seen: RefCell::default(),
             selfplay_games: 32,
+            networks: RefCell::default(),
+            finished: RefCell::default(),
         }
     }
 
@@ -77,6 +85,12 @@ impl FakeFarm {
 impl Farm for FakeFarm {
     async fn add_params_variant(&self, name: &str, params: &engine::ParamSet) -> campaign::Result<VariantId> {
         // Content-addressed, as the coordinator does: the same parameters are the same id.
+        if let EvalSpec::Nnue(network) = params.eval_spec {
+            assert!(
+                self.networks.borrow().contains(&network),
+                "variant {name} names network {network} before it is stored"
+            );
+        }
         let id = VariantId::new(format!("{}-{name}", hash(params)));
         self.names.borrow_mut().insert(id.clone(), name.to_owned());
         self.tomls.borrow_mut().insert(name.to_owned(), params.to_toml());
@@ -87,6 +101,18 @@ impl Farm for FakeFarm {
     async fn add_suite(&self, _name: &str, openings: Vec<String>) -> campaign::Result<SuiteId> {
         assert!(!openings.is_empty());
         Ok(SuiteId::new(1))
+    }
+
+    async fn add_network(&self, bytes: Vec<u8>) -> campaign::Result<NetworkId> {
+        let id = NetworkId::of_file(&bytes);
+        self.networks.borrow_mut().push(id);
+        self.seen.borrow_mut().push(Seen::Network(id));
+        Ok(id)
+    }
+
+    async fn find_run(&self, spec: &RunSpec) -> campaign::Result<Option<RunId>> {
+        let specs = self.specs.borrow();
+        Ok(specs.iter().rposition(|s| s == spec).map(|i| RunId::new(i as u64 + 1)))
     }
 
     async fn create_run(&self, spec: RunSpec) -> campaign::Result<RunId> {
@@ -100,16 +126,21 @@ impl Farm for FakeFarm {
 
     async fn wait_finished(&self, run: RunId, max_games: Option<u64>) -> campaign::Result<RunStatus> {
         self.seen.borrow_mut().push(Seen::Finished(run, max_games));
+        if let Some(status) = self.finished.borrow().get(&run) {
+            return Ok(status.clone());
+        }
         let kind = self.specs.borrow()[run.get() as usize - 1].kind.clone();
-        Ok(match kind {
-            RunKind::Games { .. } => self.status(run, RunState::Completed, self.selfplay_games),
+        let status = match kind {
+            RunKind::Games { .. } | RunKind::Datagen(_) => self.status(run, RunState::Completed, self.selfplay_games),
             RunKind::Sprt(_) => {
                 let state = self.verdicts.borrow_mut().pop().expect("a scripted verdict for every SPRT");
                 let games = if state == RunState::Stopped { max_games.expect("SPRTs are capped") } else { 40 };
                 self.status(run, state, games)
             }
             other => panic!("the campaign runs no {other:?}"),
-        })
+        };
+        self.finished.borrow_mut().insert(run, status.clone());
+        Ok(status)
     }
 
     async fn wait_exported(&self, run: RunId, games: u64) -> campaign::Result<()> {
@@ -166,7 +197,7 @@ fn config(dir: &Path, iterations: usize) -> CampaignConfig {
         iterations,
         pairs: 16,
         tc: TimeControl::Nodes(400),
-        sample_every: 2,
+        positions: Positions::SelfPlay { sample_every: 2 },
         sprt: SprtSettings { elo0: 0.0, elo1: 10.0, ..SprtSettings::default() },
         max_games: 24,
         // Bounds and a cap of their own, unlike the defaults and the SPRT's, to be seen.
@@ -188,16 +219,26 @@ struct Ran {
 fn run_from(dir: &Path, iterations: usize, start: ParamSet, verdicts: Vec<RunState>) -> Ran {
     let farm = FakeFarm::new(verdicts);
     let tuner = FakeTuner { farm: &farm, calls: RefCell::new(0) };
-    let mut notes = Vec::new();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-    let outcome = runtime
-        .block_on(campaign::run(&farm, &tuner, &config(dir, iterations), start, vec!["startpos".into()], &mut |line| {
-            notes.push(line.to_owned())
-        }))
-        .expect("the campaign runs");
+    let (outcome, notes) = run_with(&farm, &tuner, &config(dir, iterations), start).expect("the campaign runs");
     assert!(farm.verdicts.borrow().is_empty(), "every scripted SPRT ran");
     let seen = farm.seen.borrow().clone();
     Ran { outcome, seen, notes, farm }
+}
+
+/// The campaign `config` on `farm` with `tuner`: its outcome and notes.
+fn run_with(
+    farm: &FakeFarm,
+    tuner: &impl Tuner,
+    config: &CampaignConfig,
+    start: ParamSet,
+) -> campaign::Result<(campaign::Outcome, Vec<String>)> {
+    let mut notes = Vec::new();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let outcome =
+        runtime.block_on(campaign::run(farm, tuner, config, start, vec!["startpos".into()], &mut |line| {
+            notes.push(line.to_owned())
+        }))?;
+    Ok((outcome, notes))
 }
 
 fn run_campaign(dir: &Path, verdicts: Vec<RunState>) -> (campaign::Outcome, Vec<Seen>, Vec<String>) {
@@ -516,4 +557,116 @@ fn a_start_search_table_stays_in_every_tuned_set() {
     let best = ParamSet::from_toml_str(&best).expect("best.toml");
     assert_eq!(best, ran.outcome.best);
     assert_eq!(best.search, start.search);
+}
+
+#[test]
+fn a_campaign_run_again_on_its_directory_and_farm_resumes_instead_of_repeating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let farm = FakeFarm::new(vec![H1]);
+    let first = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+    let (once, _) = run_with(&farm, &first, &config(dir.path(), 1), ParamSet::default()).expect("iteration 1");
+    assert_eq!(*first.calls.borrow(), 1);
+    let runs_after_one = farm.specs.borrow().len();
+
+    // Run again with two iterations (as after an interruption, or to go on): iteration 1's
+    // runs are found again and its tuning is read back; only iteration 2 plays and tunes.
+    farm.verdicts.borrow_mut().extend([H1, H1].into_iter().rev());
+    let second = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+    let (twice, notes) = run_with(&farm, &second, &config(dir.path(), 2), ParamSet::default()).expect("resumed");
+    assert_eq!(*second.calls.borrow(), 1, "iteration 1's tuning was not repeated");
+    assert!(farm.verdicts.borrow().is_empty(), "iteration 2's SPRT and anchor ran");
+    let names: Vec<String> = farm.specs.borrow()[runs_after_one..].iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, ["self-play 2", "tuned-2 vs tuned-1", "tuned-2 vs start (anchor)"]);
+    assert_eq!(twice.iterations[0], Iteration { minutes: twice.iterations[0].minutes, ..once.iterations[0].clone() });
+    assert_eq!(twice.best_name, "tuned-2");
+    assert!(notes.iter().any(|n| n.contains("run 1 (self-play 1) is this step's: resumed")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("iteration 1: the tuning in")), "{notes:?}");
+    assert_eq!(rows(dir.path()).len(), 2);
+}
+
+/// A network trainer's stand-in: each tuning names a network of its own bytes.
+struct FakeNetworks {
+    calls: RefCell<u8>,
+}
+
+impl FakeNetworks {
+    fn bytes(n: u8) -> Vec<u8> {
+        vec![n; 40]
+    }
+}
+
+impl Tuner for FakeNetworks {
+    async fn tune(&self, base: &ParamSet, _runs: &[RunId], out: &Path) -> campaign::Result<Tuning> {
+        let mut calls = self.calls.borrow_mut();
+        *calls += 1;
+        let params = ParamSet { eval_spec: EvalSpec::Nnue(NetworkId::of_file(&Self::bytes(*calls))), ..base.clone() };
+        std::fs::write(out, params.to_toml()).expect("tuned.toml");
+        Ok(Tuning {
+            params,
+            train_positions: 100,
+            validation_positions: 5,
+            k: 1.1,
+            start_loss: (0.2, 0.21),
+            end_loss: (0.19, 0.2),
+            summary: "trained".into(),
+        })
+    }
+
+    fn network(&self, id: &NetworkId) -> campaign::Result<Vec<u8>> {
+        (1..=*self.calls.borrow())
+            .map(Self::bytes)
+            .find(|b| NetworkId::of_file(b) == *id)
+            .ok_or_else(|| campaign::Error::Setting { name: "network", reason: format!("{id} unknown") })
+    }
+
+    fn needs_timed_sprts(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn the_network_loop_generates_data_stores_each_network_first_and_tests_at_a_movetime() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let farm = FakeFarm::new(vec![H1, H1, H1]);
+    let tuner = FakeNetworks { calls: RefCell::new(0) };
+    let data_tc = TimeControl::Nodes(5000);
+    let config = CampaignConfig {
+        tc: TimeControl::MoveTimeMs(100),
+        positions: Positions::Datagen { tc: data_tc, random_plies: 8 },
+        ..config(dir.path(), 2)
+    };
+    let (outcome, _) = run_with(&farm, &tuner, &config, ParamSet::default()).expect("the campaign runs");
+    assert_eq!(outcome.best_name, "tuned-2");
+    assert_eq!(outcome.best.eval_spec, EvalSpec::Nnue(NetworkId::of_file(&FakeNetworks::bytes(2))));
+    let (_, datagen) = spec_named(&farm, "datagen 1");
+    assert_eq!(datagen.kind, RunKind::Datagen(proto::domain::DatagenSettings { pairs: 16, random_plies: 8 }));
+    assert_eq!((datagen.tc, datagen.sample_every, datagen.variants.len()), (data_tc, 1, 1));
+    // Iteration 2's data comes from the promoted network, played alone.
+    let (_, datagen) = spec_named(&farm, "datagen 2");
+    assert_eq!(farm.name_of(&datagen.variants[0]), "tuned-1");
+    for name in ["tuned-1 vs start", "tuned-2 vs tuned-1", "tuned-2 vs start (anchor)"] {
+        assert_eq!(spec_named(&farm, name).1.tc, TimeControl::MoveTimeMs(100), "{name}");
+    }
+    // Each network was stored before the variant naming it (the fake farm asserts the order).
+    let stored: Vec<NetworkId> = farm.networks.borrow().clone();
+    assert_eq!(stored, [1, 2].map(|n| NetworkId::of_file(&FakeNetworks::bytes(n))));
+    // loop.md names each iteration's data run and network.
+    let rows = rows(dir.path());
+    for (row, (run, n)) in rows.iter().zip([(1, 1), (4, 2)]) {
+        let short = NetworkId::of_file(&FakeNetworks::bytes(n)).short();
+        assert!(row.ends_with(&format!("| {run} | nnue:{short} |")), "{row}");
+    }
+
+    // At fixed nodes a network looks stronger than it is: refused before anything runs.
+    for tc in [TimeControl::Nodes(5000), TimeControl::Depth(8)] {
+        let farm = FakeFarm::new(vec![]);
+        let config = CampaignConfig { tc, ..config.clone() };
+        let error = run_with(&farm, &tuner, &config, ParamSet::default()).expect_err("fixed nodes").to_string();
+        assert!(error.contains("setting tc") && error.contains("movetime or a clock"), "{error}");
+        assert!(farm.seen.borrow().is_empty());
+    }
+    // Too many random plies are named too.
+    let config = CampaignConfig { positions: Positions::Datagen { tc: data_tc, random_plies: 99 }, ..config };
+    let error = run_with(&FakeFarm::new(vec![]), &tuner, &config, ParamSet::default()).expect_err("99 plies");
+    assert!(error.to_string().contains("random_plies"), "{error}");
 }

@@ -547,7 +547,19 @@ impl<B: Backend> Storage for B {
     fn add_openings(&self, name: &str, lines: &[String]) -> Result<OpeningSuite> {
         spec::validate_suite(name, lines)?;
         let (owned_name, owned_lines) = (name.to_owned(), lines.to_vec());
-        let id = self.write("adding openings", move |tx| tx.insert_suite(&owned_name, &owned_lines))?;
+        let id = self.write("adding openings", move |tx| {
+            // The same name and openings are the same suite, as a variant's content is its id:
+            // adding it again (a resumed campaign does) finds it, and its runs with it.
+            for summary in tx.suite_summaries()? {
+                if summary.name == owned_name
+                    && summary.openings as usize == owned_lines.len()
+                    && tx.suite(summary.id)?.openings == owned_lines
+                {
+                    return Ok(summary.id);
+                }
+            }
+            tx.insert_suite(&owned_name, &owned_lines)
+        })?;
         Ok(OpeningSuite { id, name: name.into(), openings: lines.to_vec() })
     }
 

@@ -704,7 +704,7 @@ fn a_version_8_database_gains_networks_and_keeps_its_farm() {
     assert_eq!((run.spec.kind.clone(), run.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
     // Networks can be stored, and a variant may name one once it is.
     let bytes = engine::nnue::Network::random(5, 16).to_bytes();
-    let id = coordinator::spec::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     let set = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
     let spec = proto::domain::VariantSpec { name: "net".into(), kind: VariantKind::Params { toml: set.to_toml() } };
     let refused = storage.add_variant(&spec).expect_err("the network is not stored yet");

@@ -721,7 +721,7 @@ fn variants_are_stored_by_content_hash(s: &dyn Storage) {
 
 fn networks_are_stored_by_hash_and_variants_name_only_stored_ones(s: &dyn Storage) {
     let bytes = engine::nnue::Network::random(9, 16).to_bytes();
-    let id = coordinator::spec::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     assert!(matches!(s.get_network(id), Err(Error::NetworkNotFound(missing)) if missing == id));
     let names = params("net", &format!("eval = \"nnue:{id}\"\n"));
     assert!(matches!(s.add_variant(&names), Err(Error::NetworkNotFound(missing)) if missing == id));
@@ -1554,6 +1554,12 @@ fn variants_and_suites_are_listed(s: &dyn Storage) {
     let summaries: Vec<(SuiteId, String, u32)> =
         s.list_suites().expect("suites").into_iter().map(|x| (x.id, x.name, x.openings)).collect();
     assert_eq!(summaries, [(first, "test suite".to_string(), 10), (second, "two".to_string(), 2)]);
+    // The same name and openings are the same suite; another name or another line is not.
+    let lines = [START.to_string(), "startpos moves h2e2".to_string()];
+    assert_eq!(s.add_openings("two", &lines).expect("again").id, second);
+    assert_ne!(s.add_openings("three", &lines).expect("renamed").id, second);
+    assert_ne!(s.add_openings("two", &lines[..1]).expect("one line fewer").id, second);
+    assert_eq!(s.list_suites().expect("suites").len(), 4);
 }
 
 /// A game of `plies` moves ending as `outcome` by `reason`.
@@ -2249,7 +2255,7 @@ fn postgres_a_version_2_database_gains_networks_and_keeps_its_runs() {
     let s = PgStorage::open(&db.url).expect("migrates");
     assert_eq!(s.get_run(run).expect("run"), before);
     let bytes = engine::nnue::Network::random(4, 16).to_bytes();
-    let id = coordinator::spec::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     s.add_network(id, &bytes, 1).expect("the new table takes networks");
     assert_eq!(s.get_network(id).expect("read back"), bytes);
     let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");

@@ -1,10 +1,11 @@
 //! A network's identity: the SHA-256 of its file's bytes, as 64 lower-case hex digits. What a
 //! parameter set names (`eval = "nnue:<sha256>"`), what the coordinator stores a network by and
-//! what a worker caches it under. The engine only reads and prints it; whoever holds the
-//! bytes (the worker, the coordinator, `xqengine nnue info`) computes it.
+//! what a worker caches it under, computed once here ([`NetworkId::of_file`]) for all of them.
 
 use std::fmt;
 use std::str::FromStr;
+
+use sha2::{Digest, Sha256};
 
 /// The SHA-256 of a network file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -17,6 +18,11 @@ impl NetworkId {
 
     pub const fn as_bytes(&self) -> &[u8; 32] {
         &self.0
+    }
+
+    /// The id of a network file's bytes: their SHA-256.
+    pub fn of_file(bytes: &[u8]) -> NetworkId {
+        NetworkId(Sha256::digest(bytes).into())
     }
 
     /// The first 8 hex digits, for logs and names.
@@ -69,6 +75,7 @@ mod tests {
         assert_eq!(id.as_bytes()[31], 0x55);
         assert_eq!(id.to_string(), text);
         assert_eq!(id.short(), "e3b0c442");
+        assert_eq!(NetworkId::of_file(b""), id, "the SHA-256 of no bytes");
         let upper: NetworkId = text.to_uppercase().parse().expect("upper case reads");
         assert_eq!(upper, id);
     }

@@ -223,7 +223,7 @@ async fn bad_sides_and_limits_are_refused_by_field() {
 async fn a_variant_naming_a_stored_network_replies() {
     let app = app();
     let bytes = engine::nnue::Network::random(3, 32).to_bytes();
-    let id = coordinator::spec::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     app.farm.add_network(&bytes).unwrap();
     let params = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
     let variant = app

@@ -241,7 +241,7 @@ async fn a_network_variant_plays_with_the_network_its_worker_fetched() {
     // Over 1 MiB, so it crosses in more than one chunk each way.
     let bytes = engine::nnue::Network::random(11, 512).to_bytes();
     assert!(bytes.len() > proto::domain::NETWORK_CHUNK_BYTES);
-    let id = worker::networks::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     let named = engine::ParamSet { eval_spec: engine::EvalSpec::Nnue(id), ..engine::ParamSet::default() };
     let spec = VariantSpec { name: "net".into(), kind: VariantKind::Params { toml: named.to_toml() } };
     let refused = client.add_variant(spec.clone()).await.expect_err("not stored yet").to_string();

@@ -154,3 +154,90 @@ fn bad_input_is_named() {
 fn args_of_run1() -> [&'static str; 9] {
     ["tune", "--data", "loop/data", "--run", "1", "--epochs", "2", "--only", "material"]
 }
+
+/// The network loop's flags for a CI-sized iteration: 20 datagen pairs at 300 nodes, a network
+/// of 16 hidden neurons trained 2 epochs, an SPRT at movetime 20 capped at 4 games.
+const NNUE_LOOP: [&str; 24] = [
+    "loop",
+    "--eval",
+    "nnue",
+    "--dir",
+    "nl",
+    "--pairs",
+    "20",
+    "--datagen-nodes",
+    "300",
+    "--tc",
+    "movetime=20",
+    "--hidden",
+    "16",
+    "--epochs",
+    "2",
+    "--validation",
+    "0.3",
+    "--max-games",
+    "4",
+    "--suite-size",
+    "20",
+    "--concurrency",
+    "2",
+    "--iterations=1",
+];
+
+#[test]
+fn the_network_loop_trains_a_network_the_farm_plays_and_resumes_instead_of_repeating() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let out = xqfarm(&NNUE_LOOP, dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let loop_dir = dir.join("nl");
+    // The tuned set names the network it trained, kept by id beside its manifest.
+    let tuned = std::fs::read_to_string(loop_dir.join("iteration-1/tuned.toml")).expect("tuned.toml");
+    let bytes = std::fs::read(loop_dir.join("iteration-1/network.xqnn")).expect("the network");
+    let id = engine::nnue::NetworkId::of_file(&bytes);
+    assert!(tuned.contains(&format!("eval = \"nnue:{id}\"")), "{tuned}");
+    assert_eq!(std::fs::read(loop_dir.join(format!("networks/{id}.xqnn"))).expect("kept by id"), bytes);
+    let manifest = std::fs::read_to_string(loop_dir.join("iteration-1/network.json")).expect("manifest");
+    assert!(manifest.contains(&id.to_string()), "{manifest}");
+    let summary = std::fs::read_to_string(loop_dir.join("loop.md")).expect("loop.md");
+    assert!(summary.contains("\n| 1 | 40 |"), "40 datagen games:\n{summary}");
+    assert!(summary.contains(&format!("| 1 | nnue:{} |", id.short())), "{summary}\n{}", text(&out));
+    let sprt = std::fs::read_to_string(loop_dir.join("iteration-1/sprt.txt")).expect("sprt.txt");
+    assert!(sprt.contains("run 2: tuned-1 vs start"), "{sprt}");
+    let log = text(&out);
+    assert!(log.contains("datagen run 1, 20 pairs at nodes=300"), "{log}");
+
+    // Again on the same directory: every step is found or read back, nothing is played or
+    // trained twice.
+    let again = xqfarm(&NNUE_LOOP, dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let log = text(&again);
+    assert!(log.contains("run 1 (datagen 1) is this step's: resumed"), "{log}");
+    assert!(log.contains("run 2 (tuned-1 vs start) is this step's: resumed"), "{log}");
+    assert!(log.contains("iteration 1: the tuning in"), "{log}");
+    assert!(!log.contains("epoch   1/2"), "no training:\n{log}");
+    let resumed = std::fs::read_to_string(loop_dir.join("loop.md")).expect("loop.md");
+    assert_eq!(without_minutes(&resumed), without_minutes(&summary), "the same iteration, read back");
+
+    // A network's SPRT at fixed nodes is refused before anything runs.
+    let mut fixed = NNUE_LOOP;
+    fixed[4] = "fixed";
+    fixed[10] = "nodes=300";
+    let out = xqfarm(&fixed, dir);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("setting tc: nodes=300: a network is slower per node"), "{}", text(&out));
+}
+
+/// loop.md without its minutes column (the 16th), which a resumed iteration does not repeat.
+fn without_minutes(md: &str) -> String {
+    md.lines()
+        .map(|l| {
+            if l.starts_with("| 1 |") {
+                l.split('|').enumerate().filter(|(i, _)| *i != 16).map(|(_, c)| c).collect()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<String>>()
+        .join("\n")
+}
