@@ -52,6 +52,9 @@ pub struct UciSession {
     search_infinite: bool,
     /// What `id name` says.
     name: String,
+    /// The network the session starts evaluating with and returns to when `EvalFile` is
+    /// emptied (the one `xqengine` embeds); `None`: the HCE is the default.
+    default_network: Option<Arc<crate::nnue::Network>>,
 }
 
 impl std::fmt::Debug for UciSession {
@@ -82,7 +85,18 @@ impl UciSession {
             ucci_millis: false,
             search_infinite: false,
             name: ENGINE_NAME.to_owned(),
+            default_network: None,
         }
+    }
+
+    /// The session with a default network: it evaluates with `network` unless `Eval` says
+    /// `hce`, and an empty `EvalFile` returns to it.
+    pub fn with_default_network(mut self, network: Arc<crate::nnue::Network>) -> UciSession {
+        self.default_network = Some(Arc::clone(&network));
+        let engine = self.engine();
+        engine.set_network(Some(Arc::clone(&network)));
+        engine.set_eval(crate::EvalKind::Nnue(network));
+        self
     }
 
     /// The session, answering `id name NAME`.
@@ -125,7 +139,11 @@ impl UciSession {
                 Ok(engine) => self.engine = Some(engine),
                 Err(_) => {
                     self.say("info string error: the search thread failed; the engine was reset");
-                    let engine = Engine::new();
+                    let mut engine = Engine::new();
+                    if let Some(network) = &self.default_network {
+                        engine.set_network(Some(Arc::clone(network)));
+                        engine.set_eval(crate::EvalKind::Nnue(Arc::clone(network)));
+                    }
                     self.stop = engine.stop_handle();
                     self.engine = Some(engine);
                 }
@@ -228,8 +246,10 @@ impl UciSession {
         self.say("option name TablebasePath type string default <empty>");
         self.say("option name OwnBook type check default false");
         self.say("option name BookFile type string default <empty>");
+        // An empty EvalFile is the default network, where there is one.
         self.say("option name EvalFile type string default <empty>");
-        self.say("option name Eval type combo default hce var hce var nnue");
+        let eval = if self.default_network.is_some() { "nnue" } else { "hce" };
+        self.say(&format!("option name Eval type combo default {eval} var hce var nnue"));
         for (spec, value) in crate::search::SEARCH_PARAMS.iter().zip(search) {
             self.say(&format!(
                 "option name {} type spin default {value} min {} max {}",
@@ -337,7 +357,7 @@ impl UciSession {
             }
             "evalfile" => {
                 let network = match path_option(value) {
-                    None => None,
+                    None => self.default_network.clone(),
                     Some(path) => Some(Arc::new(
                         crate::nnue::Network::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
                     )),

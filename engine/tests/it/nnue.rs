@@ -39,6 +39,39 @@ fn uci_loads_a_network_file_and_searches_with_it() {
 }
 
 #[test]
+fn a_default_network_is_the_starting_evaluation_and_an_empty_evalfile_returns_to_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let default = Arc::new(Network::random(5, 32));
+    let other = dir.path().join("other.xqnn");
+    Network::random(6, 32).save(&other).expect("write");
+    let captured = Captured::default();
+    let out: SharedOut = Arc::new(Mutex::new(captured.clone()));
+    let input = format!(
+        "uci\neval\nsetoption name EvalFile value {}\neval\nsetoption name EvalFile value <empty>\neval\n\
+         setoption name Eval value hce\neval\nsetoption name Eval value nnue\neval\n",
+        other.display()
+    );
+    UciSession::new(out).with_default_network(Arc::clone(&default)).run(input.as_bytes()).expect("in-memory io");
+    let out = captured.text();
+    assert!(out.contains("option name Eval type combo default nnue var hce var nnue"), "{out}");
+    assert!(!out.contains("info string error"), "{out}");
+    let start = Position::startpos();
+    let other = Arc::new(Network::load(&other).expect("read"));
+    let (d, o) = (engine::nnue::evaluate(&default, &start), engine::nnue::evaluate(&other, &start));
+    assert_ne!(d, o, "two networks that differ at the start");
+    let evals: Vec<&str> = out.lines().filter(|l| l.starts_with("info string static eval")).collect();
+    let hce = engine::eval::evaluate(&start, &engine::eval::Params::default());
+    let expected = [
+        format!("info string static eval {d} cp (side to move, nnue)"),
+        format!("info string static eval {o} cp (side to move, nnue)"),
+        format!("info string static eval {d} cp (side to move, nnue)"),
+        format!("info string static eval {hce} cp (side to move, hce)"),
+        format!("info string static eval {d} cp (side to move, nnue)"),
+    ];
+    assert_eq!(evals, expected, "{out}");
+}
+
+#[test]
 fn a_bad_network_file_or_a_missing_one_keeps_the_evaluation() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("corrupt.xqnn");
