@@ -220,6 +220,11 @@ pub struct WorkerArgs {
     /// runs one bench per game slot at once and reports the mean speed.
     #[arg(long, value_name = "NPS", value_parser = positive_nps)]
     bench_nps: Option<NonZeroU64>,
+    /// With --bench-nps: this machine's speed with a network (nodes per second, as a worker
+    /// measures it at start); positive. Without it a worker given --bench-nps reports none, and
+    /// runs that play a network are not scaled on it.
+    #[arg(long, value_name = "NPS", value_parser = positive_nps, requires = "bench_nps")]
+    nnue_bench_nps: Option<NonZeroU64>,
     /// Endgame tables (`xqfarm tb generate`): a game that enters one ends with its verdict
     /// (termination `tablebase`). The coordinator needs the same tables (`serve --tablebases`).
     #[arg(long, value_name = "DIR")]
@@ -266,10 +271,17 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let bench = match args.bench_nps {
         Some(nps) => {
             eprintln!("measuring the bench signature ({nps} nps given)...");
-            identity::Bench { signature: tokio::task::spawn_blocking(identity::bench_signature).await?, nps: nps.get() }
+            identity::Bench {
+                signature: tokio::task::spawn_blocking(identity::bench_signature).await?,
+                nps: nps.get(),
+                simd: engine::nnue::SimdLevel::detect(),
+                nnue_nps: args.nnue_bench_nps.map_or(0, NonZeroU64::get),
+            }
         }
         None => {
-            eprintln!("measuring the bench signature and speed ({concurrency} at once)...");
+            eprintln!(
+                "measuring the bench signature and speed, with the HCE and with a network ({concurrency} at once)..."
+            );
             tokio::task::spawn_blocking(move || identity::measure_bench(concurrency)).await??
         }
     };
@@ -286,10 +298,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         engines,
         tablebases: tablebases(args.tablebases.as_deref())?,
     };
-    eprintln!(
-        "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",
-        bench.signature, bench.nps
-    );
+    eprintln!("worker {name}: {concurrency} games at once, bench signature {}, {}", bench.signature, bench.speeds());
     run_worker_until(cfg, identity::local_worker_info(&name, concurrency, bench, ENGINE_VERSION), shutdown).await?;
     Ok(())
 }

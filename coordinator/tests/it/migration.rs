@@ -251,6 +251,8 @@ fn the_farm_goes_on_after_migration() {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     let worker = storage.register_worker(&info, now).expect("register");
     assert_eq!(worker.get(), 3, "ids continue after the old workers");
@@ -297,6 +299,8 @@ fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines,
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

@@ -192,6 +192,8 @@ fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -207,6 +209,8 @@ fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -433,6 +437,8 @@ fn info(name: &str, signature: u64) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 
@@ -852,6 +858,8 @@ fn engine_worker(s: &dyn Storage, name: &str, engines: &[(&str, char)], now: u64
             })
             .collect(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -1931,6 +1939,8 @@ fn spsa_rows<B: Backend>(b: &B) {
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
                 bench_nps: 0,
+                simd: None,
+                nnue_bench_nps: 0,
             },
             None,
             0,

@@ -114,6 +114,8 @@ async fn site(public: bool) -> Site {
         rules_version: engine::RULES_VERSION,
         engines: vec![],
         bench_nps: 1_250_000,
+        simd: Some(engine::nnue::SimdLevel::Avx2),
+        nnue_bench_nps: 900_000,
     };
     let worker = farm.register(&info).expect("worker");
     let config = web::WebConfig {

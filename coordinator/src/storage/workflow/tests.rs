@@ -98,6 +98,8 @@ fn worker_info(name: &str, worker_key: String, engines: Vec<EngineInfo>) -> Work
         rules_version: engine::RULES_VERSION,
         engines,
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 
