@@ -75,9 +75,11 @@ const NNUE_BENCH_SEED: u64 = 0x5eed;
 
 /// The network the speed with a network is measured with: the shipped architecture at its
 /// default hidden size ([`engine::nnue::DEFAULT_HIDDEN`]), weights drawn from a fixed seed.
-/// Made-up weights measure the speed as well as trained ones: a node costs the same integer
-/// additions and dot products whatever the weights' values (they only change which nodes the
-/// search visits, and the search is deterministic, so the figure is reproducible).
+/// Made-up weights measure the speed about as well as trained ones: a node's network work (the
+/// accumulator updates and the output layer's dot product) is the same integer arithmetic
+/// whatever the weights' values; they change only which nodes the search visits (so the mix of
+/// quiet moves and captures differs a little), and the search is deterministic, so the figure
+/// is reproducible.
 pub fn bench_network() -> Network {
     Network::random(NNUE_BENCH_SEED, engine::nnue::DEFAULT_HIDDEN)
 }
