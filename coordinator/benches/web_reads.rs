@@ -93,6 +93,8 @@ fn fill(storage: &SqliteStorage) -> RunId {
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
                 bench_nps: 0,
+                simd: None,
+                nnue_bench_nps: 0,
             };
             storage.register_worker(&info, now).expect("worker")
         })

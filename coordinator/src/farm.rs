@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use analysis::stats::{self, Hypothesis, Pentanomial, Wdl};
-use engine::nnue::NetworkId;
+use engine::nnue::{NetworkId, SimdLevel};
 use proto::domain::{
     BatchAck, BatchResult, LeaseGrant, LeaseReply, LeaseRequest, LiveStats, MAX_NETWORK_BYTES, OpeningSuiteSpec,
     OpeningSuiteSummary, PairingStats, Run, RunFilter, RunId, RunKind, RunKindName, RunSpec, RunState, RunStatus,
@@ -27,7 +27,7 @@ use crate::referee;
 use crate::request_keys::RequestKeys;
 use crate::storage::feed::Change;
 use crate::storage::{LeaseTerms, Storage};
-use crate::tc_scale;
+use crate::tc_scale::{self, ReferenceNps, ScaledBy};
 
 /// How long a worker with no work waits before asking again.
 pub const NO_WORK_RETRY_MS: u64 = 1_000;
@@ -46,10 +46,11 @@ pub struct Farm {
     /// The runs CreateRun made for recent request keys: a retried CreateRun gets the run its
     /// first attempt made.
     created: RequestKeys,
-    /// The bench speed (nodes per second) the runs' time controls are meant for: a worker
-    /// measured at another speed gets its move times and clocks scaled ([`crate::tc_scale`]).
-    /// `None`: every worker plays the runs' time controls as they are.
-    reference_nps: Option<NonZeroU64>,
+    /// The bench speeds (nodes per second, with the HCE and with a network) the runs' time
+    /// controls are meant for: a worker measured at another speed gets its move times and
+    /// clocks scaled ([`crate::tc_scale`]). `None`: every worker plays the runs' time controls
+    /// (of runs that play a network, for the network's) as they are.
+    references: ReferenceNps,
     /// Endgame tables the referee checks `tablebase` endings against (`None`: such an ending
     /// is refused).
     tables: Option<Arc<engine::tablebase::Tablebases>>,
@@ -77,7 +78,7 @@ impl Farm {
             run_kinds: Mutex::new(HashMap::new()),
             granted: Granted::default(),
             created: RequestKeys::default(),
-            reference_nps: None,
+            references: ReferenceNps::default(),
             tables: None,
             metrics: Arc::new(Metrics::default()),
         };
@@ -100,9 +101,6 @@ impl Farm {
         Ok(farm)
     }
 
-    /// The farm with a reference speed: from now on, leases scale move times and clocks to each
-    /// worker's bench speed (`None`: no scaling, the default). Leases granted before keep the
-    /// scale they were granted with.
     pub fn with_tablebases(mut self, tables: Option<Arc<engine::tablebase::Tablebases>>) -> Farm {
         self.tables = tables;
         self
@@ -113,8 +111,19 @@ impl Farm {
         self.tables.as_ref()
     }
 
+    /// The farm with a reference speed: from now on, leases scale move times and clocks to each
+    /// worker's bench speed (`None`: no scaling, the default). Leases granted before keep the
+    /// scale they were granted with.
     pub fn with_reference_nps(mut self, reference_nps: Option<NonZeroU64>) -> Farm {
-        self.reference_nps = reference_nps;
+        self.references.hce = reference_nps;
+        self
+    }
+
+    /// The farm with a reference speed for networks: from now on, leases of runs that play a
+    /// network scale move times and clocks to each worker's speed with a network (`None`: such
+    /// runs are not scaled, the default; [`crate::tc_scale::lease_scale`]).
+    pub fn with_reference_nnue_nps(mut self, reference_nnue_nps: Option<NonZeroU64>) -> Farm {
+        self.references.nnue = reference_nnue_nps;
         self
     }
 
@@ -212,24 +221,39 @@ impl Farm {
             return Err(Error::RulesVersion { worker: info.rules_version, coordinator: engine::RULES_VERSION });
         }
         let id = self.storage.register_worker(info, self.clock.now_ms())?;
-        let scale = tc_scale::worker_scale(self.reference_nps, info.bench_nps);
+        let scale = |by| tc_scale::lease_scale(self.references, info.bench_nps, info.nnue_bench_nps, by);
+        let (hce, nnue) = (scale(ScaledBy::Hce), scale(ScaledBy::Network));
         tracing::info!(
             worker = %id,
             name = %info.name,
             cores = info.cores,
             bench = info.bench_signature,
             nps = info.bench_nps,
-            tc_scale = %scale.scale,
+            simd = info.simd.map_or("not said", SimdLevel::as_str),
+            nnue_nps = info.nnue_bench_nps,
+            tc_scale = %hce.scale,
+            nnue_tc_scale = %nnue.scale,
             "worker registered"
         );
-        if scale.clamped {
+        if hce.clamped {
             tracing::warn!(
                 worker = %id,
                 name = %info.name,
                 nps = info.bench_nps,
-                reference_nps = self.reference_nps.map_or(0, NonZeroU64::get),
-                tc_scale = %scale.scale,
+                reference_nps = self.references.hce.map_or(0, NonZeroU64::get),
+                tc_scale = %hce.scale,
                 "the worker's speed is beyond 1/4..4 times the reference: its time controls are scaled by the bound"
+            );
+        }
+        if nnue.clamped {
+            tracing::warn!(
+                worker = %id,
+                name = %info.name,
+                nnue_nps = info.nnue_bench_nps,
+                reference_nnue_nps = self.references.nnue.map_or(0, NonZeroU64::get),
+                tc_scale = %nnue.scale,
+                "the worker's speed with a network is beyond 1/4..4 times the reference: the time controls of runs \
+                 that play a network are scaled by the bound"
             );
         }
         Ok(id)
@@ -248,7 +272,7 @@ impl Farm {
                 closed.push(lease);
             }
         }
-        let grant = match self.storage.lease_batch_scaled(req.worker, req.free_slots, self.reference_nps, now)? {
+        let grant = match self.storage.lease_batch_scaled(req.worker, req.free_slots, self.references, now)? {
             Some(lease) => {
                 tracing::debug!(
                     worker = %req.worker,

@@ -39,6 +39,8 @@
 //!     rules_version: engine::RULES_VERSION,
 //!     engines: Vec::new(),
 //!     bench_nps: 0,
+//!     simd: None,
+//!     nnue_bench_nps: 0,
 //! };
 //! let worker = storage.register_worker(&info, clock.now_ms())?;
 //! let lease = storage.lease_batch(worker, 2, clock.now_ms())?.expect("work to do");

@@ -274,6 +274,8 @@ mod tests {
             rules_version: engine::RULES_VERSION,
             engines: Vec::new(),
             bench_nps: 0,
+            simd: None,
+            nnue_bench_nps: 0,
         };
         match validate_worker_info(&info) {
             Err(Error::InvalidSpec { field, reason }) => {

@@ -25,6 +25,12 @@
 //! assert_eq!(worker_scale(None, 500_000).scale, TcScale::UNSCALED);
 //! ```
 //!
+//! A run that plays a network is scaled by the other speed a worker measures, its speed with a
+//! network, against the coordinator's reference for networks (`--reference-nnue-nps`): a
+//! network costs more per node than the hand-crafted evaluation, and by how much depends on the
+//! machine (its SIMD level above all), so the HCE's ratio would scale it wrong
+//! ([`lease_scale`]).
+//!
 //! The scale is kept in thousandths (`permille`), rounded once when the lease is granted and
 //! stored with the lease, so that the time control a lease was given and the one the referee
 //! replays its games against are computed from the same integer, before and after a restart.
@@ -132,6 +138,49 @@ pub fn worker_scale(reference_nps: Option<NonZeroU64>, worker_nps: u64) -> Worke
     WorkerScale { scale, clamped: exact < min || exact > max }
 }
 
+/// A coordinator's reference speeds, in a worker's bench nodes per second: what its runs' move
+/// times and clocks are meant for. `None`: runs of that kind are not scaled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReferenceNps {
+    /// With the hand-crafted evaluation (`serve --reference-nps`), against a worker's
+    /// `bench_nps`.
+    pub hce: Option<NonZeroU64>,
+    /// With a network (`serve --reference-nnue-nps`), against a worker's `nnue_bench_nps`.
+    pub nnue: Option<NonZeroU64>,
+}
+
+impl ReferenceNps {
+    /// Only a reference for the hand-crafted evaluation: runs that play a network are not
+    /// scaled.
+    pub const fn hce(nps: Option<NonZeroU64>) -> ReferenceNps {
+        ReferenceNps { hce: nps, nnue: None }
+    }
+}
+
+/// Which of a worker's speeds a run's time control is scaled by: [`lease_scale`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaledBy {
+    /// The hand-crafted evaluation's: every variant of the run is the HCE or an external engine.
+    Hce,
+    /// A network's: an in-process variant of the run evaluates with a network.
+    Network,
+}
+
+/// The scale of a lease of a run on a worker measured at `bench_nps` with the hand-crafted
+/// evaluation and `nnue_bench_nps` with a network (0: not measured). A run whose in-process
+/// variants include one that evaluates with a network ([`ScaledBy::Network`]) is scaled by the
+/// network speeds, [`worker_scale`]`(references.nnue, nnue_bench_nps)`: unscaled without a
+/// network reference or on a worker that did not measure one (an older worker), never by the
+/// HCE's ratio, which is not the network's. A lease has one time control, so a run that plays a
+/// network against the HCE is scaled as a network run: the network's side is the one whose
+/// speed varies most between machines. Every other run is scaled as before, by the HCE speeds.
+pub fn lease_scale(references: ReferenceNps, bench_nps: u64, nnue_bench_nps: u64, by: ScaledBy) -> WorkerScale {
+    match by {
+        ScaledBy::Hce => worker_scale(references.hce, bench_nps),
+        ScaledBy::Network => worker_scale(references.nnue, nnue_bench_nps),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +252,32 @@ mod tests {
         for tc in [scale(4_000).apply(long), scale(250).apply(TimeControl::MoveTimeMs(1))] {
             assert_eq!(tc.validate(), Ok(()), "{tc}");
         }
+    }
+
+    #[test]
+    fn runs_that_play_a_network_are_scaled_by_the_network_speeds_and_others_by_the_hce() {
+        let both = ReferenceNps { hce: REF, nnue: NonZeroU64::new(400_000) };
+        // A worker at half the HCE reference but a quarter of the network's (no AVX2, say).
+        let (hce, nnue) = (500_000, 100_000);
+        assert_eq!(lease_scale(both, hce, nnue, ScaledBy::Hce).scale, scale(2_000), "the HCE's ratio");
+        assert_eq!(lease_scale(both, hce, nnue, ScaledBy::Network).scale, scale(4_000), "the network's ratio");
+        assert_eq!(lease_scale(both, hce, 800_000, ScaledBy::Network).scale, scale(500));
+        let clamped = lease_scale(both, hce, 50_000, ScaledBy::Network);
+        assert_eq!(clamped, WorkerScale { scale: scale(MAX_SCALE_PERMILLE), clamped: true });
+        // The HCE path does not look at the network speeds.
+        assert_eq!(lease_scale(both, hce, 0, ScaledBy::Hce), worker_scale(REF, hce));
+        assert_eq!(lease_scale(ReferenceNps::hce(REF), hce, nnue, ScaledBy::Hce), worker_scale(REF, hce));
+    }
+
+    #[test]
+    fn a_network_run_without_a_network_reference_or_speed_is_not_scaled_by_the_hce() {
+        let unscaled = WorkerScale { scale: TcScale::UNSCALED, clamped: false };
+        // No network reference: unscaled, however the HCE reference and speed compare.
+        assert_eq!(lease_scale(ReferenceNps::hce(REF), 250_000, 100_000, ScaledBy::Network), unscaled);
+        // A worker that did not measure a network (an older one): unscaled.
+        let both = ReferenceNps { hce: REF, nnue: NonZeroU64::new(400_000) };
+        assert_eq!(lease_scale(both, 250_000, 0, ScaledBy::Network), unscaled);
+        assert_eq!(lease_scale(ReferenceNps::default(), 250_000, 100_000, ScaledBy::Hce), unscaled);
     }
 
     #[test]

@@ -75,6 +75,18 @@ pub fn run_with_eval(
     depth: u32,
     params: &ParamSet,
     eval: &EvalKind,
+    on_position: impl FnMut(usize, &str, u64),
+) -> BenchResult {
+    run_with_limits(&Limits::depth(depth), params, eval, on_position)
+}
+
+/// [`run_with_eval`] with any limits for each position: a node limit bounds the work whatever
+/// the evaluation (a network's tree at a fixed depth can be many times the HCE's), which a
+/// speed figure measured at start wants.
+pub fn run_with_limits(
+    limits: &Limits,
+    params: &ParamSet,
+    eval: &EvalKind,
     mut on_position: impl FnMut(usize, &str, u64),
 ) -> BenchResult {
     let mut engine = Engine::with_param_set(params.clone());
@@ -88,7 +100,7 @@ pub fn run_with_eval(
         };
         engine.new_game();
         engine.set_position(pos);
-        let result = engine.go(&Limits::depth(depth), |_| {});
+        let result = engine.go(limits, |_| {});
         nodes += result.nodes;
         on_position(i, fen, result.nodes);
     }
@@ -115,6 +127,15 @@ mod tests {
         let b = run(4, &params, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > 1000);
+    }
+
+    #[test]
+    fn a_node_limit_bounds_every_position() {
+        let limited = run_with_limits(&Limits::nodes(2_000), &ParamSet::default(), &EvalKind::Hce, |_, fen, nodes| {
+            assert!((1..=2_000 + 1_024).contains(&nodes), "{fen}: {nodes} nodes");
+        });
+        let again = run_with_limits(&Limits::nodes(2_000), &ParamSet::default(), &EvalKind::Hce, |_, _, _| {});
+        assert_eq!(limited.nodes, again.nodes, "deterministic");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use engine::nnue::SimdLevel;
+
 mod adjudication;
 mod clock;
 mod datagen;
@@ -567,6 +569,12 @@ pub struct WorkerInfo {
     /// The engine's bench speed in nodes per second, measured with every game slot busy
     /// (0 = not measured: its time controls are never scaled).
     pub bench_nps: u64,
+    /// The instruction set its network evaluation runs with; `None`: not said (a worker older
+    /// than the field).
+    pub simd: Option<SimdLevel>,
+    /// The engine's speed with a network, measured as `bench_nps` is (0 = not measured: the
+    /// time controls of runs that play a network are never scaled on it).
+    pub nnue_bench_nps: u64,
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub fn sim_worker(i: usize) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

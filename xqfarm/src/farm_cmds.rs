@@ -74,6 +74,14 @@ pub struct ServeArgs {
     /// did not measure. Without it, every worker plays the runs' time controls as they are.
     #[arg(long, value_name = "NPS", value_parser = positive_nps)]
     reference_nps: Option<NonZeroU64>,
+    /// Scale the time controls of runs that play a network (a variant whose parameters say
+    /// `eval = "nnue:..."`) to each worker's speed with a network: the speed with a network
+    /// (nodes per second, as `xqfarm worker` measures it at start) their move times and clocks
+    /// are meant for, used as --reference-nps is. Without it, or for a worker that did not
+    /// measure one, such runs are not scaled (never by the HCE's speed, which is not the
+    /// network's).
+    #[arg(long, value_name = "NPS", value_parser = positive_nps)]
+    reference_nnue_nps: Option<NonZeroU64>,
     /// Endgame tables (`xqfarm tb generate`) the referee checks `tablebase` endings against;
     /// give workers the same tables. Without it such an ending is refused.
     #[arg(long, value_name = "DIR")]
@@ -115,6 +123,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     let farm = Arc::new(
         Farm::new(storage, Arc::new(SystemClock), Some(args.data.clone()))?
             .with_reference_nps(args.reference_nps)
+            .with_reference_nnue_nps(args.reference_nnue_nps)
             .with_tablebases(tablebases(args.tablebases.as_deref())?),
     );
     let listener =
@@ -131,6 +140,10 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     match args.reference_nps {
         Some(nps) => eprintln!("time controls scaled to each worker's speed against {nps} nps (0.25..4 times)"),
         None => eprintln!("time controls not scaled (no --reference-nps)"),
+    }
+    match args.reference_nnue_nps {
+        Some(nps) => eprintln!("runs that play a network scaled to each worker's speed with one against {nps} nps"),
+        None => eprintln!("runs that play a network not scaled (no --reference-nnue-nps)"),
     }
     let engines = checked_engines(&args.engines, args.engine_file.as_deref()).await?;
     let play = web::play::PlayConfig {
@@ -220,6 +233,11 @@ pub struct WorkerArgs {
     /// runs one bench per game slot at once and reports the mean speed.
     #[arg(long, value_name = "NPS", value_parser = positive_nps)]
     bench_nps: Option<NonZeroU64>,
+    /// With --bench-nps: this machine's speed with a network (nodes per second, as a worker
+    /// measures it at start); positive. Without it a worker given --bench-nps reports none, and
+    /// runs that play a network are not scaled on it.
+    #[arg(long, value_name = "NPS", value_parser = positive_nps, requires = "bench_nps")]
+    nnue_bench_nps: Option<NonZeroU64>,
     /// Endgame tables (`xqfarm tb generate`): a game that enters one ends with its verdict
     /// (termination `tablebase`). The coordinator needs the same tables (`serve --tablebases`).
     #[arg(long, value_name = "DIR")]
@@ -266,10 +284,17 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
     let bench = match args.bench_nps {
         Some(nps) => {
             eprintln!("measuring the bench signature ({nps} nps given)...");
-            identity::Bench { signature: tokio::task::spawn_blocking(identity::bench_signature).await?, nps: nps.get() }
+            identity::Bench {
+                signature: tokio::task::spawn_blocking(identity::bench_signature).await?,
+                nps: nps.get(),
+                simd: engine::nnue::SimdLevel::detect(),
+                nnue_nps: args.nnue_bench_nps.map_or(0, NonZeroU64::get),
+            }
         }
         None => {
-            eprintln!("measuring the bench signature and speed ({concurrency} at once)...");
+            eprintln!(
+                "measuring the bench signature and speed, with the HCE and with a network ({concurrency} at once)..."
+            );
             tokio::task::spawn_blocking(move || identity::measure_bench(concurrency)).await??
         }
     };
@@ -286,10 +311,7 @@ pub async fn worker(args: WorkerArgs) -> Result<()> {
         engines,
         tablebases: tablebases(args.tablebases.as_deref())?,
     };
-    eprintln!(
-        "worker {name}: {concurrency} games at once, bench signature {}, {} nps a game slot",
-        bench.signature, bench.nps
-    );
+    eprintln!("worker {name}: {concurrency} games at once, bench signature {}, {}", bench.signature, bench.speeds());
     run_worker_until(cfg, identity::local_worker_info(&name, concurrency, bench, ENGINE_VERSION), shutdown).await?;
     Ok(())
 }

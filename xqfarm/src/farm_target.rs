@@ -62,7 +62,7 @@ impl FarmTarget {
         eprintln!("embedded coordinator at {} (data in {}), {concurrency} local games at once", emb.url, dir.display());
         eprintln!("web pages (signed in): {}", emb.page_url);
         let bench = tokio::task::spawn_blocking(move || worker::identity::measure_bench(concurrency)).await??;
-        eprintln!("local worker: bench signature {}, {} nps a game slot", bench.signature, bench.nps);
+        eprintln!("local worker: bench signature {}, {}", bench.signature, bench.speeds());
         let worker = emb.spawn_worker(concurrency, dir.join("spool"), bench, engines, ENGINE_VERSION);
         Ok(Target { url: emb.url.clone(), token, local: Some((emb, worker, dir)) })
     }

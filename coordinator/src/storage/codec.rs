@@ -2,6 +2,7 @@
 //! ids, counts and times as signed 64-bit integers). Reading never trusts the file: every value is
 //! range-checked and every enumeration matched, and a mismatch is `Error::Corrupt`.
 
+use engine::nnue::SimdLevel;
 use proto::domain::{
     Adjudication, DatagenSettings, EloModel, GameOutcome, PairingStats, RunKind, RunKindName, RunSpec, RunState,
     SprtSettings, SpsaParam, SpsaSettings, SuiteId, TimeControl, TournamentSettings, VariantId,
@@ -51,6 +52,11 @@ pub(crate) fn to_bool(v: i64, what: &str) -> Result<bool> {
         1 => Ok(true),
         _ => Err(corrupt(format!("{what} is {v}"))),
     }
+}
+
+/// A worker's stored SIMD level: NULL is not said; other text must be a known level.
+pub(crate) fn simd_from(text: Option<String>) -> Result<Option<SimdLevel>> {
+    text.map(|t| t.parse().map_err(|e| corrupt(format!("worker SIMD level: {e}")))).transpose()
 }
 
 pub(crate) fn outcome_text(o: GameOutcome) -> &'static str {

@@ -890,7 +890,11 @@ impl Tx for MemoryTx<'_> {
         let row = self.state.workers.get_mut(&id).ok_or(Error::WorkerNotFound(id))?;
         let last = row.last_seen_ms;
         row.last_seen_ms = now_ms;
-        let bench = WorkerBench { signature: row.info.bench_signature, nps: row.info.bench_nps };
+        let bench = WorkerBench {
+            signature: row.info.bench_signature,
+            nps: row.info.bench_nps,
+            nnue_nps: row.info.nnue_bench_nps,
+        };
         self.journal(move |s| {
             if let Some(row) = s.workers.get_mut(&id) {
                 row.last_seen_ms = last;
@@ -911,6 +915,8 @@ impl Tx for MemoryTx<'_> {
                 cores: w.info.cores,
                 last_seen_ms: w.last_seen_ms,
                 bench_nps: w.info.bench_nps,
+                simd: w.info.simd,
+                nnue_bench_nps: w.info.nnue_bench_nps,
             })
             .collect())
     }

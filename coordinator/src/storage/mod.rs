@@ -7,8 +7,6 @@
 //! keeps only its connections, transactions and schema. `tests/it/storage_conformance.rs` holds
 //! the three backends to the same primitives and the same behaviour.
 
-use std::num::NonZeroU64;
-
 use engine::nnue::NetworkId;
 use proto::domain::{
     Adjudication, EngineInfo, GameOutcome, GameReport, Lease, LeaseId, OpeningSuite, OpeningSuiteSummary, PairReport,
@@ -18,6 +16,7 @@ use proto::domain::{
 
 use crate::error::{Error, Result};
 use crate::scheduler::EngineNeed;
+use crate::tc_scale::ReferenceNps;
 
 mod codec;
 pub mod feed;
@@ -164,6 +163,10 @@ pub struct WorkerRow {
     pub cores: u32,
     /// Its bench speed in nodes per second, as it registered (0 = not measured).
     pub bench_nps: u64,
+    /// The SIMD level its network evaluation runs with (`None`: not said, an older worker).
+    pub simd: Option<engine::nnue::SimdLevel>,
+    /// Its speed with a network, as it registered (0 = not measured).
+    pub nnue_bench_nps: u64,
     /// The external engines it advertised, by name.
     pub engines: Vec<EngineInfo>,
     pub last_seen_ms: u64,
@@ -223,19 +226,20 @@ pub trait Storage: Send + Sync {
     /// is no work or no free slot. Time controls are not scaled: this is
     /// [`Storage::lease_batch_scaled`] for a coordinator without a reference speed.
     fn lease_batch(&self, worker: WorkerId, free_slots: u32, now_ms: u64) -> Result<Option<Lease>> {
-        self.lease_batch_scaled(worker, free_slots, None, now_ms)
+        self.lease_batch_scaled(worker, free_slots, ReferenceNps::default(), now_ms)
     }
 
-    /// [`Storage::lease_batch`] on a coordinator whose reference speed is `reference_nps`: the
-    /// lease's move time or clock is the run's scaled to the worker's registered bench speed
-    /// ([`crate::tc_scale::worker_scale`]; unscaled for `None` or an unmeasured worker), and
-    /// the scale is stored with the lease, so that [`Storage::lease_terms`] gives back the same
-    /// time control whatever the coordinator's reference is later.
+    /// [`Storage::lease_batch`] on a coordinator whose reference speeds are `references`: the
+    /// lease's move time or clock is the run's scaled to the worker's registered bench speed,
+    /// or to its speed with a network for a run that plays one ([`crate::tc_scale::lease_scale`];
+    /// unscaled without the reference or for an unmeasured worker), and the scale is stored
+    /// with the lease, so that [`Storage::lease_terms`] gives back the same time control
+    /// whatever the coordinator's references are later.
     fn lease_batch_scaled(
         &self,
         worker: WorkerId,
         free_slots: u32,
-        reference_nps: Option<NonZeroU64>,
+        references: ReferenceNps,
         now_ms: u64,
     ) -> Result<Option<Lease>>;
 

@@ -45,6 +45,8 @@ pub fn list_workers(tx: &mut dyn Tx, now_ms: u64) -> Result<Vec<WorkerRow>> {
                 host: w.host,
                 cores: w.cores,
                 bench_nps: w.bench_nps,
+                simd: w.simd,
+                nnue_bench_nps: w.nnue_bench_nps,
                 last_seen_ms: w.last_seen_ms,
             })
         })
@@ -144,6 +146,8 @@ mod tests {
             cores: 1,
             last_seen_ms: seen,
             bench_nps: 0,
+            simd: None,
+            nnue_bench_nps: 0,
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use engine::nnue::NetworkId;
+use engine::nnue::{NetworkId, SimdLevel};
 use proto::domain::{
     ByeSlot, EngineInfo, GameReport, LeaseId, Match, MatchRow, OpeningSuite, OpeningSuiteSummary, PairingStats, Run,
     RunId, RunSpec, RunState, SuiteId, TablePin, Termination, Variant, VariantId, WorkerId, WorkerInfo,
@@ -177,6 +177,10 @@ pub struct WorkerSummary {
     pub last_seen_ms: u64,
     /// Its bench speed as it registered (0 = not measured).
     pub bench_nps: u64,
+    /// The SIMD level it registered with (`None`: not said).
+    pub simd: Option<SimdLevel>,
+    /// Its speed with a network as it registered (0 = not measured).
+    pub nnue_bench_nps: u64,
 }
 
 /// What the lease workflow reads of the worker it serves: its bench figures as it registered.
@@ -186,6 +190,8 @@ pub struct WorkerBench {
     pub signature: u64,
     /// Its bench speed in nodes per second (0 = not measured): its time controls' scale.
     pub nps: u64,
+    /// Its speed with a network (0 = not measured): the scale of runs that play a network.
+    pub nnue_nps: u64,
 }
 
 /// The primitives, inside one transaction. A missing row named by id is the matching

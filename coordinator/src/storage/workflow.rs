@@ -8,7 +8,6 @@
 //! lease reports it first.
 
 use std::collections::BTreeMap;
-use std::num::NonZeroU64;
 
 use engine::nnue::NetworkId;
 use proto::domain::{
@@ -27,20 +26,21 @@ use crate::error::{Error, Result};
 use crate::scheduler::{self, EngineNeed, NewPair, Pairing};
 use crate::spec;
 use crate::spsa::{self, HistoryPoint};
-use crate::tc_scale;
+use crate::tc_scale::{self, ReferenceNps, ScaledBy};
 use crate::tournament::director::{self, Advance, Played, Stage, Tournament};
 
 /// Expires overdue leases, then hands the worker a batch from the run [`scheduler::choose_run`]
 /// picks among those it may play (bench signature, engines): pooled pairs first, then new ones.
 /// The first lease of a run to a worker pins each engine the run needs to that worker's binary
 /// ([`scheduler::new_pins`]). The lease's time control is the run's scaled to the worker's
-/// bench speed against `reference_nps` ([`tc_scale::worker_scale`]), its batch sized by that
-/// time control, and the scale stored with the lease for [`lease_terms`].
+/// bench speed against `references` ([`tc_scale::lease_scale`]: the speeds with a network for a
+/// run that plays one), its batch sized by that time control, and the scale stored with the
+/// lease for [`lease_terms`].
 pub fn lease_batch(
     tx: &mut dyn Tx,
     worker: WorkerId,
     free_slots: u32,
-    reference_nps: Option<NonZeroU64>,
+    references: ReferenceNps,
     now_ms: u64,
 ) -> Result<Option<Lease>> {
     expire_leases(tx, now_ms)?;
@@ -57,7 +57,8 @@ pub fn lease_batch(
     let (pairings, targets) = run_pairings(tx, run, &spec)?;
     let suite_len = tx.suite_size(spec.openings)?;
     let allocation = tx.allocation(run)?;
-    let scale = tc_scale::worker_scale(reference_nps, bench.nps).scale;
+    let by = scaled_by(tx, &spec)?;
+    let scale = tc_scale::lease_scale(references, bench.nps, bench.nnue_nps, by).scale;
     let tc = scale.apply(spec.tc);
     // About a minute of play on this worker: a slow one, given more time, gets fewer pairs.
     let batch = scheduler::batch_pairs(tc, free_slots);
@@ -107,6 +108,17 @@ pub fn lease_batch(
         spsa,
         tablebases: tx.run_tablebases(run)?,
     }))
+}
+
+/// Which of a worker's speeds scale the run: a network's when one of its in-process variants
+/// evaluates with a network.
+fn scaled_by(tx: &mut dyn Tx, spec: &RunSpec) -> Result<ScaledBy> {
+    for id in &spec.variants {
+        if spec::network_of(&tx.variant(id)?.spec)?.is_some() {
+            return Ok(ScaledBy::Network);
+        }
+    }
+    Ok(ScaledBy::Hce)
 }
 
 /// Draws an SPSA lease's perturbation at the run's next iteration and stores it, so that
@@ -604,10 +616,10 @@ impl<B: Backend> Storage for B {
         &self,
         worker: WorkerId,
         free_slots: u32,
-        reference_nps: Option<NonZeroU64>,
+        references: ReferenceNps,
         now_ms: u64,
     ) -> Result<Option<Lease>> {
-        self.write("leasing a batch", move |tx| lease_batch(tx, worker, free_slots, reference_nps, now_ms))
+        self.write("leasing a batch", move |tx| lease_batch(tx, worker, free_slots, references, now_ms))
     }
 
     fn lease_terms(&self, lease: LeaseId) -> Result<LeaseTerms> {

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use coordinator::scheduler::EngineNeed;
+use coordinator::tc_scale::ReferenceNps;
 use coordinator::{SqliteStorage, Storage};
+use engine::nnue::SimdLevel;
 use proto::domain::{
     EngineInfo, GameOutcome, GameReport, LeaseId, MoveStat, PairReport, PairTask, RunId, RunKind, RunState,
     Termination, VariantId, VariantKind, WorkerId, WorkerInfo,
@@ -48,6 +50,11 @@ const FIXTURE_V7: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v
 /// `sampled-run` (run 1) of 2 pairs with positions sampled every 4 plies (110 positions, whose
 /// `search_score` is NOT NULL); with it the Parquet files of `tests/data/data-v8/`.
 const FIXTURE_V8: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v8.db");
+/// Written by `tests/data/make-farm-v10.sh` with a debug build of commit df61f06 (schema version
+/// 10): a suite of four lines, a network, two variants (`base`, and `net` naming the network), a
+/// completed games run `net-run` (run 1) of 1 pair at nodes=1000 in one lease, and one worker
+/// `w-measured` registered at 500,000 nps.
+const FIXTURE_V10: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/farm-v10.db");
 
 /// A private copy of the fixture (opening migrates the file).
 fn copy() -> (tempfile::TempDir, PathBuf) {
@@ -90,7 +97,7 @@ impl Before {
     fn migrate(&self, path: &Path) -> (SqliteStorage, Connection) {
         let storage = SqliteStorage::open(path).expect("open and migrate");
         let raw = Connection::open(path).expect("raw open");
-        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(schema_versions(&raw), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         assert_eq!(rows(&raw, &self.columns), self.rows, "every row of every table is unchanged");
         (storage, raw)
     }
@@ -251,6 +258,8 @@ fn the_farm_goes_on_after_migration() {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     let worker = storage.register_worker(&info, now).expect("register");
     assert_eq!(worker.get(), 3, "ids continue after the old workers");
@@ -283,7 +292,7 @@ fn the_farm_goes_on_after_migration() {
     drop(storage);
     // Reopening a migrated database migrates nothing again.
     SqliteStorage::open(&path).expect("reopen");
-    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(schema_versions(&Connection::open(Path::new(&path)).expect("raw")), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
 }
 
 fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
@@ -297,6 +306,8 @@ fn engine_worker(name: &str, engines: Vec<EngineInfo>) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines,
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 
@@ -568,7 +579,8 @@ fn a_version_5_database_has_unmeasured_workers_and_unscaled_leases() {
     let run = storage.create_run(&spec, now).expect("a run");
     let info = WorkerInfo { bench_nps: 400_000, ..engine_worker("measured", Vec::new()) };
     let worker = storage.register_worker(&info, now).expect("register");
-    let lease = storage.lease_batch_scaled(worker, 1, NonZeroU64::new(1_000_000), now).expect("lease").expect("work");
+    let reference = ReferenceNps::hce(NonZeroU64::new(1_000_000));
+    let lease = storage.lease_batch_scaled(worker, 1, reference, now).expect("lease").expect("work");
     assert_eq!((lease.run, lease.tc), (run.id, TimeControl::MoveTimeMs(250)));
     drop(storage);
     let reopened = SqliteStorage::open(&path).expect("reopen");
@@ -715,4 +727,53 @@ fn a_version_8_database_gains_networks_and_keeps_its_farm() {
     let reopened = SqliteStorage::open(&path).expect("reopen");
     assert_eq!(reopened.get_network(id).expect("kept"), bytes);
     assert_eq!(reopened.get_variant(&variant.id).expect("kept").spec, spec);
+}
+
+#[test]
+fn a_version_10_database_has_workers_of_no_simd_level_whose_network_runs_are_unscaled() {
+    use std::num::NonZeroU64;
+
+    use proto::domain::{RunSpec, TimeControl};
+    let (_dir, path) = copy_of(FIXTURE_V10);
+    let before = Before::read(&path, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(before.counts(), [1, 2, 1, 1, 1, 2], "the fixture is what its script made");
+    let (storage, raw) = before.migrate(&path);
+    assert_like_new(&raw);
+    // The old worker said no SIMD level and measured no speed with a network; its HCE speed stays.
+    let (simd, nnue): (Option<String>, i64) =
+        raw.query_row("SELECT simd, nnue_bench_nps FROM workers", [], |r| Ok((r.get(0)?, r.get(1)?))).expect("worker");
+    assert_eq!((simd, nnue), (None, 0));
+    let listed = storage.list_workers(4_000_000_000_000).expect("workers");
+    let row = &listed[0];
+    assert_eq!((row.name.as_str(), row.bench_nps, row.simd, row.nnue_bench_nps), ("w-measured", 500_000, None, 0));
+
+    // The fixture's network run, again at a move time: the old worker plays it unscaled (the
+    // HCE's ratio would have doubled it), a worker that measured a network is scaled by it.
+    let old = storage.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!((old.spec.name.as_str(), old.state.clone()), ("net-run", RunState::Completed));
+    let now = 4_000_000_000_000;
+    let spec = RunSpec {
+        name: "net-timed".into(),
+        kind: RunKind::Games { pairs: 10 },
+        tc: TimeControl::MoveTimeMs(100),
+        ..old.spec.clone()
+    };
+    let run = storage.create_run(&spec, now).expect("a run of the stored network");
+    let both = ReferenceNps { hce: NonZeroU64::new(1_000_000), nnue: NonZeroU64::new(400_000) };
+    let lease = storage.lease_batch_scaled(row.id, 1, both, now).expect("lease").expect("work");
+    assert_eq!((lease.run, lease.tc), (run.id, TimeControl::MoveTimeMs(100)));
+    let info = WorkerInfo {
+        bench_nps: 500_000,
+        simd: Some(SimdLevel::Avx2),
+        nnue_bench_nps: 200_000,
+        ..engine_worker("new", Vec::new())
+    };
+    let new = storage.register_worker(&info, now).expect("register");
+    let scaled = storage.lease_batch_scaled(new, 1, both, now).expect("lease").expect("work");
+    assert_eq!(scaled.tc, TimeControl::MoveTimeMs(200));
+    drop(storage);
+    let reopened = SqliteStorage::open(&path).expect("reopen");
+    let rows = reopened.list_workers(now).expect("workers");
+    assert_eq!((rows[1].simd, rows[1].nnue_bench_nps), (Some(SimdLevel::Avx2), 200_000));
+    assert_eq!(reopened.lease_terms(scaled.id).expect("terms").tc, TimeControl::MoveTimeMs(200));
 }

@@ -79,6 +79,8 @@ fn worker_info(bench_nps: u64) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

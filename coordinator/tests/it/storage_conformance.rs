@@ -15,8 +15,9 @@ use coordinator::storage::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
     PairRow, PairStatus, PairTally, Tx, WorkerBench,
 };
-use coordinator::tc_scale::TcScale;
+use coordinator::tc_scale::{ReferenceNps, TcScale};
 use coordinator::{Error, MemoryStorage, PgStorage, SqliteStorage, Storage};
+use engine::nnue::SimdLevel;
 use engine::rules::Reason;
 use proto::domain::{
     Adjudication, GameOutcome, GameReport, Lease, LeaseId, MoveStat, PairReport, PairTask, PairingStats,
@@ -106,6 +107,7 @@ conformance!(
     leases_scale_move_times_and_clocks_to_the_workers_speed,
     lease_terms_keep_the_scale_the_lease_was_granted_with,
     workers_are_listed_with_their_speed,
+    leases_of_network_runs_scale_by_the_workers_speed_with_a_network,
     tournament_rounds_are_drawn_only_when_the_last_one_is_complete,
     tournaments_refuse_bad_designs_by_name,
     networks_are_stored_by_hash_and_variants_name_only_stored_ones,
@@ -192,6 +194,8 @@ fn worker(s: &dyn Storage, name: &str, signature: u64, now: u64) -> WorkerId {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -207,6 +211,8 @@ fn keyed_worker(s: &dyn Storage, name: &str, key: &str, signature: u64, now: u64
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -433,13 +439,20 @@ fn info(name: &str, signature: u64) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 
 fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
     let keyed = tx(b, |tx| tx.insert_worker(&WorkerInfo { bench_nps: 800_000, ..info("first", 3) }, Some("digest"), 1));
-    let faster = WorkerInfo { bench_nps: 1_600_000, ..info("renamed", 4) };
+    let faster = WorkerInfo {
+        bench_nps: 1_600_000,
+        simd: Some(SimdLevel::Avx2),
+        nnue_bench_nps: 1_100_000,
+        ..info("renamed", 4)
+    };
     let again = tx(b, move |tx| tx.update_worker_by_key(&faster, "digest", 2));
     assert_eq!(tx(b, |tx| tx.update_worker_by_key(&info("x", 1), "unknown", 2)), None, "no worker has that key");
     let anonymous = tx(b, |tx| tx.insert_worker(&info("anon", 5), None, 3));
@@ -447,12 +460,14 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     assert_eq!(anonymous, WorkerId::new(2));
     assert_eq!(
         tx(b, move |tx| tx.touch_worker(keyed, 9)),
-        WorkerBench { signature: 4, nps: 1_600_000 },
-        "its description was replaced, speed and all"
+        WorkerBench { signature: 4, nps: 1_600_000, nnue_nps: 1_100_000 },
+        "its description was replaced, speeds and all"
     );
-    assert_eq!(tx(b, move |tx| tx.touch_worker(anonymous, 9)), WorkerBench { signature: 5, nps: 0 }, "not measured");
-    let listed: Vec<(WorkerId, u64)> = tx(b, |tx| tx.workers()).iter().map(|w| (w.id, w.bench_nps)).collect();
-    assert_eq!(listed, [(keyed, 1_600_000), (anonymous, 0)]);
+    let unmeasured = WorkerBench { signature: 5, nps: 0, nnue_nps: 0 };
+    assert_eq!(tx(b, move |tx| tx.touch_worker(anonymous, 9)), unmeasured, "not measured");
+    let listed: Vec<(WorkerId, u64, Option<SimdLevel>, u64)> =
+        tx(b, |tx| tx.workers()).iter().map(|w| (w.id, w.bench_nps, w.simd, w.nnue_bench_nps)).collect();
+    assert_eq!(listed, [(keyed, 1_600_000, Some(SimdLevel::Avx2), 1_100_000), (anonymous, 0, None, 0)]);
 
     let lease = tx(b, move |tx| {
         tx.insert_pair(run, NewPair { pair_index: 0, pairing: 0 }, 1)?;
@@ -852,6 +867,8 @@ fn engine_worker(s: &dyn Storage, name: &str, engines: &[(&str, char)], now: u64
             })
             .collect(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     s.register_worker(&info, now).expect("worker")
 }
@@ -1313,8 +1330,10 @@ fn lease_terms_are_what_the_lease_was_given(s: &dyn Storage) {
     assert!(matches!(s.lease_terms(LeaseId::new(999)), Err(Error::LeaseNotFound(l)) if l == LeaseId::new(999)));
 }
 
-/// The speed the runs below are meant for.
-const REFERENCE: Option<NonZeroU64> = NonZeroU64::new(1_000_000);
+/// The speed the runs below are meant for (no reference for networks).
+const REFERENCE: ReferenceNps = ReferenceNps::hce(NonZeroU64::new(1_000_000));
+/// Both references: runs that play a network are meant for 400,000 nps with one.
+const BOTH: ReferenceNps = ReferenceNps { hce: NonZeroU64::new(1_000_000), nnue: NonZeroU64::new(400_000) };
 
 fn timed_worker(s: &dyn Storage, name: &str, bench_nps: u64) -> WorkerId {
     s.register_worker(&WorkerInfo { bench_nps, ..info(name, 1) }, 0).expect("worker")
@@ -1349,7 +1368,8 @@ fn leases_scale_move_times_and_clocks_to_the_workers_speed(s: &dyn Storage) {
     assert_eq!(tc_of(fast, REFERENCE), TimeControl::MoveTimeMs(500));
     assert_eq!(tc_of(unmeasured, REFERENCE), TimeControl::MoveTimeMs(1_000), "an unmeasured worker: unscaled");
     assert_eq!(tc_of(crawling, REFERENCE), TimeControl::MoveTimeMs(4_000), "beyond the bound: served at 4x");
-    assert_eq!(tc_of(slow, None), TimeControl::MoveTimeMs(1_000), "no reference, no scaling");
+    assert_eq!(tc_of(slow, ReferenceNps::default()), TimeControl::MoveTimeMs(1_000), "no reference, no scaling");
+    assert_eq!(tc_of(slow, BOTH), TimeControl::MoveTimeMs(2_000), "a run without a network: the HCE's ratio");
     assert_eq!(s.lease_batch(slow, 1, 0).expect("lease").expect("work").tc, TimeControl::MoveTimeMs(1_000));
 
     only_run(s, SLOW);
@@ -1394,12 +1414,75 @@ fn lease_terms_keep_the_scale_the_lease_was_granted_with(s: &dyn Storage) {
     }
 }
 
+/// A worker measured at `bench_nps` with the HCE and `nnue_bench_nps` with a network.
+fn network_worker(s: &dyn Storage, name: &str, bench_nps: u64, nnue_bench_nps: u64) -> WorkerId {
+    let info = WorkerInfo { bench_nps, simd: Some(SimdLevel::Scalar), nnue_bench_nps, ..info(name, 1) };
+    s.register_worker(&info, 0).expect("worker")
+}
+
+/// A fresh active run (every earlier one stopped) of a variant that names a stored network
+/// against the HCE, at `tc`.
+fn only_network_run(s: &dyn Storage, tc: TimeControl) -> RunId {
+    for run in s.list_runs().expect("runs") {
+        if run.state == RunState::Active {
+            s.set_run_state(run.id, RunState::Stopped).expect("stop");
+        }
+    }
+    let bytes = engine::nnue::Network::random(3, 16).to_bytes();
+    let id = coordinator::spec::network_id(&bytes);
+    s.add_network(id, &bytes, 0).expect("network");
+    let net = s.add_variant(&params("net", &format!("eval = \"nnue:{id}\"\n"))).expect("network variant").id;
+    let v = vec![net, variants(s, 1).remove(0)];
+    let suite = suite(s, 10);
+    s.create_run(&run_spec(RunKind::Games { pairs: 50 }, v, suite, tc), 0).expect("run").id
+}
+
+fn leases_of_network_runs_scale_by_the_workers_speed_with_a_network(s: &dyn Storage) {
+    // Half the HCE reference, a quarter of the network's; twice the network's; unmeasured.
+    let scalar = network_worker(s, "scalar", 500_000, 100_000);
+    let fast = network_worker(s, "fast", 500_000, 800_000);
+    let old = network_worker(s, "old", 500_000, 0);
+    let tc_of = |worker, references| {
+        let lease = s.lease_batch_scaled(worker, 1, references, 0).expect("lease").expect("work");
+        assert_eq!(s.lease_terms(lease.id).expect("terms").tc, lease.tc, "the referee's time control");
+        lease.tc
+    };
+    only_network_run(s, TimeControl::MoveTimeMs(1_000));
+    assert_eq!(tc_of(scalar, BOTH), TimeControl::MoveTimeMs(4_000), "the network's ratio, not the HCE's 2");
+    assert_eq!(tc_of(fast, BOTH), TimeControl::MoveTimeMs(500));
+    assert_eq!(tc_of(old, BOTH), TimeControl::MoveTimeMs(1_000), "no speed with a network: unscaled");
+    assert_eq!(tc_of(scalar, REFERENCE), TimeControl::MoveTimeMs(1_000), "no network reference: unscaled");
+    only_network_run(s, SLOW);
+    assert_eq!(tc_of(fast, BOTH), TimeControl::Clock { base_ms: 5_000, inc_ms: 50 });
+    // The same workers on a run of the HCE: the HCE's ratio.
+    only_run(s, TimeControl::MoveTimeMs(1_000));
+    for worker in [scalar, fast, old] {
+        assert_eq!(tc_of(worker, BOTH), TimeControl::MoveTimeMs(2_000));
+    }
+}
+
 fn workers_are_listed_with_their_speed(s: &dyn Storage) {
     timed_worker(s, "measured", 1_234_567);
     timed_worker(s, "unmeasured", 0);
+    network_worker(s, "with-a-network", 900_000, 700_000);
     let rows = s.list_workers(1).expect("workers");
-    let speeds: Vec<(&str, u64)> = rows.iter().map(|w| (w.name.as_str(), w.bench_nps)).collect();
-    assert_eq!(speeds, [("measured", 1_234_567), ("unmeasured", 0)]);
+    let speeds: Vec<(&str, u64, Option<SimdLevel>, u64)> =
+        rows.iter().map(|w| (w.name.as_str(), w.bench_nps, w.simd, w.nnue_bench_nps)).collect();
+    assert_eq!(
+        speeds,
+        [
+            ("measured", 1_234_567, None, 0),
+            ("unmeasured", 0, None, 0),
+            ("with-a-network", 900_000, Some(SimdLevel::Scalar), 700_000)
+        ]
+    );
+    // Registering again with the same key replaces both, the level too.
+    let keyed = WorkerInfo { worker_key: "k".into(), ..info("keyed", 1) };
+    s.register_worker(&WorkerInfo { simd: Some(SimdLevel::Scalar), nnue_bench_nps: 1, ..keyed.clone() }, 0)
+        .expect("worker");
+    s.register_worker(&WorkerInfo { simd: Some(SimdLevel::Avx2), nnue_bench_nps: 2, ..keyed }, 1).expect("again");
+    let last = s.list_workers(1).expect("workers").pop().expect("the keyed worker");
+    assert_eq!((last.name.as_str(), last.simd, last.nnue_bench_nps), ("keyed", Some(SimdLevel::Avx2), 2));
 }
 
 fn export_bookkeeping(s: &dyn Storage) {
@@ -1937,6 +2020,8 @@ fn spsa_rows<B: Backend>(b: &B) {
                 rules_version: engine::RULES_VERSION,
                 engines: Vec::new(),
                 bench_nps: 0,
+                simd: None,
+                nnue_bench_nps: 0,
             },
             None,
             0,
@@ -2249,9 +2334,12 @@ fn postgres_a_version_2_database_gains_networks_and_keeps_its_runs() {
         let run = games_run(&s, 2, 0);
         (run, s.get_run(run).expect("run"))
     };
-    // Version 3 only added the networks table: without it and its version row, the database is
-    // what a version 2 build wrote.
-    db.execute("DROP TABLE networks; DELETE FROM xqfarm_schema_version WHERE version = 3;");
+    // Version 3 only added the networks table, version 4 two worker columns: without them and
+    // their version rows, the database is what a version 2 build wrote.
+    db.execute(
+        "DROP TABLE networks; ALTER TABLE workers DROP COLUMN simd, DROP COLUMN nnue_bench_nps;
+         DELETE FROM xqfarm_schema_version WHERE version >= 3;",
+    );
     let s = PgStorage::open(&db.url).expect("migrates");
     assert_eq!(s.get_run(run).expect("run"), before);
     let bytes = engine::nnue::Network::random(4, 16).to_bytes();
@@ -2265,7 +2353,7 @@ fn postgres_a_version_2_database_gains_networks_and_keeps_its_runs() {
         .iter()
         .map(|row| row.get(0))
         .collect();
-    assert_eq!(versions, [1, 2, 3]);
+    assert_eq!(versions, [1, 2, 3, 4]);
 }
 
 #[test]
@@ -2337,7 +2425,7 @@ fn postgres_schema(url: &str) -> Vec<String> {
 
 /// `tests/data/pg-v1.sql` is the farm of `tests/data/make-farm-v8.sh` written to PostgreSQL by a
 /// build of schema version 1 (from before the datagen branch): its dump, replayed, is migrated
-/// in place to the current version (3) with every row kept, takes a datagen run and unscored positions, and
+/// in place to the current version (4) with every row kept, takes a datagen run and unscored positions, and
 /// has a new database's schema.
 #[test]
 fn postgres_version_1_database_is_migrated_in_place() {
@@ -2352,7 +2440,7 @@ fn postgres_version_1_database_is_migrated_in_place() {
     let before = position_rows(&old.url);
 
     let s = PgStorage::open(&old.url).expect("open and migrate");
-    assert_eq!(count(&old.url, "SELECT MAX(version) FROM xqfarm_schema_version"), 3);
+    assert_eq!(count(&old.url, "SELECT MAX(version) FROM xqfarm_schema_version"), 4);
     assert_eq!(position_rows(&old.url), before, "every position keeps its values");
     let run = s.get_run(RunId::new(1)).expect("run 1");
     assert_eq!((run.spec.kind.clone(), run.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
@@ -2372,6 +2460,38 @@ fn postgres_version_1_database_is_migrated_in_place() {
     report.games[0].positions[0].search_score = None;
     s.record_results(w, lease.id, 0, &[report], true, 4_000_000_000_003).expect("recorded");
     assert_eq!(count(&old.url, "SELECT COUNT(*) FROM positions WHERE search_score IS NULL"), 1);
+    drop(s);
+
+    let Some(new) = postgres_support::fresh() else { return };
+    drop(PgStorage::open(&new.url).expect("a new database"));
+    assert_eq!(postgres_schema(&old.url), postgres_schema(&new.url), "a migrated database is a new one");
+}
+
+/// `tests/data/pg-v3.sql` is the farm of `tests/data/make-farm-v10.sh` written to PostgreSQL by
+/// a build of schema version 3: replayed and migrated in place to version 4, its worker keeps
+/// its speed and has no SIMD level and no speed with a network, a network run leased to it is
+/// unscaled, and the database has a new one's schema.
+#[test]
+fn postgres_version_3_database_gains_simd_levels_and_network_speeds() {
+    let Some(old) = postgres_support::fresh() else { return };
+    old.execute(include_str!("../data/pg-v3.sql"));
+    let worker_row = |url: &str| -> String {
+        let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+        c.query_one("SELECT concat_ws('|', id, name, bench_signature, bench_nps, key_digest) FROM workers", &[])
+            .expect("the worker")
+            .get(0)
+    };
+    let before = worker_row(&old.url);
+    let s = PgStorage::open(&old.url).expect("open and migrate");
+    assert_eq!(worker_row(&old.url), before, "the worker keeps its row");
+    let row = s.list_workers(4_000_000_000_000).expect("workers").remove(0);
+    assert_eq!((row.name.as_str(), row.bench_nps, row.simd, row.nnue_bench_nps), ("w-measured", 500_000, None, 0));
+    let run = s.get_run(RunId::new(1)).expect("run 1");
+    assert_eq!((run.spec.name.as_str(), run.state.clone()), ("net-run", RunState::Completed));
+    let spec = RunSpec { name: "net-timed".into(), tc: TimeControl::MoveTimeMs(100), ..run.spec.clone() };
+    let timed = s.create_run(&spec, 4_000_000_000_000).expect("a run of the stored network");
+    let lease = s.lease_batch_scaled(row.id, 1, BOTH, 4_000_000_000_001).expect("lease").expect("work");
+    assert_eq!((lease.run, lease.tc), (timed.id, TimeControl::MoveTimeMs(100)), "no speed with a network");
     drop(s);
 
     let Some(new) = postgres_support::fresh() else { return };

@@ -18,6 +18,8 @@ fn info(key: &str, rules_version: u32) -> WorkerInfo {
         rules_version,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

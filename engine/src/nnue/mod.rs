@@ -45,7 +45,7 @@ pub use accumulator::{AccumulatorStack, evaluate};
 pub use features::INPUTS;
 pub use id::{BadNetworkId, NetworkId};
 pub use network::{ARCHITECTURE, DEFAULT_HIDDEN, FORMAT_VERSION, Network, QA, QB, SCALE};
-pub use simd::Backend;
+pub use simd::{Backend, BadSimdLevel, SimdLevel};
 
 #[cfg(test)]
 mod tests {

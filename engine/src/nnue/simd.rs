@@ -13,6 +13,57 @@
 
 use std::sync::OnceLock;
 
+/// The instruction set a backend's loops use, as a machine advertises it (a worker tells its
+/// coordinator, which stores and shows it): one vocabulary, `scalar` and `avx2`, on every
+/// architecture, so that a coordinator built for another CPU still reads what a worker sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SimdLevel {
+    /// The portable loops.
+    Scalar,
+    /// The AVX2 loops (x86-64).
+    Avx2,
+}
+
+impl SimdLevel {
+    /// Every level, slowest first.
+    pub const ALL: [SimdLevel; 2] = [SimdLevel::Scalar, SimdLevel::Avx2];
+
+    /// The level's text, as stored and printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SimdLevel::Scalar => "scalar",
+            SimdLevel::Avx2 => "avx2",
+        }
+    }
+
+    /// The level of the fastest backend this CPU runs ([`Backend::detect`]).
+    pub fn detect() -> SimdLevel {
+        Backend::detect().level()
+    }
+}
+
+impl std::fmt::Display for SimdLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a SIMD level's text does not read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown SIMD level `{text}` (expected scalar or avx2)")]
+pub struct BadSimdLevel {
+    pub text: String,
+}
+
+impl std::str::FromStr for SimdLevel {
+    type Err = BadSimdLevel;
+
+    /// `scalar` or `avx2`, exactly as [`SimdLevel::as_str`] writes them.
+    fn from_str(text: &str) -> Result<SimdLevel, BadSimdLevel> {
+        SimdLevel::ALL.into_iter().find(|l| l.as_str() == text).ok_or_else(|| BadSimdLevel { text: text.to_owned() })
+    }
+}
+
 /// Which implementation of the loops to run. Only [`Backend::detect`] and [`Backend::avx2`]
 /// make an AVX2 backend, and only on a CPU that has AVX2: holding one is the proof the
 /// `unsafe` calls below rely on.
@@ -47,12 +98,17 @@ impl Backend {
         *BEST.get_or_init(|| Backend::avx2().unwrap_or(Backend::scalar()))
     }
 
-    pub const fn name(self) -> &'static str {
+    /// The instruction set these loops use.
+    pub const fn level(self) -> SimdLevel {
         match self.0 {
-            Kind::Scalar => "scalar",
+            Kind::Scalar => SimdLevel::Scalar,
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
+            Kind::Avx2 => SimdLevel::Avx2,
         }
+    }
+
+    pub const fn name(self) -> &'static str {
+        self.level().as_str()
     }
 
     /// `dst = src + add - sub`, element by element, wrapping. All slices have the same
@@ -201,6 +257,21 @@ mod tests {
         *state ^= *state >> 7;
         *state ^= *state << 17;
         *state
+    }
+
+    #[test]
+    fn simd_levels_read_back_what_they_print_and_name_the_backends() {
+        for level in SimdLevel::ALL {
+            assert_eq!(level.as_str().parse::<SimdLevel>(), Ok(level));
+            assert_eq!(level.to_string(), level.as_str());
+        }
+        assert_eq!(Backend::scalar().level(), SimdLevel::Scalar);
+        assert_eq!(Backend::scalar().name(), "scalar");
+        assert_eq!(Backend::avx2().map(Backend::level), Backend::avx2().map(|_| SimdLevel::Avx2));
+        assert_eq!(SimdLevel::detect(), Backend::detect().level());
+        let err = "AVX2".parse::<SimdLevel>().expect_err("texts are lower case");
+        assert_eq!(err.to_string(), "unknown SIMD level `AVX2` (expected scalar or avx2)");
+        assert!("".parse::<SimdLevel>().is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 
+use engine::nnue::SimdLevel;
 use prost::Message;
 
 use super::check_version;
@@ -265,6 +266,8 @@ fn worker() -> WorkerInfo {
             EngineInfo { name: "pikafish".into(), id_name: String::new(), sha256: "a1".repeat(32) },
         ],
         bench_nps: 1_234_567,
+        simd: Some(SimdLevel::Avx2),
+        nnue_bench_nps: 765_432,
     }
 }
 
@@ -416,6 +419,18 @@ fn worker_requests_and_replies_round_trip() {
     // field 9) says 0.
     assert_eq!(pb::WorkerInfo::from(worker()).bench_nps, 1_234_567);
     round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { bench_nps: 0, ..worker() });
+    // So do the SIMD level and the speed with a network; an older worker sends neither (level 0,
+    // speed 0) and reads as "not said" and "not measured".
+    let wire = pb::WorkerInfo::from(worker());
+    assert_eq!((wire.simd(), wire.nnue_bench_nps), (pb::SimdLevel::Avx2, 765_432));
+    round_trip::<WorkerInfo, pb::RegisterRequest>(WorkerInfo { simd: Some(SimdLevel::Scalar), ..worker() });
+    let old = pb::WorkerInfo { simd: 0, nnue_bench_nps: 0, ..pb::WorkerInfo::from(worker()) };
+    let read = WorkerInfo::try_from(old).expect("an older worker registers");
+    assert_eq!((read.simd, read.nnue_bench_nps), (None, 0));
+    round_trip::<WorkerInfo, pb::RegisterRequest>(read);
+    // A level this build does not know (a newer worker's) is not said either, never a refusal.
+    let newer = pb::WorkerInfo { simd: 99, ..pb::WorkerInfo::from(worker()) };
+    assert_eq!(WorkerInfo::try_from(newer).expect("a newer worker registers").simd, None);
     assert_eq!(
         WorkerId::from(pb::RegisterResponse::from(WorkerId::new(9_007_199_254_740_993))).get(),
         9_007_199_254_740_993

@@ -5,6 +5,8 @@ use crate::domain::{
     BatchAck, BatchResult, EngineInfo, ForfeitAttempt, GameOutcome, GameReport, Lease, LeaseGrant, LeaseId, LeaseReply,
     MoveStat, PairReport, PairTask, PositionSample, RunId, VariantId, WorkerInfo, check_engine_name, check_sha256,
 };
+use engine::nnue::SimdLevel;
+
 use crate::error::{Error, Result};
 use crate::pb;
 
@@ -311,7 +313,28 @@ impl From<WorkerInfo> for pb::WorkerInfo {
             rules_version: worker.rules_version,
             engines: worker.engines.into_iter().map(Into::into).collect(),
             bench_nps: worker.bench_nps,
+            simd: worker.simd.map_or(pb::SimdLevel::Unspecified, pb::SimdLevel::from).into(),
+            nnue_bench_nps: worker.nnue_bench_nps,
         }
+    }
+}
+
+impl From<SimdLevel> for pb::SimdLevel {
+    fn from(level: SimdLevel) -> pb::SimdLevel {
+        match level {
+            SimdLevel::Scalar => pb::SimdLevel::Scalar,
+            SimdLevel::Avx2 => pb::SimdLevel::Avx2,
+        }
+    }
+}
+
+/// A worker's SIMD level: `None` for UNSPECIFIED (a worker older than the field) and for a
+/// value this build does not know (a newer worker's level), which is no reason to refuse it.
+fn simd_level(raw: i32) -> Option<SimdLevel> {
+    match pb::SimdLevel::try_from(raw) {
+        Ok(pb::SimdLevel::Scalar) => Some(SimdLevel::Scalar),
+        Ok(pb::SimdLevel::Avx2) => Some(SimdLevel::Avx2),
+        Ok(pb::SimdLevel::Unspecified) | Err(_) => None,
     }
 }
 
@@ -349,6 +372,8 @@ impl TryFrom<pb::WorkerInfo> for WorkerInfo {
             rules_version: worker.rules_version,
             engines: worker_engines(worker.engines)?,
             bench_nps: worker.bench_nps,
+            simd: simd_level(worker.simd),
+            nnue_bench_nps: worker.nnue_bench_nps,
         };
         worker.validate()?;
         Ok(worker)

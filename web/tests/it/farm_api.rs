@@ -114,6 +114,8 @@ async fn site(public: bool) -> Site {
         rules_version: engine::RULES_VERSION,
         engines: vec![],
         bench_nps: 1_250_000,
+        simd: Some(engine::nnue::SimdLevel::Avx2),
+        nnue_bench_nps: 900_000,
     };
     let worker = farm.register(&info).expect("worker");
     let config = web::WebConfig {
@@ -423,6 +425,7 @@ async fn the_workers_page_lists_who_played() {
     assert_eq!(w["host"], "box");
     assert_eq!(w["cores"], 2);
     assert_eq!(w["bench_nps"], 1_250_000, "the speed it registered with");
+    assert_eq!((w["simd"].as_str(), w["nnue_bench_nps"].as_u64()), (Some("avx2"), Some(900_000)), "and with a network");
     assert_eq!(w["leases_held"], 0, "the lease was closed by its final batch");
     assert!(w["games_per_minute"].as_f64().expect("pace") > 0.0, "{w}");
 }

@@ -94,6 +94,8 @@ fn worker_info(name: &str) -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

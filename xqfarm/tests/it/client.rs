@@ -121,6 +121,8 @@ async fn typed_calls_and_the_exported_signal() {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     let worker = tokio::spawn(run_worker(cfg, info));
 

@@ -316,6 +316,8 @@ fn spawn_worker(
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     tokio::spawn(run_worker(cfg, info))
 }

@@ -58,6 +58,8 @@ async fn lies_over_grpc_are_refused_and_honest_games_counted() {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     };
     let worker: proto::domain::WorkerId =
         c.register(pb::RegisterRequest::from(info)).await.expect("register").into_inner().into();

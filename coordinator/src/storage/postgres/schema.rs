@@ -15,16 +15,16 @@ use crate::error::{Error, Result};
 use crate::storage::sql::Ctx;
 
 /// The schema version this build reads and writes. Version 1 is SQLite's version 8, version 2
-/// SQLite's version 9, version 3 its version 10. As in SQLite, a database of an older version is
+/// SQLite's version 9, version 3 its version 10, version 4 its version 11. As in SQLite, a database of an older version is
 /// migrated in place (one step per version, all in the transaction that checks the version), and
 /// a new one is created as version 1 ([`SCHEMA_V1`], never edited) and migrated like an old one.
-pub(super) const SCHEMA_VERSION: i64 = 3;
+pub(super) const SCHEMA_VERSION: i64 = 4;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&mut Transaction<'_>) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4];
 
 /// Version 2 (SQLite's 9): datagen runs and positions without a score. `runs.kind` also admits
 /// `datagen`, whose random plies are the new `runs.random_plies` (NULL for other kinds), and
@@ -51,6 +51,16 @@ fn v2_to_v3(tx: &mut Transaction<'_>) -> Result<()> {
          );",
     )
     .ctx("migrating the PostgreSQL schema from version 2 to 3 (networks)")
+}
+
+/// Version 4 (SQLite's 11): each worker's SIMD level (NULL = not said) and speed with a network
+/// (0 = not measured). No CHECK list on the level, as in SQLite.
+fn v3_to_v4(tx: &mut Transaction<'_>) -> Result<()> {
+    tx.batch_execute(
+        "ALTER TABLE workers ADD COLUMN simd TEXT;
+         ALTER TABLE workers ADD COLUMN nnue_bench_nps BIGINT NOT NULL DEFAULT 0 CHECK (nnue_bench_nps >= 0);",
+    )
+    .ctx("migrating the PostgreSQL schema from version 3 to 4 (SIMD levels and speeds with a network)")
 }
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.

@@ -1,11 +1,12 @@
 //! Workers, pairs and leases: the rows the lease workflow reads and changes.
 
+use engine::nnue::SimdLevel;
 use proto::domain::{LeaseId, RunId, WorkerId, WorkerInfo};
 
 use super::{Conn, Ctx, params};
 use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, PairPlan, RunLoad};
-use crate::storage::codec::{bits, corrupt, from_bits, int, key, to_u32, to_u64};
+use crate::storage::codec::{bits, corrupt, from_bits, int, key, simd_from, to_u32, to_u64};
 use crate::storage::tx::{
     LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerBench, WorkerSummary,
 };
@@ -21,7 +22,7 @@ pub(super) fn update_worker_by_key(
     let id: Option<i64> = c
         .query_opt(
             "UPDATE workers SET name = ?2, host = ?3, cores = ?4, engine_version = ?5, bench_signature = ?6,
-                 rules_version = ?7, last_seen_ms = ?8, bench_nps = ?9
+                 rules_version = ?7, last_seen_ms = ?8, bench_nps = ?9, simd = ?10, nnue_bench_nps = ?11
              WHERE key_digest = ?1 RETURNING id",
             params![
                 digest,
@@ -32,7 +33,9 @@ pub(super) fn update_worker_by_key(
                 bits(info.bench_signature),
                 i64::from(info.rules_version),
                 int(now_ms),
-                int(info.bench_nps)
+                int(info.bench_nps),
+                info.simd.map(SimdLevel::as_str),
+                int(info.nnue_bench_nps)
             ],
         )
         .ctx("registering a known worker")?;
@@ -49,8 +52,8 @@ pub(super) fn insert_worker(
     let id: i64 = c
         .query_one(
             "INSERT INTO workers (name, host, cores, engine_version, bench_signature, key_digest, rules_version,
-                                  registered_ms, last_seen_ms, bench_nps)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9) RETURNING id",
+                                  registered_ms, last_seen_ms, bench_nps, simd, nnue_bench_nps)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11) RETURNING id",
             params![
                 &info.name,
                 &info.host,
@@ -60,7 +63,9 @@ pub(super) fn insert_worker(
                 digest,
                 i64::from(info.rules_version),
                 int(now_ms),
-                int(info.bench_nps)
+                int(info.bench_nps),
+                info.simd.map(SimdLevel::as_str),
+                int(info.nnue_bench_nps)
             ],
         )
         .ctx("registering a worker")?;
@@ -109,16 +114,20 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
         .collect()
 }
 
-/// Notes the worker's activity and reads its bench signature and speed, in one statement.
+/// Notes the worker's activity and reads its bench signature and speeds, in one statement.
 pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
-    let (signature, nps): (i64, i64) = c
+    let (signature, nps, nnue_nps): (i64, i64, i64) = c
         .query_opt(
-            "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature, bench_nps",
+            "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1 RETURNING bench_signature, bench_nps, nnue_bench_nps",
             params![key(worker), int(now_ms)],
         )
         .ctx("noting a worker's activity")?
         .ok_or(Error::WorkerNotFound(worker))?;
-    Ok(WorkerBench { signature: from_bits(signature), nps: to_u64(nps, "bench nps")? })
+    Ok(WorkerBench {
+        signature: from_bits(signature),
+        nps: to_u64(nps, "bench nps")?,
+        nnue_nps: to_u64(nnue_nps, "network bench nps")?,
+    })
 }
 
 fn pair_row(pairing: i64, opening: i64, status: &str) -> Result<PairRow> {
@@ -327,11 +336,15 @@ pub(super) fn set_lease_pair_status(
 }
 
 pub(super) fn workers(c: &mut dyn Conn) -> Result<Vec<WorkerSummary>> {
-    let rows: Vec<(i64, String, String, i64, i64, i64)> = c
-        .query("SELECT id, name, host, cores, last_seen_ms, bench_nps FROM workers ORDER BY id", params![])
+    type Raw = (i64, String, String, i64, i64, i64, Option<String>, i64);
+    let rows: Vec<Raw> = c
+        .query(
+            "SELECT id, name, host, cores, last_seen_ms, bench_nps, simd, nnue_bench_nps FROM workers ORDER BY id",
+            params![],
+        )
         .ctx("listing workers")?;
     rows.into_iter()
-        .map(|(id, name, host, cores, seen, nps)| {
+        .map(|(id, name, host, cores, seen, nps, simd, nnue_nps)| {
             Ok(WorkerSummary {
                 id: WorkerId::new(to_u64(id, "worker id")?),
                 name,
@@ -339,6 +352,8 @@ pub(super) fn workers(c: &mut dyn Conn) -> Result<Vec<WorkerSummary>> {
                 cores: to_u32(cores, "cores")?,
                 last_seen_ms: to_u64(seen, "last seen time")?,
                 bench_nps: to_u64(nps, "bench nps")?,
+                simd: simd_from(simd)?,
+                nnue_bench_nps: to_u64(nnue_nps, "network bench nps")?,
             })
         })
         .collect()

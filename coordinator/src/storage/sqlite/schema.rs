@@ -13,14 +13,14 @@ use crate::error::{Error, Result};
 use crate::storage::sql::{Ctx, RowCache};
 
 /// The schema version this build reads and writes.
-pub(super) const SCHEMA_VERSION: i64 = 10;
+pub(super) const SCHEMA_VERSION: i64 = 11;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&Connection) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
 const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] =
-    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8, v8_to_v9, v9_to_v10];
+    [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6, v6_to_v7, v7_to_v8, v8_to_v9, v9_to_v10, v10_to_v11];
 
 /// Version 2: workers keep a key digest (`spec::worker_key_digest`; one worker id per key,
 /// across restarts) and the rules version they registered with. Workers of a version 1
@@ -351,6 +351,20 @@ fn v9_to_v10(conn: &Connection) -> Result<()> {
     .ctx("migrating the schema from version 9 to 10 (networks)")
 }
 
+/// Version 11: each worker keeps the SIMD level it registered with (`workers.simd`, the text of
+/// `engine::nnue::SimdLevel`; NULL = not said, which every worker of an older database is until
+/// it registers again) and its speed with a network (`workers.nnue_bench_nps`; 0 = not
+/// measured), the scale of runs that play a network. The level has no CHECK list: a new level
+/// must not need the table rebuilt (SQLite cannot change a CHECK in place); the reader refuses
+/// text it does not know as corrupt.
+fn v10_to_v11(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "ALTER TABLE workers ADD COLUMN simd TEXT;
+         ALTER TABLE workers ADD COLUMN nnue_bench_nps INTEGER NOT NULL DEFAULT 0 CHECK (nnue_bench_nps >= 0);",
+    )
+    .ctx("migrating the schema from version 10 to 11 (SIMD levels and speeds with a network)")
+}
+
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
 fn migrate(conn: &Connection, from: i64) -> Result<()> {
     for version in from..SCHEMA_VERSION {
@@ -657,7 +671,7 @@ mod tests {
         )
         .expect("an old worker");
         prepare(&mut conn).expect("migrated");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         let cols = columns(&conn, "workers");
         assert!(cols.iter().any(|c| c == "key_digest") && cols.iter().any(|c| c == "rules_version"), "{cols:?}");
         let old: (String, Option<String>, i64) = conn
@@ -668,7 +682,7 @@ mod tests {
         assert_eq!(old, ("old".to_owned(), None, 0));
         // Preparing again changes nothing.
         prepare(&mut conn).expect("already current");
-        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(versions(&conn), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     }
 
     #[test]
@@ -688,7 +702,7 @@ mod tests {
         .expect("version table");
         prepare(&mut old).expect("migrated");
         assert_eq!(schema(&new), schema(&old));
-        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(versions(&new), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::scheduler;
 use crate::storage::tx::{Backend, LeasePairStatus, LeaseState, PairStatus};
 use crate::storage::{MemoryStorage, Storage};
+use crate::tc_scale::ReferenceNps;
 
 /// A pair takes over a minute: one pair per free slot.
 const SLOW: TimeControl = TimeControl::Clock { base_ms: 10_000, inc_ms: 100 };
@@ -98,6 +99,8 @@ fn worker_info(name: &str, worker_key: String, engines: Vec<EngineInfo>) -> Work
         rules_version: engine::RULES_VERSION,
         engines,
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 
@@ -312,10 +315,10 @@ fn a_failed_workflow_call_leaves_no_pin_or_engine_behind() {
     let run = f.run;
     let failed = f.s.write("test", move |tx| {
         tx.store_worker_engines(w, &[])?;
-        let lease = super::lease_batch(tx, w, 1, None, 0)?;
+        let lease = super::lease_batch(tx, w, 1, ReferenceNps::default(), 0)?;
         assert!(lease.is_none(), "the worker advertises nothing now");
         tx.store_worker_engines(w, &fsf_worker("w", 'c').engines)?;
-        let lease = super::lease_batch(tx, w, 1, None, 0)?.expect("work");
+        let lease = super::lease_batch(tx, w, 1, ReferenceNps::default(), 0)?.expect("work");
         assert_eq!(tx.run_engine_needs(run)?[0].pinned_sha256.as_deref(), Some(&*"c".repeat(64)));
         Err::<(), _>(Error::LeaseClosed(lease.id))
     });

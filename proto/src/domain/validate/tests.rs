@@ -195,6 +195,8 @@ fn worker() -> WorkerInfo {
         rules_version: engine::RULES_VERSION,
         engines: Vec::new(),
         bench_nps: 0,
+        simd: None,
+        nnue_bench_nps: 0,
     }
 }
 

@@ -4,9 +4,11 @@ import { get, showError } from '../api.js';
 import { ago, fmt, h, setText } from '../dom.js';
 
 const COLS = [['name', 'Name', ''], ['host', 'Host', ''], ['cores', 'Cores', 'num'], ['nps', 'Bench nps', 'num'],
-  ['engines', 'Engines', ''], ['leases', 'Leases', 'num'], ['gpm', 'Games/min', 'num'], ['seen', 'Last seen', 'num']];
+  ['nnue', 'Network nps', 'num'], ['simd', 'SIMD', ''], ['engines', 'Engines', ''], ['leases', 'Leases', 'num'],
+  ['gpm', 'Games/min', 'num'], ['seen', 'Last seen', 'num']];
 
-// A worker's bench speed a game slot, as it measured it at start (0: not measured).
+// A worker's bench speed a game slot, with the HCE or with a network, as it measured it at start
+// (0: not measured).
 const speed = (nps) => (nps ? Number(nps).toLocaleString('en-US') : '—');
 
 export async function render(app) {
@@ -30,6 +32,9 @@ export async function render(app) {
         setText(cell('host'), w.host);
         setText(cell('cores'), w.cores);
         setText(cell('nps'), speed(w.bench_nps));
+        setText(cell('nnue'), speed(w.nnue_bench_nps));
+        // null: an older worker, which does not say.
+        setText(cell('simd'), w.simd || '—');
         setText(cell('engines'), (w.engines || []).join(', ') || '(in-process only)');
         setText(cell('leases'), w.leases_held);
         setText(cell('gpm'), fmt(w.games_per_minute, 1));
