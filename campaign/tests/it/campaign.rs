@@ -652,7 +652,7 @@ fn the_network_loop_generates_data_stores_each_network_first_and_tests_at_a_move
     assert_eq!(stored, [1, 2].map(|n| NetworkId::of_file(&FakeNetworks::bytes(n))));
     // loop.md names each iteration's data run and network.
     let rows = rows(dir.path());
-    for (row, (run, n)) in rows.iter().zip([(1, 1), (4, 2)]) {
+    for (row, (run, n)) in rows.iter().zip([(1, 1), (3, 2)]) {
         let short = NetworkId::of_file(&FakeNetworks::bytes(n)).short();
         assert!(row.ends_with(&format!("| {run} | nnue:{short} |")), "{row}");
     }
