@@ -12,7 +12,7 @@ use std::path::Path;
 use proto::columns::positions as column;
 
 use super::read::ParquetFile;
-use super::{Table, parts};
+use super::{Part, Table, read_parts};
 use crate::error::Result;
 
 /// Which sampled positions become tuning positions.
@@ -57,9 +57,13 @@ pub struct PositionCounts {
 
 /// Tuning positions and the counts behind them.
 pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<TuningPosition>, PositionCounts)> {
-    let Some(parts) = parts(data, Table::Positions, |run| filter.runs.is_empty() || filter.runs.contains(&run))? else {
-        return Ok((Vec::new(), PositionCounts::default()));
-    };
+    let keep = |run| filter.runs.is_empty() || filter.runs.contains(&run);
+    let read = read_parts(data, Table::Positions, keep, |parts| read_tuning_positions(parts, filter))?;
+    Ok(read.unwrap_or_else(|| (Vec::new(), PositionCounts::default())))
+}
+
+/// [`tuning_positions`] of these parts.
+fn read_tuning_positions(parts: &[Part], filter: &PositionFilter) -> Result<(Vec<TuningPosition>, PositionCounts)> {
     let columns = [
         column::GAME_ID,
         column::PLY,
@@ -73,7 +77,7 @@ pub fn tuning_positions(data: &Path, filter: &PositionFilter) -> Result<(Vec<Tun
     let mut sampled = 0;
     let mut quiet = 0;
     let mut unique = FirstOccurrences::default();
-    for part in &parts {
+    for part in parts {
         let file = ParquetFile::open(&part.path)?;
         sampled += file.rows();
         file.for_each_batch(&columns, |batch| {

@@ -22,7 +22,7 @@ use proto::columns::positions as column;
 
 use super::packed::PackedPosition;
 use crate::data::read::ParquetFile;
-use crate::data::{Table, game_key, parts};
+use crate::data::{Part, Table, game_key, read_parts};
 use crate::error::{Error, Result};
 use crate::tune::is_validation_game;
 
@@ -182,9 +182,54 @@ pub fn load_dataset(data: &Path, filter: &DataFilter) -> Result<Dataset> {
         });
     }
     let no_positions = || Error::NoPositions { path: path.clone(), runs: runs_text.clone() };
-    let Some(parts) = parts(data, Table::Positions, |run| filter.runs.is_empty() || filter.runs.contains(&run))? else {
+    let keep = |run| filter.runs.is_empty() || filter.runs.contains(&run);
+    let read = read_parts(data, Table::Positions, keep, |parts| read_candidates(parts, filter))?;
+    let Some((mut counts, mut candidates)) = read else {
         return Err(no_positions());
     };
+    if counts.rows == 0 {
+        return Err(no_positions());
+    }
+    // Stable: rows at the same (run, game, ply) keep their arrival order.
+    candidates.sort_by_key(|c| (c.run, c.game, c.ply));
+    let mut seen = HashSet::with_capacity(candidates.len());
+    let (mut train, mut validation) = (Vec::new(), Vec::new());
+    let (mut train_games, mut validation_games) = (HashSet::new(), HashSet::new());
+    for c in candidates {
+        if !seen.insert(c.key) {
+            counts.drop(Filter::Duplicate);
+            continue;
+        }
+        let game = game_key(c.run, c.game);
+        if is_validation_game(game, filter.validation_fraction) {
+            validation.push(c.packed);
+            validation_games.insert(game);
+        } else {
+            train.push(c.packed);
+            train_games.insert(game);
+        }
+    }
+    counts.kept = (train.len() + validation.len()) as u64;
+    if counts.kept < filter.min_positions.max(1) || train.is_empty() || validation.is_empty() {
+        let biggest = counts.biggest();
+        let mut filters = format!("{}; {} removed the most", counts.summary(), biggest.as_str());
+        if counts.kept >= filter.min_positions.max(1) {
+            filters.push_str(&format!(
+                "; {} training and {} validation positions: each side needs one (validation fraction {})",
+                train.len(),
+                validation.len(),
+                filter.validation_fraction
+            ));
+        }
+        return Err(Error::TooFewPositions { path, kept: counts.kept, needed: filter.min_positions.max(1), filters });
+    }
+    train.shrink_to_fit();
+    validation.shrink_to_fit();
+    Ok(Dataset { train, validation, counts, train_games: train_games.len(), validation_games: validation_games.len() })
+}
+
+/// The filtered candidates of `parts` (before the duplicates and the split) and the counts.
+fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts, Vec<Candidate>)> {
     let columns = [
         column::GAME_ID,
         column::PLY,
@@ -196,7 +241,7 @@ pub fn load_dataset(data: &Path, filter: &DataFilter) -> Result<Dataset> {
     ];
     let mut counts = FilterCounts::default();
     let mut candidates = Vec::new();
-    for part in &parts {
+    for part in parts {
         let file = ParquetFile::open(&part.path)?;
         counts.rows += file.rows();
         let file_path = part.path.display().to_string();
@@ -246,43 +291,5 @@ pub fn load_dataset(data: &Path, filter: &DataFilter) -> Result<Dataset> {
             Ok(())
         })?;
     }
-    if counts.rows == 0 {
-        return Err(no_positions());
-    }
-    // Stable: rows at the same (run, game, ply) keep their arrival order.
-    candidates.sort_by_key(|c| (c.run, c.game, c.ply));
-    let mut seen = HashSet::with_capacity(candidates.len());
-    let (mut train, mut validation) = (Vec::new(), Vec::new());
-    let (mut train_games, mut validation_games) = (HashSet::new(), HashSet::new());
-    for c in candidates {
-        if !seen.insert(c.key) {
-            counts.drop(Filter::Duplicate);
-            continue;
-        }
-        let game = game_key(c.run, c.game);
-        if is_validation_game(game, filter.validation_fraction) {
-            validation.push(c.packed);
-            validation_games.insert(game);
-        } else {
-            train.push(c.packed);
-            train_games.insert(game);
-        }
-    }
-    counts.kept = (train.len() + validation.len()) as u64;
-    if counts.kept < filter.min_positions.max(1) || train.is_empty() || validation.is_empty() {
-        let biggest = counts.biggest();
-        let mut filters = format!("{}; {} removed the most", counts.summary(), biggest.as_str());
-        if counts.kept >= filter.min_positions.max(1) {
-            filters.push_str(&format!(
-                "; {} training and {} validation positions: each side needs one (validation fraction {})",
-                train.len(),
-                validation.len(),
-                filter.validation_fraction
-            ));
-        }
-        return Err(Error::TooFewPositions { path, kept: counts.kept, needed: filter.min_positions.max(1), filters });
-    }
-    train.shrink_to_fit();
-    validation.shrink_to_fit();
-    Ok(Dataset { train, validation, counts, train_games: train_games.len(), validation_games: validation_games.len() })
+    Ok((counts, candidates))
 }
