@@ -50,8 +50,11 @@ fn prune_positions(args: &PruneArgs) -> Result<()> {
     let before = sqlite.map(maintenance::file_bytes).transpose()?;
     {
         let storage = coordinator::storage::open(&args.db).with_context(|| format!("opening the database {shown}"))?;
-        let runs =
-            if args.runs.is_empty() { storage.list_runs()?.into_iter().map(|r| r.id).collect() } else { args.runs.clone() };
+        let runs = if args.runs.is_empty() {
+            storage.list_runs()?.into_iter().map(|r| r.id).collect()
+        } else {
+            args.runs.clone()
+        };
         for run in runs {
             let pruned = prune::prune_exported_positions(storage.as_ref(), run)
                 .with_context(|| format!("pruning the positions of run {run}"))?;
