@@ -66,6 +66,13 @@ pub enum Error {
     /// names the server and database, never the password.
     #[error("database {target}: {reason}")]
     Database { target: String, reason: String },
+    /// A SQLite file another process holds open (a running coordinator, most likely), for an
+    /// operation that needs it alone: a `VACUUM`.
+    #[error(
+        "database {path} is open in another process (a running coordinator?): {operation} needs it alone; \
+         stop that process and run again"
+    )]
+    DatabaseInUse { path: String, operation: &'static str },
     /// Stored data that does not decode: the database was edited or damaged.
     #[error("Parquet export: {0}")]
     Export(String),

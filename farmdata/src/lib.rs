@@ -47,7 +47,7 @@ pub use compact::{CompactionPolicy, compact};
 pub use error::{Error, Result};
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
 pub use migrate::{migrate_games, migrate_positions};
-pub use reader::{read_games, read_positions};
+pub use reader::{read_game_positions, read_games, read_positions};
 pub use recover::recover;
 pub use rows::{GameOpening, GameRow, PositionRow, rows_from_report};
 pub use runs::{RunRow, runs_path, write_runs};

@@ -4,6 +4,7 @@
 mod args;
 mod bench_cmds;
 mod book_cmd;
+mod db_cmd;
 mod export;
 mod farm_cmds;
 mod farm_target;
@@ -75,6 +76,9 @@ enum Command {
     /// Export a run's games.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Maintenance of a coordinator's database (`--db` of `serve`).
+    #[command(subcommand)]
+    Db(db_cmd::DbCommand),
     /// SPRT calculator: Elo, nElo, LOS and LLR of pentanomial counts.
     Stats(stats_cmd::StatsArgs),
     /// Report over a data directory: per-run Elo/LOS/SPRT, rating list, terminations, game
@@ -263,6 +267,7 @@ fn run() -> Result<ExitCode> {
         Command::Tb(cmd) => tb_cmd::run(&cmd)?,
         Command::Book(cmd) => book_cmd::run(&cmd)?,
         Command::Export(ExportCommand::Pgn(args)) => export::pgn(&args)?,
+        Command::Db(cmd) => db_cmd::run(&cmd)?,
         Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,
         Command::Report(args) => report_cmd::run(&args)?,

@@ -858,6 +858,28 @@ impl Tx for MemoryTx<'_> {
         Ok(counts.into_iter().map(|((reason, plies), games)| GameEnds { reason, plies, games }).collect())
     }
 
+    fn delete_positions(&mut self, run: RunId, after_game_id: u64, up_to_game_id: u64) -> Result<u64> {
+        self.state.run_row(run)?;
+        if up_to_game_id <= after_game_id {
+            return Ok(0);
+        }
+        let mut taken: Vec<(u64, Vec<proto::domain::PositionSample>)> = Vec::new();
+        for (&(_, id), g) in self.state.games.range_mut((run, after_game_id + 1)..=(run, up_to_game_id)) {
+            if !g.report.positions.is_empty() {
+                taken.push((id, std::mem::take(&mut g.report.positions)));
+            }
+        }
+        let deleted = taken.iter().map(|(_, p)| p.len() as u64).sum();
+        self.journal(move |s| {
+            for (id, positions) in taken {
+                if let Some(g) = s.games.get_mut(&(run, id)) {
+                    g.report.positions = positions;
+                }
+            }
+        });
+        Ok(deleted)
+    }
+
     fn update_worker_by_key(&mut self, info: &WorkerInfo, key_digest: &str, now_ms: u64) -> Result<Option<WorkerId>> {
         let Some(id) = self.state.worker_keys.get(key_digest).copied() else { return Ok(None) };
         let row =

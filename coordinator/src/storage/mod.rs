@@ -22,6 +22,7 @@ mod codec;
 pub mod feed;
 pub mod memory;
 pub mod postgres;
+pub mod prune;
 pub mod reads;
 mod sql;
 pub mod sqlite;
@@ -278,6 +279,12 @@ pub trait Storage: Send + Sync {
     fn mark_exported(&self, run: RunId, up_to_game_id: u64) -> Result<()>;
     /// The highest game id noted as exported for the run (0 = none).
     fn exported_up_to(&self, run: RunId) -> Result<u64>;
+    /// Deletes the sampled positions of the run's games with ids above `after_game_id` and at
+    /// most `up_to_game_id`, never beyond the run's export mark ([`Storage::exported_up_to`]):
+    /// a game not yet in Parquet keeps its positions. The games stay. Returns how many
+    /// positions it deleted. [`prune::prune_exported_positions`] prunes a whole run this way,
+    /// a slice of its games per transaction.
+    fn prune_exported_positions(&self, run: RunId, after_game_id: u64, up_to_game_id: u64) -> Result<u64>;
 
     /// The external engines the run's variants name, with the binary the run pinned for each
     /// (that of the first worker it was leased to; `lease_batch` pins and filters by them).

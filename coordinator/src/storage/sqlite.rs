@@ -7,6 +7,7 @@
 mod checkpoint;
 mod conn;
 mod db;
+pub mod maintenance;
 mod schema;
 mod writer;
 

@@ -328,6 +328,9 @@ pub trait Tx {
     /// A run's game counts by (termination, plies), each such pair once, in no particular
     /// order. Reads no moves.
     fn game_ends(&mut self, run: RunId) -> Result<Vec<GameEnds>>;
+    /// Deletes the sampled positions of the run's games with ids above `after_game_id` and at
+    /// most `up_to_game_id`; the games themselves stay. Returns how many positions it deleted.
+    fn delete_positions(&mut self, run: RunId, after_game_id: u64, up_to_game_id: u64) -> Result<u64>;
 
     // SPSA.
 

@@ -664,6 +664,13 @@ impl<B: Backend> Storage for B {
         self.read("reading the export mark", move |tx| tx.exported_up_to(run))
     }
 
+    fn prune_exported_positions(&self, run: RunId, after_game_id: u64, up_to_game_id: u64) -> Result<u64> {
+        self.write("pruning exported positions", move |tx| {
+            let exported = tx.exported_up_to(run)?;
+            tx.delete_positions(run, after_game_id, up_to_game_id.min(exported))
+        })
+    }
+
     fn run_engines(&self, run: RunId) -> Result<Vec<EngineNeed>> {
         self.read("reading a run's engines", move |tx| {
             tx.run_state(run)?;

@@ -112,6 +112,7 @@ conformance!(
     tournaments_refuse_bad_designs_by_name,
     networks_are_stored_by_hash_and_variants_name_only_stored_ones,
     datagen_runs_round_trip_and_lease_random_openings_to_themselves,
+    only_exported_games_lose_their_positions,
 );
 
 macro_rules! primitives {
@@ -1504,6 +1505,63 @@ fn export_bookkeeping(s: &dyn Storage) {
     assert!(matches!(s.mark_exported(RunId::new(42), 1), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
     assert!(matches!(s.exported_up_to(RunId::new(42)), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
     assert!(matches!(s.games_since(RunId::new(42), 0, 1), Err(Error::RunNotFound(r)) if r == RunId::new(42)));
+}
+
+/// Pruning deletes the positions of exported games only (up to the run's mark, within the range
+/// asked for, of the run's own games), keeps the games, and counts what it deleted.
+fn only_exported_games_lose_their_positions(s: &dyn Storage) {
+    use coordinator::storage::prune;
+    let run = games_run(s, 3, 0);
+    let other = games_run(s, 3, 0);
+    let w = worker(s, "w", 1, 0);
+    while let Some(lease) = s.lease_batch(w, 3, 0).expect("lease") {
+        s.record_results(w, lease.id, 0, &play_all(&lease), true, 0).expect("record");
+    }
+    let before = s.games_since(run, 0, 100).expect("games");
+    let others = s.games_since(other, 0, 100).expect("games");
+    assert_eq!((before.len(), others.len()), (6, 6));
+    let positions = |run| -> Vec<usize> {
+        s.games_since(run, 0, 100).expect("games").iter().map(|g| g.report.positions.len()).collect()
+    };
+    assert_eq!((positions(run), positions(other)), (vec![1; 6], vec![1; 6]));
+
+    assert_eq!(s.prune_exported_positions(run, 0, u64::MAX).expect("prune"), 0, "nothing is exported yet");
+    assert_eq!(prune::prune_exported_positions(s, run).expect("prune").positions, 0);
+    assert_eq!(positions(run), [1; 6]);
+
+    let mark = before[3].game_id;
+    s.mark_exported(run, mark).expect("mark");
+    assert_eq!(s.prune_exported_positions(run, 0, before[1].game_id).expect("prune"), 2, "only the range asked");
+    assert_eq!(positions(run), [0, 0, 1, 1, 1, 1]);
+    let pruned = prune::prune_exported_positions(s, run).expect("prune");
+    assert_eq!((pruned.run, pruned.exported_up_to, pruned.positions), (run, mark, 2));
+    assert_eq!(positions(run), [0, 0, 0, 0, 1, 1], "games beyond the mark keep their positions");
+    assert_eq!(s.prune_exported_positions(run, 0, u64::MAX).expect("again"), 0, "pruning twice deletes nothing");
+
+    // The games stay, whole but for their positions.
+    let after = s.games_since(run, 0, 100).expect("games");
+    for (b, a) in before.iter().zip(&after) {
+        let mut unpruned = a.clone();
+        unpruned.report.positions.clone_from(&b.report.positions);
+        assert_eq!(&unpruned, b, "game {}", a.game_id);
+    }
+    assert!(s.get_game(before[0].game_id).expect("game").report.positions.is_empty());
+    assert_eq!(s.get_game(before[5].game_id).expect("game").report.positions.len(), 1);
+    assert_eq!(s.run_aggregates(run).expect("aggregates").games, 6);
+
+    // A mark beyond the other run's games prunes only this run's.
+    let last = before.iter().chain(&others).map(|g| g.game_id).max().expect("games");
+    s.mark_exported(run, last).expect("mark");
+    assert_eq!(prune::prune_exported_positions(s, run).expect("prune").positions, 2);
+    assert_eq!((positions(run), positions(other)), (vec![0; 6], vec![1; 6]));
+
+    s.mark_exported(other, others[2].game_id).expect("mark");
+    assert_eq!(prune::prune_exported_positions(s, other).expect("prune").positions, 3);
+    assert_eq!(positions(other), [0, 0, 0, 1, 1, 1]);
+    assert!(matches!(
+        s.prune_exported_positions(RunId::new(42), 0, 1),
+        Err(Error::RunNotFound(r)) if r == RunId::new(42)
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -127,7 +127,9 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
     let id: u64 = parse_id("game", &id)?;
     blocking(move || {
         let storage = state.farm.storage();
-        let g = storage.get_game(id)?;
+        // Positions pruned from the database after export are read back from Parquet.
+        let data_dir = state.farm.exporter().data_dir().map(|d| d.as_path());
+        let (g, positions_from) = coordinator::storage::prune::game_with_positions(storage.as_ref(), data_dir, id)?;
         let r = &g.report;
         let moves = move_rows(&r.start_fen, &r.moves).map_err(|e| ApiError::internal(format!("game {id}: {e}")))?;
         let mut openings = RunOpenings::of_run(storage.as_ref(), &storage.get_run(g.run)?)?;
@@ -169,6 +171,9 @@ async fn show(_: Reader, State(state): State<AppState>, Path(id): Path<String>) 
             "worker": g.worker,
             "moves": moves,
             "scores": scores,
+            // Where `scores` came from: "database", "parquet" (pruned from the database after
+            // export), or "pruned" (and no Parquet to read them from: `scores` is empty).
+            "positions_from": positions_from.as_str(),
             "tablebase": tablebase,
         })))
     })

@@ -85,12 +85,17 @@ fn play_pairs(site: &Site, pairs: u32, seq: u64) {
 }
 
 async fn site(public: bool) -> Site {
+    site_exporting_to(public, None).await
+}
+
+/// [`site`] on a farm that exports to `data` (none without).
+async fn site_exporting_to(public: bool, data: Option<std::path::PathBuf>) -> Site {
     let storage = MemoryStorage::new();
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let base = storage.add_variant(&variant("base", "")).expect("variant");
     let tuned = storage.add_variant(&variant("tuned", "material.rook = 800\n")).expect("variant");
     let suite = storage.add_openings("one", &["startpos".to_string()]).expect("suite");
-    let farm = Arc::new(Farm::new(Arc::new(storage), clock, None).expect("farm"));
+    let farm = Arc::new(Farm::new(Arc::new(storage), clock, data).expect("farm"));
     let run = farm
         .create_run(&RunSpec {
             name: "tuned vs base".into(),
@@ -278,6 +283,42 @@ async fn a_runs_games_page_and_the_viewers_game() {
     assert_eq!((&g["opening"]["ecco"]["code"], &g["opening"]["ecco"]["name"]), (&ecco.code.into(), &ecco.name.into()));
     json(&s, get("/api/games/424242", Some(READER)), StatusCode::NOT_FOUND).await;
     json(&s, get("/api/games/x", Some(READER)), StatusCode::BAD_REQUEST).await;
+}
+
+/// Once a game's positions are pruned from the database after export, the viewer reads its
+/// scores from Parquet; a coordinator without Parquet shows the game without them, and says so.
+#[tokio::test]
+async fn the_viewer_reads_pruned_positions_from_parquet() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let exporting = site_exporting_to(false, Some(data.path().to_owned())).await;
+    let without = site(false).await;
+    for (s, from) in [(&exporting, "parquet"), (&without, "pruned")] {
+        let storage = s.farm.storage();
+        let games = storage.games_since(s.run, 0, 100).expect("games");
+        let id = games[1].game_id;
+        let uri = format!("/api/games/{id}");
+        let before = json(s, get(&uri, Some(READER)), StatusCode::OK).await;
+        assert_eq!(before["positions_from"], "database");
+        assert_eq!(before["scores"][0]["score"], -30);
+        // Exported (a farm without a data directory exports nothing: marked by hand).
+        s.farm.export_all().expect("export");
+        let last = games.last().expect("games").game_id;
+        if from == "pruned" {
+            storage.mark_exported(s.run, last).expect("mark");
+        }
+        assert_eq!(storage.exported_up_to(s.run).expect("mark"), last);
+        let pruned = coordinator::storage::prune::prune_exported_positions(storage.as_ref(), s.run).expect("prune");
+        assert_eq!(pruned.positions, games.len() as u64, "{from}: one position a game");
+        assert!(storage.get_game(id).expect("game").report.positions.is_empty());
+        let after = json(s, get(&uri, Some(READER)), StatusCode::OK).await;
+        assert_eq!(after["positions_from"], from);
+        if from == "parquet" {
+            assert_eq!(after["scores"], before["scores"], "the same scores, from Parquet");
+        } else {
+            assert_eq!(after["scores"], serde_json::json!([]));
+        }
+        assert_eq!(after["moves"], before["moves"], "{from}: the game itself stays");
+    }
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ mod book_cli;
 mod client;
 mod common;
 mod datagen_cli;
+mod db_cli;
 mod engines;
 mod fairy_match;
 mod farm_e2e;

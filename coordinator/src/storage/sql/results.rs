@@ -276,6 +276,21 @@ pub(super) fn game(c: &mut dyn Conn, game_id: u64) -> Result<StoredGame> {
     stored_game(raw, positions)
 }
 
+/// One statement over the primary key's range of game ids, restricted to the run's games by
+/// `games_by_run`.
+pub(super) fn delete_positions(c: &mut dyn Conn, run: RunId, after: u64, up_to: u64) -> Result<u64> {
+    run_exists(c, run)?;
+    if up_to <= after {
+        return Ok(0);
+    }
+    c.execute(
+        "DELETE FROM positions
+         WHERE game_id > ?2 AND game_id <= ?3 AND game_id IN (SELECT id FROM games WHERE run_id = ?1 AND id > ?2 AND id <= ?3)",
+        params![key(run), int(after), int(up_to)],
+    )
+    .ctx("deleting sampled positions")
+}
+
 /// A page of a run's games: `?1` run, `?2` offset, `?3` limit.
 pub(in crate::storage) const GAME_PAGE: &str =
     "SELECT g.id, g.pair_index, g.game_in_pair, g.red, g.black, g.outcome, g.reason, g.plies, w.name

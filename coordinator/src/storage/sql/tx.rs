@@ -299,6 +299,10 @@ impl Tx for SqlTx<'_> {
         results::game_ends(&mut *self.0, run)
     }
 
+    fn delete_positions(&mut self, run: RunId, after_game_id: u64, up_to_game_id: u64) -> Result<u64> {
+        results::delete_positions(&mut *self.0, run, after_game_id, up_to_game_id)
+    }
+
     fn pair_tallies(&mut self, run: RunId) -> Result<Vec<PairTally>> {
         results::pair_tallies(&mut *self.0, run)
     }

@@ -39,6 +39,10 @@ export async function render(app, { params }) {
 
   const points = (game.scores || []).map((s) => [s.ply, Math.max(-1500, Math.min(1500, s.score))]);
   const graph = lineChart(points, { testid: 'eval-graph', yLabel: 'cp (Red)', xLabel: 'ply', symmetric: true, onPick: (x) => go(x) });
+  const prunedNote = game.positions_from === 'pruned'
+    ? h('div', { class: 'note', id: 'positions-pruned', 'data-testid': 'positions-pruned' },
+      'The per-ply scores of this game were pruned from the database after export (xqfarm db prune-positions), and this coordinator has no Parquet data directory to read them from.')
+    : null;
 
   function go(n) {
     ply = Math.max(0, Math.min(moves.length, n));
@@ -83,7 +87,7 @@ export async function render(app, { params }) {
 
   app.append(h('h1', {}, `Game ${game.id}`),
     h('div', { class: 'board-page' }, h('div', {}, wrap, controls, copy, fenOut, pgnOut),
-      h('div', { class: 'side' }, info, list, h('h2', {}, 'Evaluation'), graph)));
+      h('div', { class: 'side' }, info, list, h('h2', {}, 'Evaluation'), graph, prunedNote)));
 
   document.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
