@@ -17,6 +17,16 @@ use engine::{Position, START_FEN};
 /// `id name`: the engine's name and version, and the commit this binary was built from.
 const NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
 
+/// The default network: the UCI loop evaluates with it unless `Eval` says `hce`. It is the
+/// network an SPRT accepted against the HCE (`engine/EVAL.md`); `nets/default.json` is its
+/// training manifest (data runs, positions, seed, command, losses), and `xqengine nnue info`
+/// prints its SHA-256.
+const DEFAULT_NETWORK: &[u8] = include_bytes!("../nets/default.xqnn");
+
+fn default_network() -> Result<Arc<Network>> {
+    Network::from_bytes(DEFAULT_NETWORK).map(Arc::new).context("the embedded default network")
+}
+
 #[derive(Parser, Debug)]
 #[command(name = "xqengine", version, about = "Xiangqi engine: UCI loop without arguments, tools with them")]
 struct Cli {
@@ -35,12 +45,12 @@ enum Command {
         /// Search depth.
         #[arg(default_value_t = engine::bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// The evaluation: `hce` (the default, whose node count is the build's signature) or
-        /// `nnue` (with `--evalfile`: a speed figure).
+        /// The evaluation: `hce` (the default here, whose node count is the build's signature,
+        /// as the farm's workers check it) or `nnue` (the default network, or `--evalfile`).
         #[arg(long, value_enum, default_value_t = EvalChoice::Hce)]
         eval: EvalChoice,
-        /// The network file for `--eval nnue`.
-        #[arg(long, required_if_eq("eval", "nnue"))]
+        /// The network file for `--eval nnue` (default: the embedded network).
+        #[arg(long)]
         evalfile: Option<PathBuf>,
     },
     /// Network files (the NNUE evaluation).
@@ -113,10 +123,11 @@ enum NnueCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Check a network file and print its shape and the start position's evaluation.
+    /// Check a network file and print its shape, the start position's evaluation and its
+    /// SHA-256.
     Info {
-        /// The network file.
-        path: PathBuf,
+        /// The network file (default: the embedded default network).
+        path: Option<PathBuf>,
     },
 }
 
@@ -158,7 +169,7 @@ fn run() -> Result<ExitCode> {
         None => ParamSet::default(),
     };
     if cli.command.is_none() {
-        let mut session = UciSession::stdout().named(NAME);
+        let mut session = UciSession::stdout().named(NAME).with_default_network(default_network()?);
         if let Some(path) = &cli.params {
             session.handle(&format!("setoption name ParamsFile value {}", path.display()));
         }
@@ -171,8 +182,9 @@ fn run() -> Result<ExitCode> {
         None => {}
         Some(Command::Bench { depth, eval, evalfile }) => {
             let eval = match (eval, evalfile) {
-                (EvalChoice::Hce, _) => engine::EvalKind::Hce,
-                (EvalChoice::Nnue, None) => bail!("--eval nnue needs --evalfile"),
+                (EvalChoice::Hce, None) => engine::EvalKind::Hce,
+                (EvalChoice::Hce, Some(_)) => bail!("--evalfile needs --eval nnue"),
+                (EvalChoice::Nnue, None) => engine::EvalKind::Nnue(default_network()?),
                 (EvalChoice::Nnue, Some(path)) => engine::EvalKind::Nnue(Arc::new(Network::load(&path)?)),
             };
             let result = engine::bench::run_with_eval(depth, &params, &eval, |i, fen, nodes| {
@@ -224,14 +236,19 @@ fn run() -> Result<ExitCode> {
             writeln!(out, "wrote {} (hidden {hidden}, seed {seed})", path.display())?;
         }
         Some(Command::Nnue(NnueCommand::Info { path })) => {
-            let net = Arc::new(Network::load(&path)?);
-            let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let (name, net, bytes) = match &path {
+                Some(path) => {
+                    let net = Arc::new(Network::load(path)?);
+                    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                    (path.display().to_string(), net, bytes)
+                }
+                None => ("the default network".to_owned(), default_network()?, DEFAULT_NETWORK.to_vec()),
+            };
             let id = engine::nnue::NetworkId::of_file(&bytes);
             let start = engine::nnue::evaluate(&net, &Position::startpos());
             writeln!(
                 out,
-                "{}: format {} architecture {} inputs {} hidden {} start position {start} cp\nsha256 {id} (a parameter file names it as eval = \"nnue:{id}\")",
-                path.display(),
+                "{name}: format {} architecture {} inputs {} hidden {} start position {start} cp\nsha256 {id} (a parameter file names it as eval = \"nnue:{id}\")",
                 engine::nnue::FORMAT_VERSION,
                 engine::nnue::ARCHITECTURE,
                 engine::nnue::INPUTS,

@@ -257,11 +257,40 @@ fn bench_with_a_network_file() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let last = stdout(&o).lines().last().expect("a line").to_owned();
     assert!(last.ends_with(" nps") && last.contains(" nodes "), "{last}");
-    // A network needs its file; a bad file is refused by name.
-    assert!(!xqengine(&["bench", "3", "--eval", "nnue"], "").status.success());
+    // A file needs --eval nnue; a bad file is refused by name.
+    assert!(!xqengine(&["bench", "3", "--evalfile", net], "").status.success());
     let bad = dir.path().join("bad.xqnn");
     std::fs::write(&bad, b"XQNN").expect("write");
     let o = xqengine(&["bench", "3", "--eval", "nnue", "--evalfile", bad.to_str().expect("utf-8 path")], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("bad.xqnn") && err.contains("truncated"), "{err}");
+}
+
+/// The embedded default network's manifest (committed beside it).
+/// `xqengine bench --eval nnue` with the default network (its signature, in engine/EVAL.md).
+const DEFAULT_NETWORK_BENCH: &str = "2548153";
+
+fn manifest() -> serde_json::Value {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.json")).expect("manifest");
+    serde_json::from_str(&text).expect("the manifest is JSON")
+}
+
+#[test]
+fn the_uci_loop_evaluates_with_the_default_network_and_hce_stays_the_bench_signature() {
+    let sha = manifest()["sha256"].as_str().expect("the manifest's sha256").to_owned();
+    let info = stdout(&xqengine(&["nnue", "info"], ""));
+    assert!(info.starts_with("the default network: format 1 architecture 1 inputs 1260 hidden 128 "), "{info}");
+    assert!(info.contains(&format!("sha256 {sha} ")), "the embedded bytes are the manifest's network: {info}");
+
+    let out = stdout(&xqengine(&[], "uci\nposition startpos\neval\nsetoption name Eval value hce\neval\n"));
+    assert!(out.contains("option name Eval type combo default nnue var hce var nnue"), "{out}");
+    let evals: Vec<&str> = out.lines().filter(|l| l.starts_with("info string static eval")).collect();
+    assert_eq!(evals.len(), 2, "{out}");
+    assert!(evals[0].ends_with("(side to move, nnue)") && evals[1].ends_with("(side to move, hce)"), "{out}");
+
+    // bench keeps the HCE (the signature the farm's workers check); --eval nnue is the network's.
+    let last = |o: &Output| stdout(o).lines().last().unwrap_or_default().split_whitespace().next().map(str::to_owned);
+    assert_eq!(last(&xqengine(&["bench"], "")).as_deref(), Some("1862357"));
+    let nnue = last(&xqengine(&["bench", "--eval", "nnue"], ""));
+    assert_eq!(nnue.as_deref(), Some(DEFAULT_NETWORK_BENCH), "engine/EVAL.md records it");
 }
