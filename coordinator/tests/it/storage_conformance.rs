@@ -1430,7 +1430,7 @@ fn only_network_run(s: &dyn Storage, tc: TimeControl) -> RunId {
         }
     }
     let bytes = engine::nnue::Network::random(3, 16).to_bytes();
-    let id = coordinator::spec::network_id(&bytes);
+    let id = engine::nnue::NetworkId::of_file(&bytes);
     s.add_network(id, &bytes, 0).expect("network");
     let net = s.add_variant(&params("net", &format!("eval = \"nnue:{id}\"\n"))).expect("network variant").id;
     let v = vec![net, variants(s, 1).remove(0)];
