@@ -318,14 +318,15 @@ pub async fn run(
         // 2. Tune on every position so far (or read back the tuning this directory holds).
         let iter_dir = config.dir.join(format!("iteration-{index}"));
         std::fs::create_dir_all(&iter_dir).map_err(|e| Error::file(&iter_dir, e))?;
-        let tuning = match resume::read(&iter_dir, &best, &data_runs)? {
+        let settings = tuner.settings();
+        let tuning = match resume::read(&iter_dir, &best, &data_runs, &settings)? {
             Some(tuning) => {
                 note(&format!("iteration {index}: the tuning in {} is read back", iter_dir.display()));
                 tuning
             }
             None => {
                 let tuning = tuner.tune(&best, &data_runs, &iter_dir.join("tuned.toml")).await?;
-                resume::write(&iter_dir, &best, &data_runs, &tuning)?;
+                resume::write(&iter_dir, &best, &data_runs, &settings, &tuning)?;
                 tuning
             }
         };

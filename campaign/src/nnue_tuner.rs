@@ -37,6 +37,10 @@ pub struct NnueTuner {
     pub filter: DataFilter,
     /// The training settings; the hidden size is the warm start's when there is one.
     pub train: TrainConfig,
+    /// AdamW's base learning rate when training warm-starts from the best's network (the
+    /// fresh rate, `train.learning_rate`, undoes what the network knew: measured in
+    /// `engine/EVAL.md`, experiment 2).
+    pub warm_learning_rate: f64,
     /// For the manifest.
     pub command_line: String,
     pub on_event: Option<TrainObserver>,
@@ -81,9 +85,9 @@ impl NnueTuner {
             }
             EvalSpec::Hce => None,
         };
-        let hidden = match &warm_start {
-            Some(path) => Network::load(path).map_err(|e| Error::file(path, e))?.hidden(),
-            None => self.train.hidden,
+        let (hidden, learning_rate) = match &warm_start {
+            Some(path) => (Network::load(path).map_err(|e| Error::file(path, e))?.hidden(), self.warm_learning_rate),
+            None => (self.train.hidden, self.train.learning_rate),
         };
         let mut filter = self.filter.clone();
         filter.runs.extend(runs.iter().map(|r| r.get()));
@@ -96,7 +100,7 @@ impl NnueTuner {
         Ok(RunConfig {
             data: self.data.clone(),
             filter,
-            train: TrainConfig { hidden, ..self.train.clone() },
+            train: TrainConfig { hidden, learning_rate, ..self.train.clone() },
             out: dir.join("network.xqnn"),
             checkpoint: Some(checkpoint),
             resume,
@@ -162,6 +166,10 @@ impl Tuner for NnueTuner {
     fn needs_timed_sprts(&self) -> bool {
         true
     }
+
+    fn settings(&self) -> String {
+        format!("nnue {:?} {:?} warm learning rate {}", self.filter, self.train, self.warm_learning_rate)
+    }
 }
 
 /// The campaign's view of a training: `K` is the fitted score scale; the losses are those of
@@ -209,6 +217,7 @@ mod tests {
             networks: dir.join("networks"),
             filter: DataFilter { runs: vec![7], ..DataFilter::default() },
             train: TrainConfig { hidden: 32, ..TrainConfig::default() },
+            warm_learning_rate: 1e-4,
             command_line: "test".into(),
             on_event: None,
         }
@@ -234,12 +243,14 @@ mod tests {
         let tuner = tuner(dir.path());
         let hce = tuner.run_config(&ParamSet::default(), &[RunId::new(2)], dir.path()).expect("fresh");
         assert_eq!((hce.warm_start.clone(), hce.train.hidden, hce.resume), (None, 32, false));
+        assert_eq!(hce.train.learning_rate, TrainConfig::default().learning_rate, "the fresh rate from scratch");
         assert_eq!(hce.filter.runs, [2, 7]);
         let id = tuner.keep(&Network::random(3, 16).to_bytes()).expect("kept");
         let base = ParamSet { eval_spec: EvalSpec::Nnue(id), ..ParamSet::default() };
         let warm = tuner.run_config(&base, &[RunId::new(2), RunId::new(7)], dir.path()).expect("warm");
         assert_eq!(warm.warm_start, Some(tuner.file_of(&id)));
         assert_eq!(warm.train.hidden, 16, "the warm start's hidden size");
+        assert_eq!(warm.train.learning_rate, 1e-4, "the warm rate");
         assert_eq!(warm.filter.runs, [2, 7]);
         assert_ne!(warm.checkpoint, hce.checkpoint, "another base trains in a checkpoint of its own");
         let missing = ParamSet { eval_spec: EvalSpec::Nnue(NetworkId::of_file(b"gone")), ..ParamSet::default() };

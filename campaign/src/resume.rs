@@ -1,7 +1,8 @@
 //! A tuning kept for a resumed campaign: `iteration-N/tuning.json` holds the tuning and what it
-//! was made from (the base parameter set and the data runs). A campaign run again on the same
-//! directory reads it back instead of tuning again, but only when it would tune the same base
-//! on the same runs; otherwise it tunes afresh and overwrites it.
+//! was made from (the base parameter set, the data runs and the tuner's settings). A campaign
+//! run again on the same directory reads it back instead of tuning again, but only when it
+//! would tune the same base on the same runs with the same settings; otherwise it tunes afresh
+//! and overwrites it.
 
 use std::path::{Path, PathBuf};
 
@@ -19,12 +20,13 @@ fn path(dir: &Path) -> PathBuf {
     dir.join("tuning.json")
 }
 
-/// Writes the tuning made from `base` on `runs` (to a temporary file first, then renamed, so
-/// a kill leaves the old file or the new one, never half of one).
-pub fn write(dir: &Path, base: &ParamSet, runs: &[RunId], tuning: &Tuning) -> Result<()> {
+/// Writes the tuning made from `base` on `runs` under `settings` (to a temporary file first,
+/// then renamed, so a kill leaves the old file or the new one, never half of one).
+pub fn write(dir: &Path, base: &ParamSet, runs: &[RunId], settings: &str, tuning: &Tuning) -> Result<()> {
     let value = json!({
         "version": VERSION,
         "base": base.to_toml(),
+        "settings": settings,
         "runs": runs.iter().map(|r| r.get()).collect::<Vec<_>>(),
         "params": tuning.params.to_toml(),
         "train_positions": tuning.train_positions,
@@ -41,9 +43,9 @@ pub fn write(dir: &Path, base: &ParamSet, runs: &[RunId], tuning: &Tuning) -> Re
     std::fs::rename(&tmp, &path).map_err(|e| Error::file(&path, e))
 }
 
-/// The tuning `dir` holds, if it was made from `base` on `runs`. A file that does not read is
-/// an error naming it (delete it to tune again), never silently replaced.
-pub fn read(dir: &Path, base: &ParamSet, runs: &[RunId]) -> Result<Option<Tuning>> {
+/// The tuning `dir` holds, if it was made from `base` on `runs` under `settings`. A file that
+/// does not read is an error naming it (delete it to tune again), never silently replaced.
+pub fn read(dir: &Path, base: &ParamSet, runs: &[RunId], settings: &str) -> Result<Option<Tuning>> {
     let path = path(dir);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -58,7 +60,8 @@ pub fn read(dir: &Path, base: &ParamSet, runs: &[RunId]) -> Result<Option<Tuning
     let same_runs = value["runs"].as_array().is_some_and(|stored| {
         stored.len() == runs.len() && stored.iter().zip(runs).all(|(s, r)| s.as_u64() == Some(r.get()))
     });
-    if value["base"].as_str() != Some(base.to_toml().as_str()) || !same_runs {
+    let same_settings = value["settings"].as_str() == Some(settings);
+    if value["base"].as_str() != Some(base.to_toml().as_str()) || !same_runs || !same_settings {
         return Ok(None);
     }
     let text_of = |key: &str| value[key].as_str().ok_or_else(|| bad(&format!("no `{key}`")));
@@ -106,18 +109,19 @@ mod tests {
         let dir = tempfile::tempdir().expect("a directory");
         let base = ParamSet::default();
         let runs = [RunId::new(1), RunId::new(3)];
-        assert_eq!(read(dir.path(), &base, &runs).expect("no file is no tuning"), None);
-        write(dir.path(), &base, &runs, &tuning()).expect("written");
-        assert_eq!(read(dir.path(), &base, &runs).expect("reads"), Some(tuning()));
-        assert_eq!(read(dir.path(), &base, &runs[..1]).expect("other runs"), None);
-        assert_eq!(read(dir.path(), &tuning().params, &runs).expect("another base"), None);
+        assert_eq!(read(dir.path(), &base, &runs, "lr 1").expect("no file is no tuning"), None);
+        write(dir.path(), &base, &runs, "lr 1", &tuning()).expect("written");
+        assert_eq!(read(dir.path(), &base, &runs, "lr 1").expect("reads"), Some(tuning()));
+        assert_eq!(read(dir.path(), &base, &runs[..1], "lr 1").expect("other runs"), None);
+        assert_eq!(read(dir.path(), &tuning().params, &runs, "lr 1").expect("another base"), None);
+        assert_eq!(read(dir.path(), &base, &runs, "lr 2").expect("other settings"), None);
     }
 
     #[test]
     fn a_damaged_file_is_named_not_replaced() {
         let dir = tempfile::tempdir().expect("a directory");
         std::fs::write(dir.path().join("tuning.json"), "{\"version\": 1, \"base\": ").expect("written");
-        let error = read(dir.path(), &ParamSet::default(), &[]).expect_err("half a file");
+        let error = read(dir.path(), &ParamSet::default(), &[], "").expect_err("half a file");
         let text = error.to_string();
         assert!(text.contains("tuning.json") && text.contains("delete the file to tune again"), "{text}");
     }

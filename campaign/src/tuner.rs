@@ -50,6 +50,11 @@ pub trait Tuner {
     fn needs_timed_sprts(&self) -> bool {
         false
     }
+
+    /// Every setting a tuning depends on besides its base and its runs, as text: a campaign
+    /// resumed with other settings tunes again rather than read back a tuning made under the
+    /// old ones.
+    fn settings(&self) -> String;
 }
 
 /// Called after every epoch (a progress bar, say).
@@ -88,6 +93,10 @@ impl Tuner for TexelTuner {
         .await
         .map_err(|e| Error::Task { what: "the tuning task", reason: e.to_string() })??;
         Ok(tuning)
+    }
+
+    fn settings(&self) -> String {
+        format!("texel {:?}", self.config)
     }
 }
 

@@ -105,6 +105,10 @@ pub struct LoopArgs {
     /// campaign's own (nnue; comma-separated), e.g. an earlier datagen run.
     #[arg(long, value_delimiter = ',')]
     pub train_runs: Vec<u64>,
+    /// AdamW's base rate when a training warm-starts from the best's network (nnue): a tenth
+    /// of the fresh rate, since the fresh one undid what the network knew (engine/EVAL.md).
+    #[arg(long, default_value_t = 1e-4)]
+    pub warm_learning_rate: f64,
     /// Share of games held out for the network's validation loss (nnue).
     #[arg(long, default_value_t = analysis::tune::DEFAULT_VALIDATION_FRACTION)]
     pub validation: f64,
@@ -209,6 +213,8 @@ impl LoopArgs {
             ..TrainConfig::default()
         };
         train.validate()?;
+        // The warm rate within the same bounds as the fresh one.
+        TrainConfig { learning_rate: self.warm_learning_rate, ..train.clone() }.validate()?;
         let filter =
             DataFilter { runs: self.train_runs.clone(), validation_fraction: self.validation, ..DataFilter::default() };
         Ok((filter, train))
@@ -287,6 +293,7 @@ pub async fn run(args: &LoopArgs) -> Result<()> {
                     networks: args.dir.join("networks"),
                     filter,
                     train,
+                    warm_learning_rate: args.warm_learning_rate,
                     command_line: std::env::args().collect::<Vec<_>>().join(" "),
                     on_event: Some(Arc::new(move |event: &Event<'_>| match event {
                         Event::Loaded { dataset, k, .. } => {
@@ -412,6 +419,8 @@ mod tests {
         assert_eq!(error.to_string(), "--train-runs has no meaning with --eval hce");
         let error = args_of(&["--eval", "nnue", "--lambda", "1.5"]).training().expect_err("lambda");
         assert!(error.to_string().contains("lambda"), "{error}");
+        let error = args_of(&["--eval", "nnue", "--warm-learning-rate", "0"]).training().expect_err("rate 0");
+        assert!(error.to_string().contains("learning"), "{error}");
         let parsed = Cli::try_parse_from(["loop", "--tc", "nodes=100", "--nodes", "100"]);
         assert!(parsed.is_err(), "--tc and --nodes conflict");
         let error = campaign_of(&["--eval", "nnue", "--random-plies", "41"]).validate().expect_err("too many");

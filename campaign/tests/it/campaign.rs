@@ -153,6 +153,13 @@ impl Farm for FakeFarm {
 struct FakeTuner<'a> {
     farm: &'a FakeFarm,
     calls: RefCell<usize>,
+    settings: String,
+}
+
+impl<'a> FakeTuner<'a> {
+    fn new(farm: &'a FakeFarm, settings: &str) -> FakeTuner<'a> {
+        FakeTuner { farm, calls: RefCell::new(0), settings: settings.into() }
+    }
 }
 
 impl Tuner for FakeTuner<'_> {
@@ -175,15 +182,24 @@ impl Tuner for FakeTuner<'_> {
         let i = Params::index_of("material.rook.mg").expect("a rook weight");
         params.eval.set_clamped(i, i64::from(base.eval.get(i)) + *calls as i64);
         std::fs::write(out, params.to_toml()).expect("tuned.toml");
-        Ok(Tuning {
-            params,
-            train_positions: 100,
-            validation_positions: 5,
-            k: 1.1,
-            start_loss: (0.2, 0.21),
-            end_loss: (0.19, 0.2),
-            summary: "tuned".into(),
-        })
+        Ok(scripted_tuning(params, "tuned"))
+    }
+
+    fn settings(&self) -> String {
+        self.settings.clone()
+    }
+}
+
+/// The figures every scripted tuning reports, with its parameters.
+fn scripted_tuning(params: ParamSet, summary: &str) -> Tuning {
+    Tuning {
+        params,
+        train_positions: 100,
+        validation_positions: 5,
+        k: 1.1,
+        start_loss: (0.2, 0.21),
+        end_loss: (0.19, 0.2),
+        summary: summary.into(),
     }
 }
 
@@ -218,7 +234,7 @@ struct Ran {
 /// `verdicts` in order.
 fn run_from(dir: &Path, iterations: usize, start: ParamSet, verdicts: Vec<RunState>) -> Ran {
     let farm = FakeFarm::new(verdicts);
-    let tuner = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+    let tuner = FakeTuner::new(&farm, "texel");
     let (outcome, notes) = run_with(&farm, &tuner, &config(dir, iterations), start).expect("the campaign runs");
     assert!(farm.verdicts.borrow().is_empty(), "every scripted SPRT ran");
     let seen = farm.seen.borrow().clone();
@@ -391,7 +407,7 @@ fn bad_settings_are_named_before_anything_runs() {
     ];
     for (change, names) in cases {
         let farm = FakeFarm::new(vec![]);
-        let tuner = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+        let tuner = FakeTuner::new(&farm, "texel");
         let mut config = config(&dir.path().join("unused"), 1);
         change(&mut config);
         let error = runtime
@@ -563,7 +579,7 @@ fn a_start_search_table_stays_in_every_tuned_set() {
 fn a_campaign_run_again_on_its_directory_and_farm_resumes_instead_of_repeating() {
     let dir = tempfile::tempdir().expect("temp dir");
     let farm = FakeFarm::new(vec![H1]);
-    let first = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+    let first = FakeTuner::new(&farm, "texel");
     let (once, _) = run_with(&farm, &first, &config(dir.path(), 1), ParamSet::default()).expect("iteration 1");
     assert_eq!(*first.calls.borrow(), 1);
     let runs_after_one = farm.specs.borrow().len();
@@ -571,7 +587,7 @@ fn a_campaign_run_again_on_its_directory_and_farm_resumes_instead_of_repeating()
     // Run again with two iterations (as after an interruption, or to go on): iteration 1's
     // runs are found again and its tuning is read back; only iteration 2 plays and tunes.
     farm.verdicts.borrow_mut().extend([H1, H1].into_iter().rev());
-    let second = FakeTuner { farm: &farm, calls: RefCell::new(0) };
+    let second = FakeTuner::new(&farm, "texel");
     let (twice, notes) = run_with(&farm, &second, &config(dir.path(), 2), ParamSet::default()).expect("resumed");
     assert_eq!(*second.calls.borrow(), 1, "iteration 1's tuning was not repeated");
     assert!(farm.verdicts.borrow().is_empty(), "iteration 2's SPRT and anchor ran");
@@ -582,6 +598,12 @@ fn a_campaign_run_again_on_its_directory_and_farm_resumes_instead_of_repeating()
     assert!(notes.iter().any(|n| n.contains("run 1 (self-play 1) is this step's: resumed")), "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("iteration 1: the tuning in")), "{notes:?}");
     assert_eq!(rows(dir.path()).len(), 2);
+
+    // Other tuner settings: iteration 1's kept tuning is not theirs, so it is tuned again.
+    farm.verdicts.borrow_mut().extend([H1, H1].into_iter().rev());
+    let third = FakeTuner::new(&farm, "another learning rate");
+    run_with(&farm, &third, &config(dir.path(), 1), ParamSet::default()).expect("resumed");
+    assert_eq!(*third.calls.borrow(), 1, "iteration 1 tuned again under the new settings");
 }
 
 /// A network trainer's stand-in: each tuning names a network of its own bytes.
@@ -601,15 +623,7 @@ impl Tuner for FakeNetworks {
         *calls += 1;
         let params = ParamSet { eval_spec: EvalSpec::Nnue(NetworkId::of_file(&Self::bytes(*calls))), ..base.clone() };
         std::fs::write(out, params.to_toml()).expect("tuned.toml");
-        Ok(Tuning {
-            params,
-            train_positions: 100,
-            validation_positions: 5,
-            k: 1.1,
-            start_loss: (0.2, 0.21),
-            end_loss: (0.19, 0.2),
-            summary: "trained".into(),
-        })
+        Ok(scripted_tuning(params, "trained"))
     }
 
     fn network(&self, id: &NetworkId) -> campaign::Result<Vec<u8>> {
@@ -621,6 +635,10 @@ impl Tuner for FakeNetworks {
 
     fn needs_timed_sprts(&self) -> bool {
         true
+    }
+
+    fn settings(&self) -> String {
+        "networks".into()
     }
 }
 
