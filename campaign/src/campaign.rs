@@ -4,9 +4,9 @@
 //! promote when both accept H1; repeat.
 //!
 //! It resumes: every run it asks for is found again by its spec when the farm already has one
-//! (variants are named by content, so the same spec is the same experiment), and a tuning
-//! whose `tuning.json` says it was made from the same base and runs is read back instead of
-//! repeated. Run again on the same directory and farm, an interrupted campaign goes on where
+//! (variants and suites are named by content, so the same spec is the same experiment), and a
+//! tuning whose `tuning.json` says it was made from the same base, runs and tuner settings is
+//! read back instead of repeated. Run again on the same directory and farm, an interrupted campaign goes on where
 //! it stopped, and a finished one with more `iterations` goes on from its last iteration.
 
 use std::path::PathBuf;
@@ -259,7 +259,8 @@ pub async fn run(
         return Err(Error::Setting {
             name: "tc",
             reason: format!(
-                "{}: a network is slower per node than the HCE, so its SPRTs play at a movetime or a clock",
+                "{}: a network costs another time per node than the HCE, so equal nodes are not equal work: \
+                 its SPRTs play at a movetime or a clock",
                 config.tc
             ),
         });

@@ -46,7 +46,8 @@ pub trait Tuner {
     }
 
     /// Whether what it makes must be tested at a movetime or a clock, never at fixed nodes or
-    /// depth (a network is slower per node than the HCE: fixed nodes would flatter it).
+    /// depth (a network costs another time per node than the HCE, here less: equal nodes would
+    /// not be equal work).
     fn needs_timed_sprts(&self) -> bool {
         false
     }

@@ -69,7 +69,7 @@ pub struct LoopArgs {
     pub nodes: Option<u64>,
     /// The SPRTs' time control (and hce self-play's): nodes=N, depth=N, movetime=MS or
     /// BASE+INC seconds (default: nodes=3000 for hce, movetime=100 for nnue, which refuses
-    /// fixed nodes or depth: a network is slower per node).
+    /// fixed nodes or depth: a network's time per node is not the HCE's).
     #[arg(long)]
     pub tc: Option<TimeControl>,
     /// Sample one position in this many plies of the self-play games (hce).

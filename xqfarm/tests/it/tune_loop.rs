@@ -225,7 +225,7 @@ fn the_network_loop_trains_a_network_the_farm_plays_and_resumes_instead_of_repea
     fixed[10] = "nodes=300";
     let out = xqfarm(&fixed, dir);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("setting tc: nodes=300: a network is slower per node"), "{}", text(&out));
+    assert!(text(&out).contains("setting tc: nodes=300: a network costs another time per node"), "{}", text(&out));
 }
 
 /// loop.md without its minutes column (the 16th), which a resumed iteration does not repeat.
