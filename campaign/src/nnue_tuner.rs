@@ -93,9 +93,9 @@ impl NnueTuner {
         filter.runs.extend(runs.iter().map(|r| r.get()));
         filter.runs.sort_unstable();
         filter.runs.dedup();
-        // A checkpoint belongs to the training of one base on one set of runs: another gets a
-        // directory of its own rather than a refusal to resume.
-        let checkpoint = dir.join(format!("checkpoint-{:016x}", fingerprint(base, &filter.runs)));
+        // A checkpoint belongs to the training of one base on one set of runs under one set of
+        // settings: another gets a directory of its own rather than a refusal to resume.
+        let checkpoint = dir.join(format!("checkpoint-{:016x}", fingerprint(base, &filter.runs, &self.settings())));
         let resume = checkpoint_path(&checkpoint).is_file();
         Ok(RunConfig {
             data: self.data.clone(),
@@ -117,9 +117,9 @@ fn rayon_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// FNV-1a of the base's parameter file and the runs.
-fn fingerprint(base: &ParamSet, runs: &[u64]) -> u64 {
-    let mut text = base.to_toml();
+/// FNV-1a of the base's parameter file, the runs and the settings.
+fn fingerprint(base: &ParamSet, runs: &[u64], settings: &str) -> u64 {
+    let mut text = format!("{settings}\n{}", base.to_toml());
     for run in runs {
         text.push_str(&format!(",{run}"));
     }
@@ -253,6 +253,9 @@ mod tests {
         assert_eq!(warm.train.learning_rate, 1e-4, "the warm rate");
         assert_eq!(warm.filter.runs, [2, 7]);
         assert_ne!(warm.checkpoint, hce.checkpoint, "another base trains in a checkpoint of its own");
+        let slower = NnueTuner { warm_learning_rate: 3e-5, ..tuner.clone() };
+        let other = slower.run_config(&base, &[RunId::new(2), RunId::new(7)], dir.path()).expect("warm");
+        assert_ne!(other.checkpoint, warm.checkpoint, "other settings train in a checkpoint of their own");
         let missing = ParamSet { eval_spec: EvalSpec::Nnue(NetworkId::of_file(b"gone")), ..ParamSet::default() };
         let error = tuner.run_config(&missing, &[], dir.path()).expect_err("no file").to_string();
         assert!(error.contains("nothing to warm-start from"), "{error}");
