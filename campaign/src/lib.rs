@@ -34,9 +34,11 @@
 
 mod campaign;
 mod error;
+pub mod failures;
 pub mod farm;
 pub mod nnue_tuner;
 mod resume;
+pub mod sprt_result;
 pub mod spsa;
 pub mod summary;
 pub mod text;

@@ -9,6 +9,7 @@ pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod bench;
+pub mod client;
 pub mod embedded;
 pub mod error;
 pub mod events;

@@ -287,6 +287,32 @@ impl EngineSet {
     }
 }
 
+/// The protocol `def`'s engine speaks: UCI if it completes a UCI handshake, else UCCI if it
+/// completes that one (a UCCI-only engine costs the UCI handshake's timeout first); neither is
+/// an error naming the engine with both failures.
+pub fn detect_protocol(def: &EngineDef, config: ExternalConfig) -> Result<EngineProtocol> {
+    let mut failures = Vec::new();
+    for protocol in [EngineProtocol::Uci, EngineProtocol::Ucci] {
+        match check_engine(&EngineDef { protocol, ..def.clone() }, config) {
+            Ok(_) => return Ok(protocol),
+            // Missing, not executable: no handshake to try again.
+            Err(reason) if !reason.starts_with("failed its") => {
+                return Err(Error::EngineSetup {
+                    name: def.name.clone(),
+                    path: def.path.display().to_string(),
+                    reason,
+                });
+            }
+            Err(reason) => failures.push(reason),
+        }
+    }
+    Err(Error::EngineSetup {
+        name: def.name.clone(),
+        path: def.path.display().to_string(),
+        reason: format!("speaks neither UCI nor UCCI: {}", failures.join("; ")),
+    })
+}
+
 /// The engine's `EngineInfo`, or why it cannot be used.
 fn check_engine(def: &EngineDef, config: ExternalConfig) -> std::result::Result<EngineInfo, String> {
     let meta = std::fs::metadata(&def.path).map_err(|e| match e.kind() {

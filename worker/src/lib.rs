@@ -16,6 +16,7 @@
 pub mod adjudication;
 pub mod client;
 mod delivery;
+pub mod engine_bench;
 pub mod engines;
 pub mod error;
 pub mod external;
@@ -24,6 +25,7 @@ pub mod identity;
 pub mod loadgen;
 pub mod matchrun;
 pub mod networks;
+pub mod opening_files;
 pub mod openings;
 pub mod player;
 pub mod runner;

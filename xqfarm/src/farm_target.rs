@@ -17,14 +17,14 @@ pub struct FarmTarget {
     /// Games played at once by the local worker (default: all cores).
     #[arg(long)]
     pub concurrency: Option<usize>,
-    /// Run on an embedded coordinator with a local worker.
-    #[arg(long)]
+    /// Run on an embedded coordinator with a local worker (the default without --coordinator).
+    #[arg(long, conflicts_with = "coordinator")]
     pub local: bool,
     /// Directory for the embedded coordinator's database and Parquet data (a temporary
     /// directory when absent).
     #[arg(long)]
     pub dir: Option<PathBuf>,
-    /// Remote coordinator (without --local), e.g. http://farm:7878.
+    /// A remote coordinator to run on instead of the embedded one, e.g. http://farm:7878.
     #[arg(long)]
     pub coordinator: Option<String>,
     /// Token for the remote coordinator (or XQFARM_TOKEN).
@@ -43,12 +43,11 @@ pub struct Target {
 }
 
 impl FarmTarget {
-    /// Starts the embedded farm (in `--dir`, or a temporary directory named `prefix...`) with
-    /// a local worker given `engines`, or names the remote coordinator.
+    /// Names the remote coordinator (`--coordinator`), or starts the embedded farm (in `--dir`,
+    /// or a temporary directory named `prefix...`) with a local worker given `engines`.
     pub async fn open(&self, prefix: &str, engines: worker::engines::EngineSet) -> Result<Target> {
-        if !self.local {
-            let url = self.coordinator.clone().context("without --local, pass --coordinator URL")?;
-            return Ok(Target { url, token: remote::token(self.token.clone())?, local: None });
+        if let Some(url) = &self.coordinator {
+            return Ok(Target { url: url.clone(), token: remote::token(self.token.clone())?, local: None });
         }
         let dir = match &self.dir {
             Some(d) => d.clone(),

@@ -9,7 +9,17 @@ use anyhow::{Context, Result};
 use clap::Args;
 use engine::eval::{Group, Params};
 
-use crate::sprt::{self, SprtArgs, Verdict};
+use campaign::sprt_result::Ending;
+use clap::Parser;
+
+use crate::sprt::{self, SprtArgs};
+
+/// `xqfarm sprt`'s arguments on their own.
+#[derive(Parser, Debug)]
+struct Sprt {
+    #[command(flatten)]
+    args: SprtArgs,
+}
 
 #[derive(Args, Debug)]
 pub struct LocalArgs {
@@ -41,37 +51,24 @@ pub async fn run(args: &LocalArgs) -> Result<()> {
     std::fs::write(&weak, weakened().to_toml()).with_context(|| format!("writing {}", weak.display()))?;
     let base = args.dir.join("default.toml");
     std::fs::write(&base, Params::default().to_toml()).with_context(|| format!("writing {}", base.display()))?;
-    let sprt_args = SprtArgs {
-        base: base.display().to_string(),
-        candidate: weak.display().to_string(),
-        elo0: -10.0,
-        elo1: 0.0,
-        alpha: 0.05,
-        beta: 0.05,
-        model: proto::domain::EloModel::Normalized,
-        tc: format!("nodes={}", args.nodes),
-        openings: None,
-        farm: crate::farm_target::FarmTarget {
-            concurrency: args.concurrency,
-            local: true,
-            dir: Some(args.dir.clone()),
-            ..Default::default()
-        },
-    };
+    let mut command = vec!["sprt".to_owned(), "--base".into(), base.display().to_string()];
+    command.extend(["--candidate".into(), weak.display().to_string(), "--elo0".into(), "-10".into()]);
+    command.extend(["--elo1".into(), "0".into(), "--tc".into(), format!("nodes={}", args.nodes)]);
+    command.extend(["--local".into(), "--dir".into(), args.dir.display().to_string()]);
+    if let Some(n) = args.concurrency {
+        command.extend(["--concurrency".into(), n.to_string()]);
+    }
+    // The SPRT's arguments as `xqfarm sprt` reads them, so its defaults are written once.
+    let sprt_args = Sprt::try_parse_from(&command).context("the SPRT's arguments")?.args;
     eprintln!("xqfarm local: SPRT[-10, 0] of weakened (no mobility) vs default at nodes={}", args.nodes);
-    let (verdict, status) = sprt::run(&sprt_args).await?;
-    print!("{}", sprt::summary(&status));
-    println!(
-        "verdict: {} — {}",
-        match verdict {
-            Verdict::H0 => "H0 accepted",
-            Verdict::H1 => "H1 accepted",
-        },
-        match verdict {
-            Verdict::H0 => "the weakened variant is at least 10 Elo weaker, as it should be",
-            Verdict::H1 => "the weakened variant is not measurably weaker",
-        }
-    );
+    let outcome = sprt::run(&sprt_args).await?;
+    print!("{}", sprt::summary(&outcome.status));
+    let verdict = match outcome.ending {
+        Ending::H0 => "H0 accepted — the weakened variant is at least 10 Elo weaker, as it should be",
+        Ending::H1 => "H1 accepted — the weakened variant is not measurably weaker",
+        other => other.text(),
+    };
+    println!("verdict: {verdict}");
     println!(
         "data: {}/data (games/, positions/ as Parquet), summary: {}/summary.txt",
         args.dir.display(),

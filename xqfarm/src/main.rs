@@ -45,7 +45,9 @@ enum Command {
     /// The whole loop on this machine: an SPRT of the default parameters against a weakened
     /// variant, coordinator and workers in this process, data in ./xqfarm-data/.
     Local(local::LocalArgs),
-    /// SPRT of a candidate parameter set against a base (exit 0: H1, 1: H0, 2: error).
+    /// SPRT of a candidate against a base: two engine binaries (`--engine new=PATH --engine
+    /// base=PATH`), parameter sets or networks (exit 0: H1, 1: H0, 2: error, 3: no verdict
+    /// within --max-games or --max-minutes).
     Sprt(sprt::SprtArgs),
     /// Tune parameters with SPSA (Fishtest's), locally or on a coordinator; the tuned values
     /// become a new variant (`--verify`: an SPRT of it against the base).
@@ -187,18 +189,8 @@ fn run() -> Result<ExitCode> {
     match Cli::parse().command {
         Command::Local(args) => runtime()?.block_on(local::run(&args))?,
         Command::Sprt(args) => {
-            let (verdict, status) = runtime()?.block_on(sprt::run(&args))?;
-            print!("{}", sprt::summary(&status));
-            return Ok(match verdict {
-                sprt::Verdict::H1 => {
-                    println!("verdict: H1 accepted (the candidate is better)");
-                    ExitCode::SUCCESS
-                }
-                sprt::Verdict::H0 => {
-                    println!("verdict: H0 accepted (no gain shown)");
-                    ExitCode::from(1)
-                }
-            });
+            let outcome = runtime()?.block_on(sprt::run(&args))?;
+            return Ok(sprt::report(&outcome));
         }
         Command::Spsa(args) => runtime()?.block_on(spsa_cmd::run(&args))?,
         Command::Tournament(cmd) => runtime()?.block_on(tournament_cmd::run(cmd))?,

@@ -21,6 +21,7 @@ mod postgres_support;
 mod referee_grpc;
 mod served;
 mod sprt_cli;
+mod sprt_engines;
 mod spsa_cli;
 mod tb_cli;
 mod tc_scale;
