@@ -334,8 +334,6 @@ pub async fn run(args: &SprtArgs) -> Result<Outcome> {
     {
         bail!("--max-minutes {minutes}: give a positive number of minutes");
     }
-    let (engines, candidate, base) = setup_sides(args)?;
-    let lines = openings(args)?;
     let concurrency =
         args.farm.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -348,6 +346,8 @@ pub async fn run(args: &SprtArgs) -> Result<Outcome> {
              gets less time than the time control says and the result is not that of {tc}"
         );
     }
+    let (engines, candidate, base) = setup_sides(args)?;
+    let lines = openings(args)?;
     for info in engines.infos() {
         eprintln!("engine {}: {} (sha256 {})", info.name, info.id_name, &info.sha256[..info.sha256.len().min(16)]);
     }

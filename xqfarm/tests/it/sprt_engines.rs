@@ -334,6 +334,10 @@ fn bad_engines_options_benches_and_openings_are_refused_by_name_before_any_game(
         &["--engine", &flag, "--base", "default", "--openings", empty.to_str().expect("utf-8")],
         "no usable opening",
     );
+    // More games at once than cores under a time control: warned, before anything else.
+    let empty_path = empty.to_str().expect("utf-8");
+    let many = ["--engine", &flag, "--base", "default", "--openings", empty_path, "--tc", "movetime=100"];
+    refused(&[&many[..], &["--concurrency", "512"]].concat(), "warning: --concurrency 512 on ");
     refused(&["--candidate", "default", "--base", "default"], "both named `default`");
     // The right signature starts the run; an engine that answers with no move fails its games.
     let json = dir.path().join("quiet.json");
