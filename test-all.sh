@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test of the repository, in the order that fails fastest: format (seconds); clippy with
+# Every test of the repository, in the order that fails fastest: format and the lint of the CI
+# examples in docs/ci (actionlint, check-jsonschema: seconds, docs/ci/test.sh); clippy with
 # -D warnings over every target and the test build, as one compilation; then three lanes at once:
 # the Rust tests (`cargo test --workspace`, with a private PostgreSQL server for the storage
 # conformance suite), the multi-host fault test in network namespaces (as root, with a server of
@@ -41,13 +42,14 @@ on_exit() {
 trap on_exit EXIT
 
 # How many tests a stage's log says passed: cargo's `test result:` lines, node's `# pass N`, the
-# Slurm script's `test N passed` lines, the Kubernetes checks' `N passed, N failed`.
+# Slurm script's `test N passed` lines, the Kubernetes checks' and the CI lint's `N passed, N failed`.
 count_passed() {
   awk '
     /^test result: ok\./ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^passed;?$/) n += $i }
     /^# pass [0-9]+$/ { n += $3 }
     /^test [0-9]+ passed/ { n += 1 }
     /^deploy\/k8s: [0-9]+ passed/ { n += $2 }
+    /^docs\/ci: [0-9]+ passed/ { n += $2 }
     END { print n + 0 }' "$1"
 }
 
@@ -122,6 +124,9 @@ wait_stages() {
 }
 
 stage fmt cargo fmt --all --check
+# The GitHub and GitLab examples of docs/ci, which cannot run here, linted offline (about a
+# second; actionlint and check-jsonschema from PATH, which .ci/run installs).
+stage ci-lint docs/ci/test.sh
 
 # Clippy and the test build are one compilation: clippy-driver compiles the workspace's crates
 # (lints, then code) as `cargo clippy` runs it, and the tests below reuse what it built. The
