@@ -1,6 +1,6 @@
 //! What the commands' arguments name, read the one way every command reads them: parameter
-//! sets (`default`, `material-only` or a TOML file), opening suite files (the shipped default
-//! suite when none is given), run names from file names, and the random tokens of a local farm.
+//! sets (`default`, `material-only` or a TOML file), opening files (suite, EPD or PGN; the
+//! shipped default suite when none is given), run names from file names, and the random tokens of a local farm.
 //! `NAME=VALUE` options are [`proto::domain::parse_engine_option`].
 
 use std::path::Path;
@@ -8,7 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use engine::ParamSet;
 use engine::eval::Params;
-use worker::openings::{Opening, parse_suite, suite_lines};
+use worker::opening_files::{OpeningFormat, read_openings};
+use worker::openings::{Opening, parse_opening, suite_lines};
 
 /// The default opening suite shipped with xqfarm.
 pub const DEFAULT_OPENINGS: &str = include_str!("../../data/openings/default.txt");
@@ -22,28 +23,43 @@ pub fn load_params(spec: &str) -> Result<ParamSet> {
     }
 }
 
-/// The text of an opening suite file, or of the shipped default suite when absent.
-fn suite_text(path: Option<&Path>) -> Result<String> {
-    match path {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading openings {}", p.display())),
-        None => Ok(DEFAULT_OPENINGS.to_owned()),
+/// Plies of each game of a PGN opening file that make its opening, unless a command says.
+pub const PGN_OPENING_PLIES: usize = 8;
+
+/// The suite lines of an opening file (the shipped default suite when absent): a suite file,
+/// an EPD/FEN file or a PGN file (its games' first `pgn_plies` plies), by `format` or by the
+/// file's extension ([`OpeningFormat::of_path`]). Skipped entries of an EPD or PGN file are
+/// counted in a warning; a file with no usable opening is an error naming it.
+pub fn opening_file(path: Option<&Path>, format: Option<OpeningFormat>, pgn_plies: usize) -> Result<Vec<String>> {
+    let Some(path) = path else {
+        return Ok(suite_lines(DEFAULT_OPENINGS).map(|(_, line)| line.to_owned()).collect());
+    };
+    let format = format.unwrap_or_else(|| OpeningFormat::of_path(path));
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading openings {}", path.display()))?;
+    let file = read_openings(&path.display().to_string(), &text, format, pgn_plies)?;
+    if let Some(first) = file.skipped.first() {
+        eprintln!("warning: {}: {} of its entries skipped (the first: {first})", path.display(), file.skipped.len());
     }
+    if format != OpeningFormat::Suite {
+        eprintln!("openings: {} from {} ({format})", file.lines.len(), path.display());
+    }
+    Ok(file.lines)
 }
 
-/// An opening suite file (the shipped default suite when absent), parsed; an empty suite is
+/// An opening file (the shipped default suite when absent), parsed; an empty suite is
 /// refused.
 pub fn load_openings(path: Option<&Path>) -> Result<Vec<Opening>> {
-    let suite = parse_suite(&suite_text(path)?)?;
-    if suite.is_empty() {
+    let lines = opening_lines(path)?;
+    if lines.is_empty() {
         bail!("the opening suite is empty");
     }
-    Ok(suite)
+    Ok(lines.iter().enumerate().map(|(i, line)| parse_opening(i + 1, line)).collect::<worker::Result<_>>()?)
 }
 
-/// The lines of an opening suite file (the shipped default suite when absent), comments and
-/// blank lines dropped, as the farm stores a suite.
+/// The suite lines of an opening file ([`opening_file`] by its extension), or of the shipped
+/// default suite when absent, as the farm stores a suite.
 pub fn opening_lines(path: Option<&Path>) -> Result<Vec<String>> {
-    Ok(suite_lines(&suite_text(path)?).map(|(_, line)| line.to_owned()).collect())
+    opening_file(path, None, PGN_OPENING_PLIES)
 }
 
 /// The engine version a worker registers: the engine's name and version, and this build's commit.

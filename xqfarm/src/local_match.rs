@@ -37,7 +37,8 @@ pub struct MatchArgs {
     /// Time control: nodes=N, depth=N, movetime=MS or BASE+INC seconds.
     #[arg(long, default_value = "nodes=20000")]
     tc: String,
-    /// Opening suite file (the shipped default suite when absent).
+    /// Openings: a suite file, an EPD/FEN file (`.epd`, `.fen`) or a PGN file (`.pgn`, its
+    /// games' first 8 plies); the shipped default suite when absent.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Games played at once (default: all cores).

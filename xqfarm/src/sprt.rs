@@ -29,7 +29,7 @@ use proto::domain::{
 use web::client::ApiClient;
 use worker::engines::{EngineDef, EngineSet, detect_protocol, sha256_of};
 use worker::external::ExternalConfig;
-use worker::opening_files::{OpeningFormat, read_openings, shuffle};
+use worker::opening_files::{OpeningFormat, shuffle};
 
 pub use campaign::sprt_spec;
 pub use campaign::text::{progress_line, summary};
@@ -297,24 +297,7 @@ async fn add_side(farm: &RemoteFarm, setup: &SideSetup) -> Result<VariantId> {
 
 /// The openings of --openings (or the default suite), shuffled by --seed.
 fn openings(args: &SprtArgs) -> Result<Vec<String>> {
-    let mut lines = match &args.openings {
-        None => crate::args::opening_lines(None)?,
-        Some(path) => {
-            let format = args.openings_format.unwrap_or_else(|| OpeningFormat::of_path(path));
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading openings {}", path.display()))?;
-            let file = read_openings(&path.display().to_string(), &text, format, args.opening_plies)?;
-            if !file.skipped.is_empty() {
-                eprintln!(
-                    "warning: {}: {} of its entries skipped (the first: {})",
-                    path.display(),
-                    file.skipped.len(),
-                    file.skipped[0]
-                );
-            }
-            eprintln!("openings: {} from {} ({format})", file.lines.len(), path.display());
-            file.lines
-        }
-    };
+    let mut lines = crate::args::opening_file(args.openings.as_deref(), args.openings_format, args.opening_plies)?;
     if let Some(seed) = args.seed {
         shuffle(&mut lines, seed);
     }

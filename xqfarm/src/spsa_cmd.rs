@@ -63,7 +63,8 @@ pub struct SpsaArgs {
     /// Stop `--verify` after this many games without a verdict (not verified).
     #[arg(long, default_value_t = 20_000)]
     pub verify_max_games: u64,
-    /// Opening suite (the shipped default suite when absent).
+    /// Openings: a suite file, an EPD/FEN file (`.epd`, `.fen`) or a PGN file (`.pgn`, its
+    /// games' first 8 plies); the shipped default suite when absent.
     #[arg(long)]
     pub openings: Option<PathBuf>,
     #[command(flatten)]

@@ -70,7 +70,8 @@ pub struct TournamentArgs {
     /// Local external engines NAME=PATH (with --local).
     #[arg(long = "engine")]
     pub engines: Vec<String>,
-    /// Opening suite (the shipped default suite when absent).
+    /// Openings: a suite file, an EPD/FEN file (`.epd`, `.fen`) or a PGN file (`.pgn`, its
+    /// games' first 8 plies); the shipped default suite when absent.
     #[arg(long)]
     pub openings: Option<PathBuf>,
     /// Print the run id and return instead of following the tournament (remote only).
