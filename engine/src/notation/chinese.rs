@@ -54,6 +54,8 @@ pub fn write(pos: &Position, m: Move) -> String {
     format!("{head}{op}{}", number(d.color, d.arg))
 }
 
+/// Reads a legal move of `pos` (the tests' way in; the notation module reads by [`pattern`]).
+#[cfg(test)]
 pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
     describe::find(pos, &pattern(text)?)
 }
