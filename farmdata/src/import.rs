@@ -513,4 +513,53 @@ mod tests {
         assert_eq!(by_reason.get(&SkipReason::IllegalMove), Some(&1));
         Ok(())
     }
+
+    #[test]
+    fn games_written_by_the_pgn_writer_in_each_notation_import_to_the_same_moves_and_results() -> Result<()> {
+        use engine::notation::Notation;
+        use engine::pgn::{PgnGame, write_game};
+        // A game from a FEN with book moves, one from the start, one without a result.
+        let after_book = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
+        let games: [(&str, Vec<&str>, Vec<&str>, &str); 3] = [
+            (engine::START_FEN, vec![], vec!["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7"], "1-0"),
+            (after_book, vec!["h9g7", "h0g2"], vec!["i9h9", "i0h0", "h7h3"], "0-1"),
+            (engine::START_FEN, vec![], vec!["c3c4", "c6c5", "b0c2"], "*"),
+        ];
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (i, notation) in [Notation::Wxf, Notation::Chinese, Notation::Iccs].into_iter().enumerate() {
+            let mut text = String::new();
+            for (fen, book, moves, result) in &games {
+                let owned = |v: &[&str]| v.iter().map(|m| (*m).to_owned()).collect::<Vec<String>>();
+                let (book, moves) = (owned(book), owned(moves));
+                let g = PgnGame {
+                    event: "round trip".into(),
+                    round: String::new(),
+                    red_name: "r",
+                    red_id: "",
+                    black_name: "b",
+                    black_id: "",
+                    result,
+                    termination: "",
+                    start_fen: fen,
+                    book_moves: &book,
+                    moves: &moves,
+                };
+                write_game(&mut text, &g, notation).map_err(|problem| Error::Import { path: "x".into(), problem })?;
+            }
+            let file = write(dir.path(), &format!("{notation}.pgn"), &text);
+            let data = dir.path().join("data");
+            let summary = import_pgn(&data, &[file], &ImportOptions::default())?;
+            let run = RunId::new(RunId::FIRST_IMPORTED.get() + i as u64);
+            assert_eq!((summary.run, summary.games, summary.skipped.len()), (Some(run), 3, 0), "{notation}");
+            let rows = read_game_rows(&data, run)?;
+            for ((fen, book, moves, result), row) in games.iter().zip(&rows) {
+                // The book's moves are the game's too: the import starts at the FEN tag.
+                let all: Vec<&str> = book.iter().chain(moves).copied().collect();
+                assert_eq!(row.moves, all, "{notation}");
+                assert_eq!(row.result, *result, "{notation}");
+                assert_eq!(row.start_fen, Position::from_fen(fen).map(|p| p.fen()).unwrap_or_default());
+            }
+        }
+        Ok(())
+    }
 }

@@ -33,6 +33,7 @@
 mod compact;
 mod error;
 mod import;
+mod import_bench;
 mod imports;
 mod layout;
 mod migrate;
@@ -51,6 +52,7 @@ pub use import::{
     FileImport, ImportOptions, ImportSummary, SkipReason, SkippedGame, UNKNOWN_RESULT, game_rows, import_pgn, pgn_files,
     reason_text, result_of,
 };
+pub use import_bench::{ImportSpeed, bench_archive, bench_import};
 pub use imports::{IMPORTS_FILE, ImportRow, imports_path, read_imports, write_imports};
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
 pub use migrate::{migrate_games, migrate_positions};
