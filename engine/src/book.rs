@@ -143,8 +143,8 @@ impl BookBuilder {
                 (GameResult::RedWins, Color::Red) | (GameResult::BlackWins, Color::Black) => c.wins += 1,
                 (GameResult::RedWins, Color::Black) | (GameResult::BlackWins, Color::Red) => c.losses += 1,
                 // A game recorded without its result (an imported archive's `*`): its move counts,
-            // with no score.
-            (GameResult::Ongoing, _) => {}
+                // with no score.
+                (GameResult::Ongoing, _) => {}
             }
             pos.play_unchecked(m);
         }

@@ -420,7 +420,12 @@ mod tests {
         assert_eq!(summary.skipped.len(), 1);
         let skip = &summary.skipped[0];
         assert_eq!((skip.game, skip.reason), (3, SkipReason::IllegalMove));
-        assert!(skip.to_string().ends_with("masters.pgn: game 3: move 2. `R1+3` (Red): i0i3 is illegal: a Red rook cannot move from i0 to i3"), "{skip}");
+        assert!(
+            skip.to_string().ends_with(
+                "masters.pgn: game 3: move 2. `R1+3` (Red): i0i3 is illegal: a Red rook cannot move from i0 to i3"
+            ),
+            "{skip}"
+        );
 
         let run = RunId::FIRST_IMPORTED;
         let games = read_game_rows(&data, run)?;
@@ -501,12 +506,21 @@ mod tests {
         let named: Vec<(usize, SkipReason)> = summary.skipped.iter().map(|s| (s.game, s.reason)).collect();
         assert_eq!(
             named,
-            [(2, SkipReason::BadTag), (3, SkipReason::BadFen), (4, SkipReason::UnknownNotation), (5, SkipReason::IllegalMove)]
+            [
+                (2, SkipReason::BadTag),
+                (3, SkipReason::BadFen),
+                (4, SkipReason::UnknownNotation),
+                (5, SkipReason::IllegalMove)
+            ]
         );
         let texts: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
         assert!(texts[0].contains("bad.pgn: game 2: game 2, line 4: `[Event \"bad tag`"), "{}", texts[0]);
         assert!(texts[1].contains("bad.pgn: game 3: the FEN tag `rnbakabnr/9/9 w`"), "{}", texts[1]);
-        assert!(texts[2].contains("bad.pgn: game 4: move 2. `Q2+3` (Red): `Q` is not a WXF piece letter"), "{}", texts[2]);
+        assert!(
+            texts[2].contains("bad.pgn: game 4: move 2. `Q2+3` (Red): `Q` is not a WXF piece letter"),
+            "{}",
+            texts[2]
+        );
         assert!(texts[3].contains("bad.pgn: game 5: move 2. `车一进三` (Red): "), "{}", texts[3]);
         let by_reason = summary.skipped_by_reason();
         assert_eq!(by_reason.values().sum::<u64>(), 4);

@@ -84,12 +84,15 @@ pub fn read_imports(data_dir: &Path) -> Result<Vec<ImportRow>> {
     let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.at(&path)?;
-        let bad = |name: &str| Error::Schema { path: path.clone(), problem: format!("column `{name}` missing or mistyped") };
+        let bad =
+            |name: &str| Error::Schema { path: path.clone(), problem: format!("column `{name}` missing or mistyped") };
         let u64s = |name: &str| {
             batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<UInt64Type>()).ok_or_else(|| bad(name))
         };
-        let strs = |name: &str| batch.column_by_name(name).and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| bad(name));
-        let (run, name, file, sha256) = (u64s(column::RUN)?, strs(column::NAME)?, strs(column::FILE)?, strs(column::SHA256)?);
+        let strs =
+            |name: &str| batch.column_by_name(name).and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| bad(name));
+        let (run, name, file, sha256) =
+            (u64s(column::RUN)?, strs(column::NAME)?, strs(column::FILE)?, strs(column::SHA256)?);
         let (games, skipped, created) = (u64s(column::GAMES)?, u64s(column::SKIPPED)?, u64s(column::CREATED_UNIX_MS)?);
         for i in 0..batch.num_rows() {
             rows.push(ImportRow {

@@ -49,8 +49,8 @@ mod writer;
 pub use compact::{CompactionPolicy, compact};
 pub use error::{Error, Result};
 pub use import::{
-    FileImport, ImportOptions, ImportSummary, SkipReason, SkippedGame, UNKNOWN_RESULT, game_rows, import_pgn, pgn_files,
-    reason_text, result_of,
+    FileImport, ImportOptions, ImportSummary, SkipReason, SkippedGame, UNKNOWN_RESULT, game_rows, import_pgn,
+    pgn_files, reason_text, result_of,
 };
 pub use import_bench::{ImportSpeed, bench_archive, bench_import};
 pub use imports::{IMPORTS_FILE, ImportRow, imports_path, read_imports, write_imports};

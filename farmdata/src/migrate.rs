@@ -95,7 +95,8 @@ pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
     let mut rewritten = 0;
     for (range, path) in part_files(data_dir, Table::Positions, run)? {
         let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).at(&path)?).at(&path)?;
-        let nullable = |name: &str| builder.schema().fields().iter().find(|f| f.name() == name).map(|f| f.is_nullable());
+        let nullable =
+            |name: &str| builder.schema().fields().iter().find(|f| f.name() == name).map(|f| f.is_nullable());
         let (Some(score), Some(result)) = (nullable(positions::SEARCH_SCORE), nullable(positions::RESULT)) else {
             // Not a positions file this version knows: `recover` and the readers name it.
             continue;

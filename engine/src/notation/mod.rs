@@ -217,7 +217,8 @@ mod tests {
         assert!(matches!(fold_full_width("C2.5"), Cow::Borrowed(_)));
         assert!(matches!(fold_full_width("炮二平五"), Cow::Borrowed(_)));
         let start = pos(crate::START_FEN);
-        for text in ["C2.5", "C2=5", "Ｃ２＝５", "Ｃ２．５", "ｃ２．５", "C2．5", "H2-E2", "Ｈ２－Ｅ２", "炮２平５"] {
+        for text in ["C2.5", "C2=5", "Ｃ２＝５", "Ｃ２．５", "ｃ２．５", "C2．5", "H2-E2", "Ｈ２－Ｅ２", "炮２平５"]
+        {
             assert_eq!(parse_move(&start, text), Ok(mv("h2e2")), "{text}");
             assert_eq!(read_move(&start, text), Ok(mv("h2e2")), "{text}");
         }

@@ -269,7 +269,14 @@ mod tests {
         assert_eq!(events, [Some("a"), Some("b"), Some("c"), Some("d"), None, None]);
         assert_eq!(
             moves_of(text),
-            [vec!["C2.5", "H8+7"], vec!["P7+1"], vec!["H2+3"], vec!["炮二平五", "马８进７"], vec!["C8.5"], vec!["R1+1"]]
+            [
+                vec!["C2.5", "H8+7"],
+                vec!["P7+1"],
+                vec!["H2+3"],
+                vec!["炮二平五", "马８进７"],
+                vec!["C8.5"],
+                vec!["R1+1"]
+            ]
         );
         assert_eq!(games[0].tag("Result"), Some("1-0"));
         assert_eq!(read_games("\n\n  \n").count(), 0);

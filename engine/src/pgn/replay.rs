@@ -43,8 +43,9 @@ impl Replay {
 /// The game's start: its `[FEN]` tag's position, or the initial one without the tag.
 pub fn start_position(text: &PgnText) -> Result<Position, Error> {
     match text.tag("FEN").map(str::trim) {
-        Some(fen) if !fen.is_empty() => Position::from_fen(fen)
-            .map_err(|e| Error::PgnFen { fen: fen.to_owned(), reason: e.to_string() }),
+        Some(fen) if !fen.is_empty() => {
+            Position::from_fen(fen).map_err(|e| Error::PgnFen { fen: fen.to_owned(), reason: e.to_string() })
+        }
         _ => Ok(Position::startpos()),
     }
 }
