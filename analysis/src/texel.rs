@@ -64,6 +64,11 @@ impl TexelRun {
     }
 }
 
+/// Whether a game key ([`data::game_key`]) is an imported run's game.
+fn imported_game(game: u64) -> bool {
+    proto::domain::RunId::new(game >> 40).is_imported()
+}
+
 fn build_sets(positions: &[TuningPosition], lambda: f64, score_k: f64) -> Result<TuningSet> {
     let mut builder = TuningSetBuilder::new().lambda(lambda)?.score_k(score_k)?;
     builder.reserve(positions.len(), 64);
@@ -82,7 +87,12 @@ pub fn texel(
     on_epoch: impl FnMut(&EpochReport),
 ) -> Result<TexelRun> {
     let started = std::time::Instant::now();
-    let (positions, counts) = data::tuning_positions(data_dir, &config.filter)?;
+    let (mut positions, counts) = data::tuning_positions(data_dir, &config.filter)?;
+    if config.lambda > 0.0 {
+        // A blend of result and search score: imported games' positions carry no engine score
+        // (never a filled-in one), so they are left out rather than labelled by the result alone.
+        positions.retain(|p| p.search_score_red.is_some() || !imported_game(p.game));
+    }
     if positions.is_empty() {
         return Err(Error::Data {
             path: data_dir.display().to_string(),

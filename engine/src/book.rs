@@ -42,12 +42,13 @@ impl BookMove {
         (3 * u64::from(self.wins) + u64::from(self.draws)).saturating_sub(u64::from(self.losses))
     }
 
-    /// The mover's score in these games, 0..1.
+    /// The mover's score in the games with a known result, 0..1 (0.5 with none).
     pub fn score(&self) -> f64 {
-        if self.games == 0 {
+        let scored = u64::from(self.wins) + u64::from(self.draws) + u64::from(self.losses);
+        if scored == 0 {
             return 0.5;
         }
-        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games)
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / scored as f64
     }
 }
 
@@ -141,7 +142,9 @@ impl BookBuilder {
                 (GameResult::Draw, _) => c.draws += 1,
                 (GameResult::RedWins, Color::Red) | (GameResult::BlackWins, Color::Black) => c.wins += 1,
                 (GameResult::RedWins, Color::Black) | (GameResult::BlackWins, Color::Red) => c.losses += 1,
-                (GameResult::Ongoing, _) => c.draws += 1,
+                // A game recorded without its result (an imported archive's `*`): its move counts,
+                // with no score.
+                (GameResult::Ongoing, _) => {}
             }
             pos.play_unchecked(m);
         }
@@ -343,6 +346,21 @@ mod tests {
         let mut damaged = book.encode();
         damaged[20] ^= 1;
         assert!(Book::decode(&damaged, "b.xqb").expect_err("damaged").to_string().contains("b.xqb"));
+    }
+
+    #[test]
+    fn a_game_without_a_result_counts_its_moves_without_a_score() {
+        let start = Position::startpos();
+        let mut b = BookBuilder::new(2);
+        b.add_game(&start, &line("h2e2 h9g7"), GameResult::RedWins).expect("legal");
+        b.add_game(&start, &line("h2e2 h9g7"), GameResult::Ongoing).expect("legal");
+        b.add_game(&start, &line("h2e2 b9c7"), GameResult::Ongoing).expect("legal");
+        let book = b.finish(1);
+        let m = book.moves(&start)[0];
+        assert_eq!((m.games, m.wins, m.draws, m.losses), (3, 1, 0, 0));
+        // The score is over the one game with a result, not diluted by the other two.
+        assert_eq!(m.score(), 1.0);
+        assert_eq!(m.weight(), 3);
     }
 
     #[test]

@@ -22,6 +22,25 @@ pub enum IllegalMoveReason {
     KingInCheck(Color),
 }
 
+/// Why a PGN game's move was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveFault {
+    /// No notation the engine reads spells it (or it names no piece that can move so).
+    Unreadable,
+    /// It reads, but the move is illegal in the position.
+    Illegal,
+}
+
+impl MoveFault {
+    /// The words a summary counts refused games by.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MoveFault::Unreadable => "unknown notation",
+            MoveFault::Illegal => "illegal move",
+        }
+    }
+}
+
 /// Every error the engine library reports. Each message names the bad input.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -50,6 +69,14 @@ pub enum Error {
     /// A PGN text that does not read; the message names the line.
     #[error("PGN {0}")]
     Pgn(String),
+    /// A PGN game's `[FEN]` tag that does not read.
+    #[error("the FEN tag `{fen}`: {reason}")]
+    PgnFen { fen: String, reason: String },
+    /// A PGN game's move that does not read or is illegal where it stands: `ply` counts the
+    /// game's moves from 1, `number` is the move number a PGN writes (`3.` for Red, `3...` for
+    /// Black).
+    #[error("move {number}{} `{text}` ({color}): {reason}", if *color == Color::Red { "." } else { "..." })]
+    PgnMove { ply: usize, number: u32, color: Color, text: String, fault: MoveFault, reason: String },
     /// A network file (`path`) that cannot be read or is refused.
     #[error("network file {path}: {reason}")]
     Network { path: String, reason: NnueError },

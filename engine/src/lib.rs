@@ -40,7 +40,7 @@ pub mod uci;
 pub const RULES_VERSION: u32 = 1;
 
 pub use engine::Engine;
-pub use error::{Error, IllegalMoveReason, NnueError, Result};
+pub use error::{Error, IllegalMoveReason, MoveFault, NnueError, Result};
 pub use eval_kind::{EvalKind, EvalSpec};
 pub use param_set::ParamSet;
 pub use position::{OpeningLine, Position, START_FEN};

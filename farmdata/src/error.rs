@@ -24,6 +24,10 @@ pub enum Error {
     #[error("{}: cannot upgrade: {problem}", path.display())]
     Migration { path: PathBuf, problem: String },
 
+    /// A game archive that cannot be imported at all (unreadable, not UTF-8); nothing was written.
+    #[error("{}: {problem}", path.display())]
+    Import { path: PathBuf, problem: String },
+
     /// The rows handed to `export_segment` cannot form one segment.
     #[error("run {run}: bad segment: {problem}")]
     BadSegment { run: RunId, problem: String },

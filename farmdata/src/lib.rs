@@ -32,6 +32,9 @@
 
 mod compact;
 mod error;
+mod import;
+mod import_bench;
+mod imports;
 mod layout;
 mod migrate;
 mod reader;
@@ -45,6 +48,12 @@ mod writer;
 
 pub use compact::{CompactionPolicy, compact};
 pub use error::{Error, Result};
+pub use import::{
+    FileImport, ImportOptions, ImportSummary, SkipReason, SkippedGame, UNKNOWN_RESULT, game_rows, import_pgn,
+    pgn_files, reason_text, result_of,
+};
+pub use import_bench::{ImportSpeed, bench_archive, bench_import};
+pub use imports::{IMPORTS_FILE, ImportRow, imports_path, read_imports, write_imports};
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
 pub use migrate::{migrate_games, migrate_positions};
 pub use reader::{read_game_positions, read_games, read_positions};

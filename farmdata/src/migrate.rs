@@ -9,6 +9,10 @@
 //! nullable field and every value as it was, so that a run's files share one schema (pyarrow's
 //! datasets take the first file's). Their scores stay what the older workers wrote, the static
 //! evaluation where the engine gave none: those cannot be told apart.
+//!
+//! `positions` files of versions 1 to 3 have a non-nullable `result`; version 4's may be null
+//! (an imported game without a result). The same rewrite gives them the nullable field, every
+//! value as it was.
 
 use proto::domain::RunId;
 use std::collections::HashMap;
@@ -84,19 +88,20 @@ pub fn migrate_games(
     Ok(rewritten)
 }
 
-/// Rewrites every `positions` part file of `run` whose `search_score` is not nullable (schema
-/// versions 1 and 2) with the current schema, every value unchanged. Returns how many files were
-/// rewritten.
+/// Rewrites every `positions` part file of `run` whose `search_score` or `result` is not
+/// nullable (schema versions 1 to 3) with the current schema, every value unchanged. Returns how
+/// many files were rewritten.
 pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
     let mut rewritten = 0;
     for (range, path) in part_files(data_dir, Table::Positions, run)? {
         let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).at(&path)?).at(&path)?;
-        let Some(field) = builder.schema().fields().iter().find(|f| f.name() == positions::SEARCH_SCORE).cloned()
-        else {
+        let nullable =
+            |name: &str| builder.schema().fields().iter().find(|f| f.name() == name).map(|f| f.is_nullable());
+        let (Some(score), Some(result)) = (nullable(positions::SEARCH_SCORE), nullable(positions::RESULT)) else {
             // Not a positions file this version knows: `recover` and the readers name it.
             continue;
         };
-        if field.is_nullable() {
+        if score && result {
             continue;
         }
         let mut batches = Vec::new();
@@ -109,7 +114,7 @@ pub fn migrate_positions(data_dir: &Path, run: RunId) -> Result<usize> {
     }
     if rewritten > 0 {
         sync_dir(&partition_dir(data_dir, Table::Positions, run))?;
-        tracing::info!(run = %run, files = rewritten, "positions files given the nullable search_score of schema version 3");
+        tracing::info!(run = %run, files = rewritten, "positions files given the nullable search_score and result of schema version 4");
     }
     Ok(rewritten)
 }
@@ -139,6 +144,13 @@ mod tests {
     /// A positions file exactly as schema version 2 wrote it: every field non-nullable, version
     /// "2" in its metadata.
     fn write_v2_positions(data: &Path, run: RunId) -> std::path::PathBuf {
+        write_old_positions(data, run, "2")
+    }
+
+    /// A positions file as schema version `version` (2 or 3) wrote it: version 3's
+    /// `search_score` is nullable (one score null), every other field non-nullable.
+    fn write_old_positions(data: &Path, run: RunId, version: &str) -> std::path::PathBuf {
+        let v3 = version == "3";
         let fields: Vec<Field> = [
             (positions::GAME_ID, DataType::UInt64),
             (positions::PLY, DataType::UInt32),
@@ -152,10 +164,10 @@ mod tests {
             (positions::RESULT, DataType::Float32),
         ]
         .into_iter()
-        .map(|(name, ty)| Field::new(name, ty, false))
+        .map(|(name, ty)| Field::new(name, ty, v3 && name == positions::SEARCH_SCORE))
         .collect();
         let metadata: std::collections::HashMap<String, String> =
-            [("xqfarm.table", "positions"), ("xqfarm.schema_version", "2")]
+            [("xqfarm.table", "positions"), ("xqfarm.schema_version", version)]
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .collect();
@@ -166,7 +178,7 @@ mod tests {
             Arc::new(StringArray::from(vec!["fen a", "fen b"])),
             Arc::new(StringArray::from(vec!["w", "w"])),
             Arc::new(Int32Array::from(vec![12, -3])),
-            Arc::new(Int32Array::from(vec![40, -3])),
+            Arc::new(if v3 { Int32Array::from(vec![Some(40), None]) } else { Int32Array::from(vec![40, -3]) }),
             Arc::new(StringArray::from(vec!["h2e2", "b0c2"])),
             Arc::new(BooleanArray::from(vec![false, true])),
             Arc::new(BooleanArray::from(vec![true, false])),
@@ -193,11 +205,31 @@ mod tests {
         assert_eq!(migrate_positions(data.path(), run).expect("migrated"), 1);
         let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).expect("open")).expect("parquet");
         let schema = builder.schema();
-        assert_eq!(schema.metadata().get("xqfarm.schema_version").map(String::as_str), Some("3"));
+        assert_eq!(schema.metadata().get("xqfarm.schema_version").map(String::as_str), Some("4"));
         let field = schema.field_with_name(positions::SEARCH_SCORE).expect("the column");
         assert!(field.is_nullable(), "search_score takes nulls from version 3 on");
+        let field = schema.field_with_name(positions::RESULT).expect("the column");
+        assert!(field.is_nullable(), "result takes nulls from version 4 on");
         assert_eq!(read_positions(data.path(), run).expect("reads"), before, "every value unchanged");
         // Already current: nothing to do again.
+        assert_eq!(migrate_positions(data.path(), run).expect("idempotent"), 0);
+    }
+
+    #[test]
+    fn version_3_positions_files_get_a_nullable_result_with_their_values_unchanged() {
+        let data = tempfile::tempdir().expect("temp dir");
+        let run = RunId::new(4);
+        let path = write_old_positions(data.path(), run, "3");
+        let before = read_positions(data.path(), run).expect("a version 3 file reads");
+        assert_eq!(before.iter().map(|p| p.search_score).collect::<Vec<_>>(), [Some(40), None]);
+        assert_eq!(before.iter().map(|p| p.result).collect::<Vec<_>>(), [Some(0.5), Some(0.5)]);
+
+        assert_eq!(migrate_positions(data.path(), run).expect("migrated"), 1);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).expect("open")).expect("parquet");
+        let schema = builder.schema();
+        assert_eq!(schema.metadata().get("xqfarm.schema_version").map(String::as_str), Some("4"));
+        assert!(schema.field_with_name(positions::RESULT).expect("the column").is_nullable());
+        assert_eq!(read_positions(data.path(), run).expect("reads"), before, "every value unchanged");
         assert_eq!(migrate_positions(data.path(), run).expect("idempotent"), 0);
     }
 }

@@ -63,8 +63,9 @@ pub struct PositionRow {
     pub best_move: String,
     pub in_check: bool,
     pub quiet: bool,
-    /// The game's final result from Red's side: 1, 0.5 or 0.
-    pub result: f32,
+    /// The game's final result from Red's side: 1, 0.5 or 0; `None` where it is unknown (an
+    /// imported game recorded without a result).
+    pub result: Option<f32>,
 }
 
 /// Flattens one finished game, played from line `opening_id` of its suite (`opening`), into
@@ -95,7 +96,7 @@ pub fn rows_from_report(
         nodes: report.nodes,
         worker: worker.to_owned(),
     };
-    let result = report.outcome.red_score() as f32;
+    let result = Some(report.outcome.red_score() as f32);
     let positions = report
         .positions
         .iter()
@@ -156,7 +157,7 @@ mod tests {
         assert_eq!(game.worker, "w1");
         assert_eq!(positions.len(), 1);
         assert_eq!(positions[0].side_to_move, "b");
-        assert_eq!(positions[0].result, 0.0);
+        assert_eq!(positions[0].result, Some(0.0));
         assert_eq!((positions[0].run.get(), positions[0].game_id), (7, 42));
     }
 }

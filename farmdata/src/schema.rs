@@ -1,8 +1,9 @@
 //! The Arrow schemas of the two tables and the conversions between rows and record batches.
 //!
 //! Types are the ones polars, pandas and pyarrow all map without surprise: UInt64/UInt32,
-//! Int32, Utf8, List<Utf8>, Boolean and Float32; one column is nullable, `positions.search_score`
-//! (the engine reported no score). `run` is not a column:
+//! Int32, Utf8, List<Utf8>, Boolean and Float32; two columns are nullable,
+//! `positions.search_score` (the engine reported no score) and `positions.result` (the game's
+//! result is unknown: an imported game). `run` is not a column:
 //! it is the Hive partition (`run=<id>` directories), which is how pyarrow and pandas want it
 //! (a partition key that is also a file column of another type makes them refuse the dataset).
 
@@ -28,8 +29,10 @@ use super::rows::{GameRow, PositionRow};
 /// `positions.search_score` nullable (null: the engine reported no score, where older workers
 /// wrote the static evaluation); [`migrate_positions`](super::migrate_positions) rewrites older
 /// positions files with the nullable field and their values unchanged. `games` files did not
-/// change in version 3.
-pub const SCHEMA_VERSION: &str = "3";
+/// change in version 3. Version 4 made `positions.result` nullable (null: the game's result is
+/// unknown, an imported game recorded without one); the same migration rewrites older files.
+/// `games` files did not change in version 4 (an unknown result is `*` there).
+pub const SCHEMA_VERSION: &str = "4";
 
 /// The columns of a version-1 `games` file: today's without the opening line.
 pub(crate) const GAMES_V1: [&str; 13] = [
@@ -130,7 +133,7 @@ static POSITIONS: LazyLock<SchemaRef> = LazyLock::new(|| {
             Field::new(positions::BEST_MOVE, DataType::Utf8, false),
             Field::new(positions::IN_CHECK, DataType::Boolean, false),
             Field::new(positions::QUIET, DataType::Boolean, false),
-            Field::new(positions::RESULT, DataType::Float32, false),
+            Field::new(positions::RESULT, DataType::Float32, true),
         ],
     )
 });
@@ -237,7 +240,7 @@ pub(crate) fn positions_batch<'a>(rows: impl Iterator<Item = &'a PositionRow>, p
         best_move.append_value(&row.best_move);
         in_check.append_value(row.in_check);
         quiet.append_value(row.quiet);
-        result.append_value(row.result);
+        result.append_option(row.result);
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(game_id.finish()),
@@ -277,7 +280,7 @@ impl<'a> Columns<'a> {
         Ok(array)
     }
 
-    /// A number column that may hold nulls (`positions.search_score`).
+    /// A number column that may hold nulls (`positions.search_score`, `positions.result`).
     fn nullable_primitive<T: arrow_array::ArrowPrimitiveType>(&self, name: &str) -> Result<&'a PrimitiveArray<T>> {
         self.column(name)?.as_primitive_opt::<T>().ok_or_else(|| self.wrong_type(name, "of the expected number type"))
     }
@@ -371,7 +374,7 @@ pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path)
     let best_move = c.string(positions::BEST_MOVE)?;
     let in_check = c.boolean(positions::IN_CHECK)?;
     let quiet = c.boolean(positions::QUIET)?;
-    let result = c.primitive::<Float32Type>(positions::RESULT)?;
+    let result = c.nullable_primitive::<Float32Type>(positions::RESULT)?;
     Ok((0..batch.num_rows())
         .map(|i| PositionRow {
             run,
@@ -384,7 +387,7 @@ pub(crate) fn positions_from_batch(run: RunId, batch: &RecordBatch, path: &Path)
             best_move: best_move.value(i).to_owned(),
             in_check: in_check.value(i),
             quiet: quiet.value(i),
-            result: result.value(i),
+            result: result.is_valid(i).then(|| result.value(i)),
         })
         .collect())
 }

@@ -93,6 +93,8 @@ fn build(args: &BuildArgs) -> Result<()> {
                 "1-0" => GameResult::RedWins,
                 "0-1" => GameResult::BlackWins,
                 "1/2-1/2" => GameResult::Draw,
+                // An imported game recorded without a result: its moves count, unscored.
+                "*" => GameResult::Ongoing,
                 other => bail!("{}: result `{other}`", what()),
             };
             let moves = g

@@ -8,6 +8,7 @@ mod db_cmd;
 mod export;
 mod farm_cmds;
 mod farm_target;
+mod import_cmd;
 mod local;
 mod local_match;
 mod logging;
@@ -78,6 +79,9 @@ enum Command {
     /// Export a run's games.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Game archives into a data directory (PGN in WXF, Chinese or ICCS), as an imported run.
+    #[command(subcommand)]
+    Import(import_cmd::ImportCommand),
     /// Maintenance of a coordinator's database (`--db` of `serve`).
     #[command(subcommand)]
     Db(db_cmd::DbCommand),
@@ -259,6 +263,7 @@ fn run() -> Result<ExitCode> {
         Command::Tb(cmd) => tb_cmd::run(&cmd)?,
         Command::Book(cmd) => book_cmd::run(&cmd)?,
         Command::Export(ExportCommand::Pgn(args)) => export::pgn(&args)?,
+        Command::Import(cmd) => import_cmd::run(&cmd)?,
         Command::Db(cmd) => db_cmd::run(&cmd)?,
         Command::Bench(cmd) => runtime()?.block_on(bench_cmds::run(cmd))?,
         Command::Match(args) => local_match::run(&args)?,

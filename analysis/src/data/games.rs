@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use proto::columns::games as column;
-use proto::domain::{GameOutcome, Termination};
+use proto::domain::{GameOutcome, RunId, Termination};
 
 use super::read::ParquetFile;
 use super::{Part, Table, data_error, run_parts};
@@ -323,6 +323,68 @@ fn game_parts(data: &Path, run: Option<u64>) -> Result<Option<Vec<Part>>> {
     run_parts(data, Table::Games, run)
 }
 
+/// The games parts of runs a farm played: no imported run (`xqfarm import pgn`), whose games
+/// are no pairs and count toward no pentanomial, SPRT or worker check.
+fn played_parts(data: &Path, run: Option<u64>) -> Result<Option<Vec<Part>>> {
+    Ok(game_parts(data, run)?.map(|mut parts| {
+        parts.retain(|p| !RunId::new(p.run).is_imported());
+        parts
+    }))
+}
+
+/// One imported run (`xqfarm import pgn`): its name and files from `imports.parquet`, and its
+/// games by result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportedRun {
+    pub run: u64,
+    pub name: String,
+    pub files: Vec<String>,
+    pub games: u64,
+    pub red_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    /// Games recorded without a result (`*`).
+    pub unknown: u64,
+    /// Games the players went on with after our rules would have ended them.
+    pub past_rules_end: u64,
+}
+
+/// The imported runs of the data directory (optionally one run), by id.
+pub fn imported_runs(data: &Path, run: Option<u64>) -> Result<Vec<ImportedRun>> {
+    let mut runs: BTreeMap<u64, ImportedRun> = BTreeMap::new();
+    let manifest = data.join("imports.parquet");
+    if manifest.exists() {
+        ParquetFile::open(&manifest)?.for_each_batch(&["run", "name", "file"], |batch| {
+            let (ids, names, files) = (batch.u64s("run")?, batch.strs("name")?, batch.strs("file")?);
+            for i in 0..batch.len() {
+                let r = runs.entry(ids[i]).or_insert_with(|| ImportedRun { run: ids[i], ..ImportedRun::default() });
+                r.name = names[i].to_owned();
+                r.files.push(files[i].to_owned());
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(parts) = game_parts(data, run)? {
+        for part in parts.iter().filter(|p| RunId::new(p.run).is_imported()) {
+            let r = runs.entry(part.run).or_insert_with(|| ImportedRun { run: part.run, ..ImportedRun::default() });
+            ParquetFile::open(&part.path)?.for_each_batch(&[column::RESULT, column::REASON], |batch| {
+                for (result, reason) in batch.strs(column::RESULT)?.into_iter().zip(batch.strs(column::REASON)?) {
+                    r.games += 1;
+                    match result {
+                        "1-0" => r.red_wins += 1,
+                        "0-1" => r.black_wins += 1,
+                        "1/2-1/2" => r.draws += 1,
+                        _ => r.unknown += 1,
+                    }
+                    r.past_rules_end += u64::from(reason.starts_with("recorded_past_"));
+                }
+                Ok(())
+            })?;
+        }
+    }
+    Ok(runs.into_values().filter(|r| run.is_none_or(|wanted| wanted == r.run)).collect())
+}
+
 /// Total games in the data (optionally one run), from the files' footers alone.
 pub fn game_totals(data: &Path, run: Option<u64>) -> Result<GameTotals> {
     let Some(parts) = game_parts(data, run)? else {
@@ -342,7 +404,7 @@ pub fn game_totals(data: &Path, run: Option<u64>) -> Result<GameTotals> {
 
 /// Per pairing of every run: pentanomial (complete pairs) and W/D/L (all games) of `a`.
 pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts>> {
-    let Some(parts) = game_parts(data, run)? else {
+    let Some(parts) = played_parts(data, run)? else {
         return Ok(Vec::new());
     };
     Ok(tally_games(&parts, None)?.pairing_counts())
@@ -350,15 +412,16 @@ pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts
 
 /// Per pairing and worker: the pentanomial counts of the pairs the worker played.
 pub fn worker_counts(data: &Path, run: Option<u64>) -> Result<Vec<WorkerCounts>> {
-    let Some(parts) = game_parts(data, run)? else {
+    let Some(parts) = played_parts(data, run)? else {
         return Ok(Vec::new());
     };
     Ok(tally_games(&parts, None)?.worker_counts())
 }
 
-/// Games per termination reason and run, most frequent first.
+/// Games per termination reason and run, most frequent first; imported runs, whose games
+/// ended as their records say ([`imported_runs`]), are not among them.
 pub fn reasons(data: &Path, run: Option<u64>) -> Result<Vec<ReasonCount>> {
-    let Some(parts) = game_parts(data, run)? else {
+    let Some(parts) = played_parts(data, run)? else {
         return Ok(Vec::new());
     };
     let mut counts: HashMap<(u64, Termination), u64> = HashMap::new();

@@ -21,8 +21,8 @@ use proto::columns;
 use crate::error::{Error, Result};
 
 pub use games::{
-    GameTotals, LengthStats, PairRow, PairingCounts, ReasonCount, WorkerCounts, game_totals, lengths, pairing_counts,
-    pairs, reasons, worker_counts,
+    GameTotals, ImportedRun, LengthStats, PairRow, PairingCounts, ReasonCount, WorkerCounts, game_totals,
+    imported_runs, lengths, pairing_counts, pairs, reasons, worker_counts,
 };
 pub use openings::{
     CLASSIFIED_PLIES, CodeCounts, EccoFamily, OpeningGames, RunOpenings, openings, red_score, tally_openings,

@@ -1,5 +1,6 @@
 //! Tuning positions from the `positions` table: quiet (not in check, quiescence score equal to
-//! the static evaluation), at least `min_ply` plies into the game, each position once.
+//! the static evaluation), at least `min_ply` plies into the game, of a game whose result is
+//! known (an imported game may have none), each position once.
 //!
 //! Only the columns the filter and the labels need are read, file by file; deduplication is by
 //! the FEN's board and side to move (the move counters differ between games that reach the same
@@ -53,6 +54,9 @@ pub struct PositionCounts {
     pub quiet: u64,
     /// Of those, distinct positions: the tuning set.
     pub unique: u64,
+    /// Positions left out because their game's result is unknown (imported games without a
+    /// `[Result]`): a position is labelled by its result.
+    pub unknown_result: u64,
 }
 
 /// Tuning positions and the counts behind them.
@@ -76,6 +80,7 @@ fn read_tuning_positions(parts: &[Part], filter: &PositionFilter) -> Result<(Vec
     ];
     let mut sampled = 0;
     let mut quiet = 0;
+    let mut unknown_result = 0;
     let mut unique = FirstOccurrences::default();
     for part in parts {
         let file = ParquetFile::open(&part.path)?;
@@ -86,19 +91,23 @@ fn read_tuning_positions(parts: &[Part], filter: &PositionFilter) -> Result<(Vec
             let fens = batch.strs(column::FEN)?;
             let sides = batch.strs(column::SIDE_TO_MOVE)?;
             let scores = batch.optional_i64s(column::SEARCH_SCORE)?;
-            let results = batch.f64s(column::RESULT)?;
+            let results = batch.optional_f64s(column::RESULT)?;
             let quiets = batch.bools(column::QUIET)?;
             let checks = batch.bools(column::IN_CHECK)?;
             for i in 0..batch.len() {
                 if !quiets[i] || checks[i] || plies[i] < u64::from(filter.min_ply) {
                     continue;
                 }
+                let Some(result) = results[i] else {
+                    unknown_result += 1;
+                    continue;
+                };
                 quiet += 1;
                 unique.offer((part.run, games[i], plies[i]), fens[i], || {
                     let score = scores[i].map(|s| s.clamp(i64::from(i32::MIN) + 1, i64::from(i32::MAX)) as i32);
                     TuningPosition {
                         fen: fens[i].to_owned(),
-                        result_red: results[i] as f32,
+                        result_red: result as f32,
                         search_score_red: score.map(|s| if sides[i] == "b" { -s } else { s }),
                         game: game_key(part.run, games[i]),
                     }
@@ -109,7 +118,7 @@ fn read_tuning_positions(parts: &[Part], filter: &PositionFilter) -> Result<(Vec
     }
     let out = unique.into_sorted();
     let unique = out.len() as u64;
-    Ok((out, PositionCounts { sampled, quiet, unique }))
+    Ok((out, PositionCounts { sampled, quiet, unique, unknown_result }))
 }
 
 /// Where a position was sampled: (run, game, ply), the order the first occurrence is taken in.

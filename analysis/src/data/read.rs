@@ -118,6 +118,18 @@ impl<'a> Batch<'a> {
         })
     }
 
+    /// A float column that may hold nulls (`positions.result`: an imported game's unknown
+    /// result); a column of another number type reads as `f64s` does.
+    pub(crate) fn optional_f64s(&self, name: &str) -> Result<Vec<Option<f64>>> {
+        let array = self.nullable_column(name)?;
+        Ok(match array.data_type() {
+            DataType::Float32 => array.as_primitive::<Float32Type>().iter().map(|v| v.map(f64::from)).collect(),
+            DataType::Float64 => array.as_primitive::<Float64Type>().iter().collect(),
+            _ if array.null_count() == 0 => self.f64s(name)?.into_iter().map(Some).collect(),
+            other => return Err(self.wrong_type(name, other, "a float")),
+        })
+    }
+
     pub(crate) fn u64s(&self, name: &str) -> Result<Vec<u64>> {
         let array = self.column(name)?;
         let negative = |v: i64| self.error(format!("negative value {v} in column `{name}`"));

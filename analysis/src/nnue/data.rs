@@ -252,7 +252,7 @@ fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts,
             let scores = batch.optional_i64s(column::SEARCH_SCORE)?;
             let best_moves = batch.strs(column::BEST_MOVE)?;
             let checks = batch.bools(column::IN_CHECK)?;
-            let results = batch.f64s(column::RESULT)?;
+            let results = batch.optional_f64s(column::RESULT)?;
             for i in 0..batch.len() {
                 if checks[i] {
                     counts.drop(Filter::InCheck);
@@ -280,11 +280,17 @@ fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts,
                     counts.drop(Filter::CaptureBestMove);
                     continue;
                 }
-                let result_red = results[i] as f32;
+                // Imported games carry no score (dropped above); a row with a score and no
+                // result is no writer's, and is dropped the same way.
+                let Some(result) = results[i] else {
+                    counts.drop(Filter::NoScore);
+                    continue;
+                };
+                let result_red = result as f32;
                 let result_stm = if pos.side_to_move() == engine::Color::Red { result_red } else { 1.0 - result_red };
                 let packed = PackedPosition::new(&pos, score as i32, result_stm).map_err(|_| Error::Data {
                     path: file_path.clone(),
-                    reason: format!("game {} ply {}: result {} is not 1, 0.5 or 0", games[i], plies[i], results[i]),
+                    reason: format!("game {} ply {}: result {result} is not 1, 0.5 or 0", games[i], plies[i]),
                 })?;
                 candidates.push(Candidate { run: part.run, game: games[i], ply: plies[i], key: pos.key(), packed });
             }

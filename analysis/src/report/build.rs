@@ -88,6 +88,9 @@ pub struct Report {
     /// Per run: games by ECCO family and the [`TOP_OPENING_CODES`] most played codes.
     pub openings: Vec<RunOpenings>,
     pub workers: Vec<WorkerRow>,
+    /// Imported runs (`xqfarm import pgn`): listed with their games by result, never in a
+    /// pairing, a pentanomial, an SPRT or the worker checks.
+    pub imported: Vec<data::ImportedRun>,
     /// Sections the caller adds from what Parquet does not hold (a tournament's draw from the
     /// coordinator's database): a title and its Markdown, rendered after the workers.
     pub sections: Vec<(String, String)>,
@@ -184,6 +187,7 @@ pub fn build(data: &Path, options: &ReportOptions) -> Result<Report> {
         lengths: data::lengths(data, options.run)?,
         openings,
         workers,
+        imported: data::imported_runs(data, options.run)?,
         sections: Vec::new(),
     })
 }

@@ -148,6 +148,31 @@ pub fn render(report: &Report, charts: &[(String, String)]) -> String {
         }
     }
 
+    if !report.imported.is_empty() {
+        let _ = writeln!(md, "\n## Imported games\n");
+        let _ = writeln!(
+            md,
+            "Game archives (`xqfarm import pgn`): no pairs, so no pentanomial, Elo or SPRT.\n\n\
+             | run | name | files | games | Red wins | draws | Black wins | unknown result | played past the rules' end |"
+        );
+        let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+        for r in &report.imported {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.run,
+                r.name,
+                r.files.len(),
+                r.games,
+                r.red_wins,
+                r.draws,
+                r.black_wins,
+                r.unknown,
+                r.past_rules_end
+            );
+        }
+    }
+
     let _ = writeln!(md, "\n## Termination reasons\n");
     let _ = writeln!(md, "| run | reason | games | share |");
     let _ = writeln!(md, "|---:|---|---:|---:|");
@@ -237,9 +262,21 @@ mod tests {
             lengths: Vec::new(),
             openings: vec![run],
             workers: Vec::new(),
+            imported: vec![crate::data::ImportedRun {
+                run: 8_388_608,
+                name: "masters".into(),
+                files: vec!["a.pgn".into(), "b.pgn".into()],
+                games: 9,
+                red_wins: 4,
+                draws: 2,
+                black_wins: 1,
+                unknown: 2,
+                past_rules_end: 1,
+            }],
             sections: vec![("Tournament: run 3 swiss".into(), "```text\nstandings\n```".into())],
         };
         let md = render(&report, &[]);
+        assert!(md.contains("\n| 8388608 | masters | 2 | 9 | 4 | 2 | 1 | 2 | 1 |\n"), "{md}");
         assert!(md.contains("\n## Tournament: run 3 swiss\n\n```text\nstandings\n```"), "{md}");
         let section = md.split("## Openings (ECCO)\n").nth(1).expect("the section");
         let section = section.split("\n## ").next().unwrap_or(section);

@@ -52,7 +52,7 @@ fn game(run: u64, game_id: u64, rng: &mut XorShift64) -> (GameRow, Vec<PositionR
                 best_move: best.to_string(),
                 in_check: pos.in_check(),
                 quiet: !pos.is_capture(best),
-                result: 0.0,
+                result: Some(0.0),
             });
         }
         moves.push(best.to_string());
@@ -67,7 +67,7 @@ fn game(run: u64, game_id: u64, rng: &mut XorShift64) -> (GameRow, Vec<PositionR
         0.5
     };
     for r in &mut rows {
-        r.result = result;
+        r.result = Some(result);
     }
     let text = match result {
         1.0 => "1-0",

@@ -458,6 +458,13 @@ pub fn create_run(tx: &mut dyn Tx, spec: &RunSpec, tablebases: &[TablePin], now_
     }
     tx.suite_size(spec.openings)?;
     let id = tx.insert_run(spec, scheduler::pairings(spec).len(), now_ms)?;
+    if id.is_imported() {
+        // The ids from here on are imported runs' (`xqfarm import pgn`): never one of ours.
+        return Err(Error::InvalidSpec {
+            field: "run id".into(),
+            reason: format!("the store reached run {id}, the first id kept for imported runs"),
+        });
+    }
     tx.insert_run_engines(id, &scheduler::engine_needs(&variants))?;
     tx.insert_run_tablebases(id, tablebases)?;
     if let RunKind::Spsa(settings) = &spec.kind {

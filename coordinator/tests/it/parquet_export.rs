@@ -481,7 +481,7 @@ fn export_throughput() {
                     best_move: format!("{}{}", square(&mut next), square(&mut next)),
                     in_check: next(10) == 0,
                     quiet: next(3) != 0,
-                    result: 0.5,
+                    result: Some(0.5),
                 })
                 .collect();
             (g, p)

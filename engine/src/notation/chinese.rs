@@ -54,7 +54,14 @@ pub fn write(pos: &Position, m: Move) -> String {
     format!("{head}{op}{}", number(d.color, d.arg))
 }
 
+/// Reads a legal move of `pos` (the tests' way in; the notation module reads by [`pattern`]).
+#[cfg(test)]
 pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
+    describe::find(pos, &pattern(text)?)
+}
+
+/// What the text says about its move, before the position is asked which move that is.
+pub fn pattern(text: &str) -> Result<Pattern, String> {
     let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
     if chars.len() < 4 {
         return Err("too short for Chinese notation: expected four or five characters, as in 炮二平五".into());
@@ -71,7 +78,7 @@ pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
     let arg = numeral(tail[1])
         .ok_or_else(|| format!("`{}` is not a file or number of ranks 1-9 (一..九, １..９ or 1..9)", tail[1]))?;
     let (kind, selector) = parse_piece(head)?;
-    describe::find(pos, &Pattern { kind, selector, direction, arg })
+    Ok(Pattern { kind, selector, direction, arg })
 }
 
 fn piece_char(color: Color, kind: PieceKind) -> char {

@@ -56,7 +56,14 @@ pub fn write(pos: &Position, m: Move) -> String {
     format!("{head}{op}{}", d.arg)
 }
 
+/// Reads a legal move of `pos` (the tests' way in; the notation module reads by [`pattern`]).
+#[cfg(test)]
 pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
+    describe::find(pos, &pattern(text)?)
+}
+
+/// What the text says about its move, before the position is asked which move that is.
+pub fn pattern(text: &str) -> Result<Pattern, String> {
     if !text.is_ascii() {
         return Err("WXF is plain ASCII, as in C2.5".to_owned());
     }
@@ -76,7 +83,7 @@ pub fn parse(pos: &Position, text: &str) -> Result<Move, String> {
     let arg = digit(tail[1])
         .ok_or_else(|| format!("`{}` should be a file or a number of ranks, 1-9", char::from(tail[1])))?;
     let (kind, selector) = parse_piece(head)?;
-    describe::find(pos, &Pattern { kind, selector, direction, arg })
+    Ok(Pattern { kind, selector, direction, arg })
 }
 
 /// The WXF letters: E (elephant) and H (horse) as the WXF writes them, the rest as FEN.

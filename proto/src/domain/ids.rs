@@ -49,6 +49,19 @@ numeric_id!(
     RunId,
     "run id"
 );
+impl RunId {
+    /// The first id of an imported run (`xqfarm import pgn`): imported runs are numbered from
+    /// here, in a range no store reaches (a store numbers its runs from 1 and refuses to pass
+    /// this one), so a coordinator never gives one of them to a run of its own. Below 2^24, so
+    /// that a run still fits the top 24 bits of a game key (`analysis::data::game_key`).
+    pub const FIRST_IMPORTED: RunId = RunId(1 << 23);
+
+    /// Whether this run was imported from game archives rather than played by a farm.
+    pub const fn is_imported(self) -> bool {
+        self.0 >= RunId::FIRST_IMPORTED.0
+    }
+}
+
 numeric_id!(
     /// A registered worker.
     WorkerId,

@@ -130,6 +130,18 @@ impl Game {
         self.play_text(&m.to_string()).map(|_| ())
     }
 
+    /// Plays move `m` of a recorded game (a loaded PGN) even after the rules ended the game:
+    /// players go on after a repetition our rules call, and the record keeps their moves. An
+    /// illegal move changes nothing and is named.
+    pub fn play_recorded(&mut self, m: Move) -> PlayResult<()> {
+        if let Some(reason) = self.pos.illegal_reason(m) {
+            return Err(PlayError::IllegalMove { text: m.to_string(), reason: reason.to_string() });
+        }
+        self.redo.clear();
+        self.push(m);
+        Ok(())
+    }
+
     fn push(&mut self, m: Move) {
         let uci = m.to_string();
         let wxf = write_move(&self.pos, m, Notation::Wxf);

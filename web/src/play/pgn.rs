@@ -2,12 +2,11 @@
 //! ICCS, and read from any notation the engine reads (the guess is per move), replayed into a
 //! session's game, naming an illegal move by its move number and text.
 
-use engine::notation::{Notation, parse_move};
-use engine::pgn::{PgnGame, read_text, write_game};
-use engine::{Color, Position};
+use engine::notation::Notation;
+use engine::pgn::{PgnGame, read_text, replay, write_game};
 
 use super::error::{PlayError, PlayResult};
-use super::game::{Game, parse_fen};
+use super::game::Game;
 
 /// The players' names written into the `Red` and `Black` tags.
 #[derive(Clone, Debug, Default)]
@@ -56,38 +55,21 @@ impl ReadPgn {
     }
 }
 
-/// Reads the first game of a PGN text.
+/// Reads the first game of a PGN text by the engine's one reader and replay
+/// (`engine::pgn::replay`), as the importer does: full-width WXF (`Ｃ２＝５`) reads, and a game the
+/// players went on with after our rules would have ended it loads as played.
 pub fn read(text: &str) -> PlayResult<ReadPgn> {
-    let engine::pgn::PgnText { tags, moves } = read_text(text).map_err(|e| match e {
+    let invalid = |e: engine::Error| match e {
         engine::Error::Pgn(why) => PlayError::InvalidPgn(why),
         other => PlayError::InvalidPgn(other.to_string()),
-    })?;
-    let start = match tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("FEN")) {
-        Some((_, fen)) => parse_fen(fen).map_err(|e| PlayError::InvalidPgn(format!("the FEN tag: {e}")))?,
-        None => Position::startpos(),
     };
-    let mut game = Game::new(&start);
-    for token in moves {
-        let pos = game.position();
-        let (number, color) = (pos.fullmove(), pos.side_to_move());
-        let dots = if color == Color::Red { "." } else { "..." };
-        let m = parse_move(pos, &token).map_err(|e| {
-            let reason = match e {
-                engine::Error::IllegalMove { reason, .. } => reason.to_string(),
-                engine::Error::ParseMove { reason, .. } => reason,
-                other => other.to_string(),
-            };
-            PlayError::InvalidPgn(format!("move {number}{dots} `{token}` ({color}): {reason}"))
-        })?;
-        if game.outcome().is_over() {
-            return Err(PlayError::InvalidPgn(format!(
-                "move {number}{dots} `{token}` ({color}): the game was already over ({})",
-                super::game::verdict_text(game.outcome())
-            )));
-        }
-        game.play(m).map_err(|e| PlayError::InvalidPgn(format!("move {number}{dots} `{token}` ({color}): {e}")))?;
+    let text = read_text(text).map_err(invalid)?;
+    let played = replay(&text).map_err(invalid)?;
+    let mut game = Game::new(&played.start);
+    for m in played.moves {
+        game.play_recorded(m)?;
     }
-    Ok(ReadPgn { tags, game })
+    Ok(ReadPgn { tags: text.tags, game })
 }
 
 #[cfg(test)]
@@ -145,6 +127,29 @@ mod tests {
         assert!(err.starts_with("move 2... `炮８进９` (Black): "), "{err}");
         let err = read("[FEN \"9/9/9/9/9/9/9/9/9/9 w - - 0 1\"]\n*").unwrap_err().to_string();
         assert!(err.contains("the FEN tag"), "{err}");
+        let err = read("1. C2.5 X8+7 *").unwrap_err().to_string();
+        assert!(err.starts_with("move 1... `X8+7` (Black): "), "{err}");
         assert!(read("[Red \"x\"\n1. C2.5").unwrap_err().to_string().contains("line 1"));
+    }
+
+    #[test]
+    fn full_width_wxf_and_sideways_signs_read() {
+        let text = "[Format \"WXF\"]\n1. Ｃ２＝５ Ｈ８＋７ 2. H2+3 R9=8 3. ＋Ｃ．４ *\n";
+        // `＋Ｃ．４` is refused for the right reason only: there is one cannon on file 5.
+        let err = read(text).unwrap_err().to_string();
+        assert!(err.starts_with("move 3. `＋Ｃ．４` (Red): "), "{err}");
+        let read = read("1. Ｃ２＝５ Ｈ８＋７ 2. H2+3 R9=8 *").unwrap();
+        let uci: Vec<_> = read.game.moves().iter().map(ToString::to_string).collect();
+        assert_eq!(uci, ["h2e2", "h9g7", "h0g2", "i9h9"]);
+    }
+
+    #[test]
+    fn a_game_continued_after_a_repetition_loads_as_played() {
+        // The start position stands a third time after ply 8 (a draw by our rules); Red went on.
+        let text = "1. R1+1 R9+1 2. R1-1 R9-1 3. R1+1 R9+1 4. R1-1 R9-1 5. C2.5 *";
+        let read = read(text).unwrap();
+        assert_eq!(read.game.moves().len(), 9);
+        assert_eq!(read.game.moves()[8].to_string(), "h2e2");
+        assert!(!read.game.outcome().is_over(), "the game goes on from where the players left it");
     }
 }

@@ -5,16 +5,24 @@
 //! `Black`, `Result`, `FEN`, `Format` (Chinese, WXF or ICCS), `Termination` and the ECCO
 //! opening; the players' ids in `RedId`/`BlackId`; an opening suite's moves marked `{book}`.
 //!
-//! Read into its tag pairs and move words ([`PgnText`]), in any notation the engine reads (the
-//! caller replays the words, guessing the notation per move, so mixed sources read too),
-//! including traditional characters (車 馬 砲 俥 傌 帥 將 進 後) and full-width digits. The
-//! reader skips comments (`{..}`, `;..`), variations (`(..)`), NAGs (`$1`), annotation marks
-//! (`!?`) and move numbers (`1.`, `1...`, `１．`).
+//! Read one game ([`read_text`]) or every game of an archive ([`read_games`]) into tag pairs
+//! and move words ([`PgnText`]), in any notation the engine reads (the words are replayed
+//! guessing the notation per move, so mixed sources read too), including traditional
+//! characters (車 馬 砲 俥 傌 帥 將 進 後), full-width letters, digits and signs (`Ｃ２＝５`) and
+//! `=` for sideways. The reader skips comments (`{..}`, `;..`), variations (`(..)`), NAGs
+//! (`$1`), annotation marks (`!?`) and move numbers (`1.`, `1...`, `１．`). [`replay`] plays a
+//! game's words as they were played, refusing only an illegal move, and notes where our rules
+//! would have ended it.
+
+mod read;
+mod replay;
 
 use std::fmt::Write as _;
 
+pub use read::{PgnText, find_tag, read_games, read_text};
+pub use replay::{Replay, RulesEnd, replay, start_position};
+
 use crate::ecco;
-use crate::error::Error;
 use crate::notation::{Notation, parse_uci, write_move};
 use crate::position::Position;
 use crate::types::{Color, Move};
@@ -121,115 +129,6 @@ pub fn ecco_of<'a>(start: &Position, moves: impl Iterator<Item = &'a String>) ->
     ecco::classify(start, &moves)
 }
 
-/// A PGN game's text as read: its tag pairs and its move words, in order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PgnText {
-    pub tags: Vec<(String, String)>,
-    /// The movetext's moves, without numbers, comments, variations, NAGs and the result.
-    pub moves: Vec<String>,
-}
-
-impl PgnText {
-    /// The first tag of that name (case-insensitive).
-    pub fn tag(&self, key: &str) -> Option<&str> {
-        find_tag(&self.tags, key)
-    }
-}
-
-/// The value of the first tag named `key` (case-insensitive) among `tags`.
-pub fn find_tag<'a>(tags: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    tags.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
-}
-
-/// Reads the first game of a PGN text into its tags and move words; a malformed tag pair is an
-/// error naming its line.
-pub fn read_text(text: &str) -> Result<PgnText, Error> {
-    let (tags, movetext) = split_tags(text)?;
-    Ok(PgnText { tags, moves: move_tokens(&movetext) })
-}
-
-/// The tag pairs at the head of the text and the movetext after them.
-fn split_tags(text: &str) -> Result<(Vec<(String, String)>, String), Error> {
-    let text = text.trim_start_matches('\u{feff}');
-    let mut tags = Vec::new();
-    let mut movetext = String::new();
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
-        if movetext.trim().is_empty() && trimmed.starts_with('[') {
-            tags.push(parse_tag(trimmed).ok_or_else(|| {
-                Error::Pgn(format!("line {}: `{trimmed}` is not a tag pair like [Red \"name\"]", n + 1))
-            })?);
-        } else {
-            movetext.push_str(line);
-            movetext.push('\n');
-        }
-    }
-    Ok((tags, movetext))
-}
-
-fn parse_tag(line: &str) -> Option<(String, String)> {
-    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let (key, rest) = inner.split_once(char::is_whitespace)?;
-    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    Some((key.to_owned(), value.replace("\\\"", "\"").replace("\\\\", "\\")))
-}
-
-/// The moves of a movetext, without comments, variations, numbers and results.
-fn move_tokens(movetext: &str) -> Vec<String> {
-    let mut plain = String::with_capacity(movetext.len());
-    let (mut brace, mut paren, mut line_comment) = (false, 0usize, false);
-    for c in movetext.chars() {
-        match c {
-            '\n' if line_comment => {
-                line_comment = false;
-                plain.push(' ');
-            }
-            _ if line_comment => {}
-            '}' if brace => brace = false,
-            _ if brace => {}
-            '{' => brace = true,
-            '(' | '（' => paren += 1,
-            ')' | '）' if paren > 0 => paren -= 1,
-            _ if paren > 0 => {}
-            ';' => line_comment = true,
-            _ => plain.push(c),
-        }
-    }
-    plain.split_whitespace().filter_map(move_token).collect()
-}
-
-/// One whitespace-separated word as a move, or `None` for a number, a result or a NAG.
-fn move_token(word: &str) -> Option<String> {
-    if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*") || word.starts_with('$') {
-        return None;
-    }
-    let word = strip_move_number(word).trim_end_matches(['!', '?']);
-    (!word.is_empty()).then(|| word.to_owned())
-}
-
-fn is_digit(c: char) -> bool {
-    c.is_ascii_digit() || ('０'..='９').contains(&c)
-}
-
-fn is_number_dot(c: char) -> bool {
-    matches!(c, '.' | '．' | '、' | '…')
-}
-
-/// `12.`, `12...`, `１．` and `3.C2.5` lose their number; `3.4` (a WXF pawn move without its
-/// letter) and `5+1` do not.
-fn strip_move_number(word: &str) -> &str {
-    let digits_end = word.char_indices().find(|&(_, c)| !is_digit(c)).map_or(word.len(), |(i, _)| i);
-    if digits_end == 0 {
-        return word.trim_start_matches(is_number_dot);
-    }
-    let rest = &word[digits_end..];
-    if !rest.starts_with(is_number_dot) {
-        return word;
-    }
-    let after = rest.trim_start_matches(is_number_dot);
-    if after.starts_with(is_digit) { word } else { after }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,29 +200,5 @@ mod tests {
         let g = unnamed(&[], &moves, "*");
         let err = write_game(&mut String::new(), &g, Notation::Wxf).expect_err("illegal");
         assert!(err.contains("move 2 `a0a5`"), "{err}");
-    }
-
-    #[test]
-    fn numbers_are_not_mistaken_for_pawn_moves() {
-        assert_eq!(strip_move_number("12."), "");
-        assert_eq!(strip_move_number("12..."), "");
-        assert_eq!(strip_move_number("3.C2.5"), "C2.5");
-        assert_eq!(strip_move_number("3.4"), "3.4");
-        assert_eq!(strip_move_number("5+1"), "5+1");
-        assert_eq!(strip_move_number("１．炮二平五"), "炮二平五");
-        assert_eq!(strip_move_number("..."), "");
-    }
-
-    #[test]
-    fn tags_and_move_words_without_comments_variations_and_numbers() {
-        let text = "\u{feff}[Game \"Chinese Chess\"]\n[Red \"a \\\"b\\\"\"]\n\n\
-                    １． 砲二平五 {中炮} 馬８進７ ; 屏風馬\n\
-                    ２．傌二進三 (２．傌八進七) 車９平８!? $1\n3.C2.5 1-0\n";
-        let read = read_text(text).expect("reads");
-        assert_eq!(read.tag("red"), Some("a \"b\""));
-        assert_eq!(read.tag("Black"), None);
-        assert_eq!(read.moves, ["砲二平五", "馬８進７", "傌二進三", "車９平８", "C2.5"]);
-        let err = read_text("[Red \"x\"\n1. C2.5").expect_err("an unclosed tag").to_string();
-        assert!(err.contains("line 1") && err.contains("[Red \"x\""), "{err}");
     }
 }
