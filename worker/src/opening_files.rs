@@ -143,9 +143,9 @@ fn epd_openings(text: &str) -> OpeningFile {
 
 fn pgn_openings(text: &str, plies: usize) -> OpeningFile {
     let mut file = OpeningFile::default();
-    for (index, game) in split_games(text).into_iter().enumerate() {
+    for (index, game) in engine::pgn::read_games(text).enumerate() {
         let number = index + 1;
-        let game = match engine::pgn::read_text(game) {
+        let game = match game {
             Ok(game) => game,
             Err(e) => {
                 file.skipped.push(format!("game {number}: {e}"));
@@ -158,27 +158,6 @@ fn pgn_openings(text: &str, plies: usize) -> OpeningFile {
         }
     }
     file
-}
-
-/// The games of a PGN text: a game begins at a tag line that follows movetext.
-fn split_games(text: &str) -> Vec<&str> {
-    let mut games = Vec::new();
-    let (mut start, mut in_moves, mut offset) = (0, false, 0);
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') && in_moves {
-            games.push(&text[start..offset]);
-            start = offset;
-            in_moves = false;
-        } else if !trimmed.is_empty() && !trimmed.starts_with('[') {
-            in_moves = true;
-        }
-        offset += line.len();
-    }
-    if !text[start..].trim().is_empty() {
-        games.push(&text[start..]);
-    }
-    games
 }
 
 /// A game's first `plies` moves from its start (its FEN tag, or the initial position) as a
