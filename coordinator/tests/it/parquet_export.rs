@@ -57,7 +57,7 @@ fn game(run: u64, game_id: u64) -> Game {
             best_move: "h2e2".to_owned(),
             in_check: k == 1,
             quiet: k != 1,
-            result: red_score,
+            result: Some(red_score),
         })
         .collect();
     (row, positions)
