@@ -115,7 +115,12 @@ fn version_1_games_files_gain_their_opening_lines_and_nothing_else_changes() {
     for (path, (version, old)) in positions_before.iter().zip(&positions) {
         let (now, new) = columns(path);
         assert_eq!(version.as_deref(), Some("1"));
-        assert_eq!(now.as_deref(), Some("3"), "positions files take the nullable score: {}", path.display());
+        assert_eq!(
+            now.as_deref(),
+            Some(farmdata::SCHEMA_VERSION),
+            "positions files take the nullable score: {}",
+            path.display()
+        );
         assert_eq!(&new, old, "no value of a positions file changes: {}", path.display());
     }
 
@@ -170,7 +175,7 @@ fn version_2_positions_files_take_a_nullable_score_and_keep_every_value() {
         let field = builder.schema().field_with_name(positions::SEARCH_SCORE).expect("the column").clone();
         assert!(field.is_nullable(), "{}", path.display());
         let (version, new) = columns(path);
-        assert_eq!(version.as_deref(), Some("3"));
+        assert_eq!(version.as_deref(), Some(farmdata::SCHEMA_VERSION));
         assert_eq!(&new, old, "every value as it was: {}", path.display());
     }
     assert_eq!(read_positions(&data, run).expect("reads"), rows_before);

@@ -12,6 +12,7 @@ mod engines;
 mod fairy_match;
 mod farm_e2e;
 mod faults;
+mod import_cli;
 mod logs;
 mod metrics;
 mod netns_faults;
