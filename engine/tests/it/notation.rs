@@ -175,8 +175,10 @@ const JUNK: [&str; 34] = [
     "♜♞♝♛",
     "🙂🙂🙂🙂",
     "\u{0}\u{0}\u{0}\u{0}",
-    "ｈ２ｅ２",
-    "Ｃ２．５",
+    // Full-width forms (`ｈ２ｅ２`, `Ｃ２．５`) are read since archives write them (issue 32):
+    // the notation module's own tests hold them to their ASCII moves.
+    "Ｃ２．",
+    "ｈ２ｅ",
 ];
 
 #[test]
