@@ -1,5 +1,5 @@
-//! Engine failures, attributed to the engine at fault: the forfeits of a run's games (a crash,
-//! hang or protocol break, a time loss, an illegal move, no move) counted per player, and the
+//! Engine failures, attributed to the engine at fault: the forfeits of a run's games (a crash
+//! or protocol break, a hang, a time loss, an illegal move, no move) counted per player, and the
 //! rule that stops a run whose engine keeps failing, as a CI job needs: 10 failures of one
 //! engine in a row, or more than half of its games failed once it has played 20.
 //!
@@ -18,9 +18,10 @@ pub const RATE_MIN_GAMES: u64 = 20;
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct EngineFailures {
     pub games: u64,
-    /// Crashed, hung (no answer within its time and grace) or broke the protocol
-    /// (`engine_error`).
+    /// Crashed or broke the protocol (`engine_error`).
     pub engine_error: u64,
+    /// Gave no answer within its time and the worker's grace, and was killed (`engine_hung`).
+    pub engine_hung: u64,
     /// Ran out of its clock (`time_forfeit`).
     pub time_forfeit: u64,
     /// Played an illegal move (`illegal_move`).
@@ -34,7 +35,7 @@ pub struct EngineFailures {
 
 impl EngineFailures {
     pub fn total(&self) -> u64 {
-        self.engine_error + self.time_forfeit + self.illegal_move + self.no_move
+        self.engine_error + self.engine_hung + self.time_forfeit + self.illegal_move + self.no_move
     }
 }
 
@@ -66,6 +67,7 @@ impl FailureTally {
                 entry.in_a_row += 1;
                 match reason {
                     Termination::EngineError => entry.engine_error += 1,
+                    Termination::EngineHung => entry.engine_hung += 1,
                     Termination::TimeForfeit => entry.time_forfeit += 1,
                     Termination::IllegalMove => entry.illegal_move += 1,
                     _ => entry.no_move += 1,
@@ -96,10 +98,11 @@ impl FailureTally {
     }
 }
 
-/// `7 crashed, hung or broke the protocol, 3 lost on time`: the kinds an engine failed by.
+/// `7 crashed or broke the protocol, 3 hung, 1 lost on time`: the kinds an engine failed by.
 pub fn kinds(f: &EngineFailures) -> String {
     let parts = [
-        (f.engine_error, "crashed, hung or broke the protocol"),
+        (f.engine_error, "crashed or broke the protocol"),
+        (f.engine_hung, "hung"),
         (f.time_forfeit, "lost on time"),
         (f.illegal_move, "played an illegal move"),
         (f.no_move, "returned no move"),
@@ -135,7 +138,7 @@ mod tests {
         assert_eq!(tally.engines()["new"].in_a_row, 10);
         let stop = tally.stop().expect("ten in a row");
         assert_eq!(stop.engine, "new");
-        assert_eq!(stop.reason, "10 failures in a row (1 crashed, hung or broke the protocol, 9 lost on time)");
+        assert_eq!(stop.reason, "10 failures in a row (1 crashed or broke the protocol, 9 lost on time)");
     }
 
     #[test]

@@ -8,6 +8,9 @@ pub enum Error {
     Opening { index: usize, text: String, reason: String },
     #[error("engine `{engine}`: {reason}")]
     Engine { engine: String, reason: String },
+    /// An engine that gave no answer in time (killed): a game scores it `engine_hung`.
+    #[error("engine `{engine}`: {reason}")]
+    EngineHung { engine: String, reason: String },
     /// An option the engine was asked to set that it did not advertise, or a value its type
     /// does not admit: refused at the handshake, before any game.
     #[error("engine `{engine}`: option `{option}`: {reason}")]

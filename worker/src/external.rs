@@ -319,7 +319,9 @@ impl ExternalEngine {
                 process.kill();
                 let tail = process.stderr_tail();
                 self.process = None;
-                Err(self.error(format!("no {waiting_for} within {allowed:?}; killed{tail}")))
+                let reason = format!("no {waiting_for} within {allowed:?}; killed{tail}");
+                tracing::warn!(engine = %self.name, %reason, "external engine hung");
+                Err(Error::EngineHung { engine: self.name.clone(), reason })
             }
             Err(RecvTimeoutError::Disconnected) => Err(self.died(&format!("waiting for {waiting_for}"))),
         }

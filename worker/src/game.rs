@@ -10,6 +10,7 @@ use engine::{Color, Limits, Move, Position};
 use proto::domain::{Adjudicated, Adjudication, Adjudicator, GAME_PLY_CAP, GameClock};
 use std::sync::Arc;
 
+use crate::error::Error;
 use crate::player::Player;
 
 pub use proto::domain::{Termination, TimeControl};
@@ -135,7 +136,12 @@ pub fn play_game(players: [&mut dyn Player; 2], start: &Position, settings: &Gam
         let reply = match reply {
             Ok(r) => r,
             Err(e) => {
-                forfeit(&mut record, side, Termination::EngineError, e.to_string());
+                let why = if matches!(e, Error::EngineHung { .. }) {
+                    Termination::EngineHung
+                } else {
+                    Termination::EngineError
+                };
+                forfeit(&mut record, side, why, e.to_string());
                 break;
             }
         };

@@ -109,13 +109,13 @@ pub(super) fn check(end: &Final<'_>, game: &GameReport) -> Result<(), Lie> {
         _ if end.verdict.is_some() => {
             lie(format!("the adjudication rules end the game here ({}), not {reason}", end.verdict.map_or("", name)))
         }
-        Termination::EngineError => {
+        Termination::EngineError | Termination::EngineHung => {
             // Before the first move either engine may fail to start; later, only the mover's.
             let allowed = claimed == side_loses || (end.plies == 0 && claimed == GameResult::loss_for(!side));
             if allowed {
                 Ok(())
             } else {
-                lie(format!("engine_error gives a loss for the side at fault, the report {claimed}"))
+                lie(format!("{reason} gives a loss for the side at fault, the report {claimed}"))
             }
         }
         Termination::IllegalMove | Termination::NoMove | Termination::TimeForfeit => {

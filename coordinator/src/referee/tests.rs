@@ -214,6 +214,16 @@ fn an_adjudication_at_the_wrong_ply_is_refused() {
 }
 
 #[test]
+fn a_hung_engine_loses_as_the_side_to_move_and_only_it() {
+    let t = terms("startpos", TimeControl::MoveTimeMs(100), 0);
+    // After two moves Red is to move: Red hung, Black wins.
+    let hung = |outcome| game(&t, &SIX[..2], no_score, Termination::EngineHung, outcome);
+    check_batch(&t, &[pair(hung(GameOutcome::BlackWins))], None).expect("the mover hung and lost");
+    let (_, _, reason) = refused(&t, hung(GameOutcome::RedWins));
+    assert!(reason.contains("engine_hung gives a loss for the side at fault, the report 1-0"), "{reason}");
+}
+
+#[test]
 fn time_forfeits_need_the_clock_to_run_out() {
     let t = terms("startpos", TimeControl::Clock { base_ms: 100, inc_ms: 0 }, 0);
     // Two moves of 10 ms each: Red has 90 ms left for its attempt.

@@ -25,6 +25,9 @@ pub enum Termination {
     TimeForfeit,
     /// An engine failed (crashed, broke the protocol): it loses.
     EngineError,
+    /// The engine gave no answer within its time and the worker's grace (it hung, and was
+    /// killed): it loses.
+    EngineHung,
 }
 
 closed_set! {
@@ -42,6 +45,7 @@ closed_set! {
         NoMove = "no_move",
         TimeForfeit = "time_forfeit",
         EngineError = "engine_error",
+        EngineHung = "engine_hung",
         Tablebase = "tablebase",
     }
     // `Rules(Reason::Ongoing)`, a game not over yet, is no termination: it is never stored
@@ -54,7 +58,11 @@ impl Termination {
     pub const fn is_forfeit(self) -> bool {
         matches!(
             self,
-            Termination::IllegalMove | Termination::NoMove | Termination::TimeForfeit | Termination::EngineError
+            Termination::IllegalMove
+                | Termination::NoMove
+                | Termination::TimeForfeit
+                | Termination::EngineError
+                | Termination::EngineHung
         )
     }
 }
@@ -85,6 +93,7 @@ mod tests {
                 "no_move",
                 "time_forfeit",
                 "engine_error",
+                "engine_hung",
                 "tablebase"
             ]
         );
@@ -120,7 +129,7 @@ mod tests {
             err.to_string(),
             "unknown termination reason `resigned` (expected checkmate or stalemate or perpetual_check or \
              perpetual_chase or repetition or move_limit or adjudication_resign or adjudication_draw or \
-             illegal_move or no_move or time_forfeit or engine_error or tablebase)"
+             illegal_move or no_move or time_forfeit or engine_error or engine_hung or tablebase)"
         );
         assert!(matches!(err, crate::Error::UnknownName { what: "termination reason", .. }));
     }

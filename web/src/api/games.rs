@@ -108,6 +108,7 @@ pub fn verdict_text(result: &str, reason: Termination) -> String {
         Termination::NoMove => "giving no move",
         Termination::TimeForfeit => "time forfeit",
         Termination::EngineError => "engine failure",
+        Termination::EngineHung => "an engine that hung",
         Termination::Tablebase => "the endgame tables",
     };
     match result {

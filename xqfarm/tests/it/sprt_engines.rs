@@ -177,7 +177,7 @@ fn a_crashing_engine_and_a_stalling_one_stop_the_run_with_exit_2_naming_them() {
     // Games arrive in batches: the run stops at the first status with 10 or more in a row.
     let in_a_row = failures_in_a_row(&out, "crashy");
     assert!(in_a_row >= 10, "{}", text(&out));
-    let expected = format!("{in_a_row} failures in a row ({in_a_row} crashed, hung or broke the protocol)");
+    let expected = format!("{in_a_row} failures in a row ({in_a_row} crashed or broke the protocol)");
     assert!(String::from_utf8_lossy(&out.stderr).contains(&expected), "{}", text(&out));
     check_schema(&json);
     let result = json_of(&json);
@@ -193,7 +193,10 @@ fn a_crashing_engine_and_a_stalling_one_stop_the_run_with_exit_2_naming_them() {
     let flag = format!("staller={}", stall.display());
     let out = sprt(&["--engine", &flag, "--base", "default", "--tc", "movetime=20", "--concurrency", "4"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(failures_in_a_row(&out, "staller") >= 10, "{}", text(&out));
+    let in_a_row = failures_in_a_row(&out, "staller");
+    assert!(in_a_row >= 10, "{}", text(&out));
+    let expected = format!("{in_a_row} failures in a row ({in_a_row} hung)");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&expected), "{}", text(&out));
 }
 
 #[test]
@@ -268,7 +271,7 @@ fn xqengine_against_fairy_stockfish_detects_its_protocol_and_counts_no_failure()
     for side in ["xq", "fsf"] {
         let f = &result["failures"][side];
         assert!(f["games"].as_u64().is_some_and(|g| g >= 4), "{result}");
-        for kind in ["engine_error", "time_forfeit", "illegal_move", "no_move"] {
+        for kind in ["engine_error", "engine_hung", "time_forfeit", "illegal_move", "no_move"] {
             assert_eq!(f[kind], 0, "{side} {kind}: {result}");
         }
     }
