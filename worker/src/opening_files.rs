@@ -79,10 +79,9 @@ pub struct OpeningFile {
 pub fn read_openings(source: &str, text: &str, format: OpeningFormat, pgn_plies: usize) -> Result<OpeningFile> {
     let mut file = match format {
         OpeningFormat::Suite => {
-            let lines: Vec<String> = suite_lines(text).map(|(_, line)| line.to_owned()).collect();
-            for (n, line) in suite_lines(text) {
-                crate::openings::parse_opening(n, line)?;
-            }
+            let lines = suite_lines(text)
+                .map(|(n, line)| crate::openings::parse_opening(n, line).map(|_| line.to_owned()))
+                .collect::<Result<_>>()?;
             OpeningFile { lines, skipped: Vec::new() }
         }
         OpeningFormat::Epd => epd_openings(text),
