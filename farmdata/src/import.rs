@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use engine::Position;
 use engine::eval::{Params, evaluate};
 use engine::pgn::{PgnText, Replay, read_games, replay};
-use engine::search::quiescence;
+use engine::search::Quiescence;
 use proto::domain::RunId;
 use sha2::{Digest, Sha256};
 
@@ -306,6 +306,7 @@ pub fn game_rows(
     let mut pos: Position = played.start.clone();
     let mut positions = Vec::with_capacity(played.moves.len().saturating_sub(1));
     let mut moves = Vec::with_capacity(played.moves.len());
+    let mut quiet = Quiescence::new();
     for (ply, &m) in played.moves.iter().enumerate() {
         let uci = m.to_string();
         if ply > 0 {
@@ -320,7 +321,7 @@ pub fn game_rows(
                 search_score: None,
                 best_move: uci.clone(),
                 in_check: pos.in_check(),
-                quiet: quiescence(&pos, params) == static_eval,
+                quiet: quiet.score(&pos, params) == static_eval,
                 result: red_score,
             });
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, mpsc};
 
 use engine::Position;
 use engine::eval::{Params, evaluate};
-use engine::search::quiescence;
+use engine::search::Quiescence;
 use engine::tablebase::Tablebases;
 use proto::domain::{
     ForfeitAttempt, GameOutcome, GameReport, Lease, MoveStat, PairReport, PairTask, PositionSample, Variant, VariantId,
@@ -285,6 +285,7 @@ pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample
         && let Ok(mut pos) = Position::from_fen(&record.start_fen)
     {
         let params = Params::default();
+        let mut quiet = Quiescence::new();
         for (ply, &mv) in record.moves.iter().enumerate() {
             if ply > 0 && (ply as u32).is_multiple_of(sample_every) {
                 let static_eval = evaluate(&pos, &params);
@@ -296,7 +297,7 @@ pub fn to_report(record: &GameRecord, red: &VariantId, black: &VariantId, sample
                     search_score: record.scores.get(ply).copied().flatten(),
                     best_move: mv.to_string(),
                     in_check: pos.in_check(),
-                    quiet: quiescence(&pos, &params) == static_eval,
+                    quiet: quiet.score(&pos, &params) == static_eval,
                 });
             }
             pos.play_unchecked(mv);

@@ -196,17 +196,59 @@ pub fn think(
 }
 
 /// The quiescence score of `pos` (side to move's view): captures resolved, all evasions in
-/// check. A position is "quiet" for tuning when this equals the static evaluation.
+/// check. A position is "quiet" for tuning when this equals the static evaluation. Labelling
+/// many positions, use one `Quiescence`: this allocates and clears its tables on every call.
 pub fn quiescence(pos: &Position, params: &Params) -> i32 {
-    let mut tt = TranspositionTable::new(1);
-    let mut history = History::default();
-    let stop = AtomicBool::new(false);
-    let limits = Limits::default();
-    let sp = SearchParams::default();
-    let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now(), &sp);
-    let lmr = LmrTable::default();
-    let mut s = Searcher::new(pos.clone(), params, (&sp, &lmr), &mut tt, &mut history, &stop, &limits, tm, Vec::new());
-    s.qsearch(-INFINITE, INFINITE, 0)
+    Quiescence::new().score(pos, params)
+}
+
+/// Quiescence scores of many positions with one set of tables (the import and the workers
+/// label every recorded position). Each score is the one a fresh table gives (`quiescence`):
+/// the table is emptied after each position in the time its writes took, and the reduction
+/// table is built once.
+#[derive(Debug)]
+pub struct Quiescence {
+    tt: TranspositionTable,
+    history: History,
+    sp: SearchParams,
+    lmr: LmrTable,
+}
+
+impl Default for Quiescence {
+    fn default() -> Quiescence {
+        Quiescence::new()
+    }
+}
+
+impl Quiescence {
+    pub fn new() -> Quiescence {
+        let sp = SearchParams::default();
+        let lmr = LmrTable::new(&sp);
+        Quiescence { tt: TranspositionTable::logging_writes(1), history: History::default(), sp, lmr }
+    }
+
+    /// The quiescence score of `pos` from the side to move's view.
+    pub fn score(&mut self, pos: &Position, params: &Params) -> i32 {
+        let stop = AtomicBool::new(false);
+        let limits = Limits::default();
+        let tm = TimeManager::new(&limits, pos.side_to_move(), Duration::ZERO, Instant::now(), &self.sp);
+        let value = {
+            let mut s = Searcher::new(
+                pos.clone(),
+                params,
+                (&self.sp, &self.lmr),
+                &mut self.tt,
+                &mut self.history,
+                &stop,
+                &limits,
+                tm,
+                Vec::new(),
+            );
+            s.qsearch(-INFINITE, INFINITE, 0)
+        };
+        self.tt.clear_written();
+        value
+    }
 }
 
 /// UCI: under `go infinite` the best move is sent only after `stop`.

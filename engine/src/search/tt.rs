@@ -44,6 +44,9 @@ pub struct TtHit {
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u8,
+    /// Buckets written since the last `clear_written`, kept only by a table made with
+    /// `logging_writes` (one table reused for many small searches, cleared in their size).
+    written: Option<Vec<u32>>,
 }
 
 /// Stored depths are offset so that quiescence entries (depth <= 0) fit in a `u8`.
@@ -53,16 +56,40 @@ impl TranspositionTable {
     /// A table of about `mib` MiB (at least one bucket).
     pub fn new(mib: usize) -> TranspositionTable {
         let count = (mib * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
-        TranspositionTable { buckets: vec![Bucket::default(); count], generation: 0 }
+        TranspositionTable { buckets: vec![Bucket::default(); count], generation: 0, written: None }
+    }
+
+    /// A table of about `mib` MiB that remembers which buckets were written, so that
+    /// `clear_written` empties it in time proportional to the writes, not to its size.
+    pub fn logging_writes(mib: usize) -> TranspositionTable {
+        TranspositionTable { written: Some(Vec::new()), ..TranspositionTable::new(mib) }
+    }
+
+    /// Empties the buckets written since the last call (a table made by `logging_writes`;
+    /// any other table is cleared whole): the table is then as new.
+    pub fn clear_written(&mut self) {
+        match &mut self.written {
+            Some(written) => {
+                for idx in written.drain(..) {
+                    self.buckets[idx as usize] = Bucket::default();
+                }
+                self.generation = 0;
+            }
+            None => self.clear(),
+        }
     }
 
     pub fn resize(&mut self, mib: usize) {
-        *self = TranspositionTable::new(mib);
+        let logging = self.written.is_some();
+        *self = if logging { TranspositionTable::logging_writes(mib) } else { TranspositionTable::new(mib) };
     }
 
     pub fn clear(&mut self) {
         self.buckets.fill(Bucket::default());
         self.generation = 0;
+        if let Some(written) = &mut self.written {
+            written.clear();
+        }
     }
 
     /// Called once per search: older entries become preferred victims.
@@ -96,6 +123,9 @@ impl TranspositionTable {
     pub fn store(&mut self, key: u64, mv: Move, value: i32, eval: i32, depth: i32, bound: Bound) {
         let generation = self.generation;
         let idx = self.index(key);
+        if let Some(written) = &mut self.written {
+            written.push(idx as u32);
+        }
         let bucket = &mut self.buckets[idx];
         let age = |e: &Entry| i32::from(generation.wrapping_sub(e.flags >> 2) & 0x3f);
         let slot = match bucket.0.iter().position(|e| e.key == key) {
@@ -144,6 +174,26 @@ impl TranspositionTable {
 mod tests {
     use super::*;
     use crate::types::Square;
+
+    #[test]
+    fn clear_written_empties_what_was_written() {
+        let mut tt = TranspositionTable::logging_writes(1);
+        let m = Move::new(Square::H2, Square::E2);
+        let keys: Vec<u64> = (1..=500u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        tt.new_search();
+        for &k in &keys {
+            tt.store(k, m, 10, 20, 3, Bound::Exact);
+        }
+        assert!(keys.iter().all(|&k| tt.probe(k).is_some()));
+        tt.clear_written();
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        assert!(tt.buckets.iter().all(|b| b.0.iter().all(|e| e.key == 0 && e.flags == 0)));
+        assert_eq!(tt.generation, 0);
+        // The log starts again: what is written next is cleared next.
+        tt.store(keys[0], m, 10, 20, 3, Bound::Exact);
+        tt.clear_written();
+        assert!(tt.probe(keys[0]).is_none());
+    }
 
     #[test]
     fn stores_and_finds() {

@@ -187,3 +187,36 @@ fn quiescence_resolves_captures() {
     let q = engine::search::quiescence(&pos, &params);
     assert!(q > engine::eval::evaluate(&pos, &params) + 500, "q = {q}");
 }
+
+/// One `Quiescence` reused over many positions scores each as a fresh table does (its table is
+/// emptied of what each position wrote), over the positions of pseudo-random playouts, many of
+/// them with captures pending.
+#[test]
+fn reused_quiescence_scores_as_a_fresh_one() {
+    let params = engine::eval::Params::default();
+    let mut positions = Vec::new();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..8 {
+        let mut pos = Position::startpos();
+        for _ in 0..60 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+            positions.push(pos.clone());
+        }
+    }
+    let fresh: Vec<i32> = positions.iter().map(|p| engine::search::quiescence(p, &params)).collect();
+    let unresolved = positions.iter().zip(&fresh).filter(|(p, q)| **q != engine::eval::evaluate(p, &params)).count();
+    assert!(unresolved >= 20, "only {unresolved} of {} positions have captures to resolve", positions.len());
+    let mut reused = engine::search::Quiescence::new();
+    // Twice over, the second time in reverse, so that every position follows others' writes.
+    let forward: Vec<i32> = positions.iter().map(|p| reused.score(p, &params)).collect();
+    let backward: Vec<i32> = positions.iter().rev().map(|p| reused.score(p, &params)).collect();
+    assert_eq!(forward, fresh);
+    assert_eq!(backward.into_iter().rev().collect::<Vec<_>>(), fresh);
+}
