@@ -20,7 +20,7 @@ use super::score::*;
 use super::timeman::TimeManager;
 use super::tt::{Bound, TranspositionTable, TtHit};
 use crate::eval::{Params, evaluate};
-use crate::movegen::MoveList;
+use crate::movegen::{KingSafety, MoveList};
 use crate::nnue::AccumulatorStack;
 use crate::position::Position;
 use crate::rules::{RepetitionVerdict, repetition_verdict};
@@ -60,6 +60,10 @@ pub(crate) struct Searcher<'a> {
     pub pv: Vec<[Move; MAX_PLY + 1]>,
     pub pv_len: [usize; MAX_PLY + 1],
     eval_stack: [i32; MAX_PLY + 2],
+    /// The king safety last computed at each ply, with the key of its position: a node's
+    /// parent computes it to see whether its move gives check, and the node reuses it for its
+    /// own check test and move picker (a key that differs means another position: computed).
+    safety: [Option<(u64, KingSafety)>; MAX_PLY + 2],
     /// Endgame tables probed (WDL) at nodes a capture just reached.
     pub tb: Option<&'a Tablebases>,
     /// Probes that found a value.
@@ -99,6 +103,7 @@ impl<'a> Searcher<'a> {
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             eval_stack: [0; MAX_PLY + 2],
+            safety: [None; MAX_PLY + 2],
             tb: None,
             tb_hits: 0,
             nnue: None,
@@ -108,6 +113,20 @@ impl<'a> Searcher<'a> {
     /// The principal variation found by the last completed root search.
     pub fn root_pv(&self) -> Vec<Move> {
         self.pv[0][..self.pv_len[0]].to_vec()
+    }
+
+    /// The side to move's king safety at `ply` (the current position), computed once.
+    #[inline]
+    fn safety(&mut self, ply: usize) -> KingSafety {
+        let key = self.pos.key();
+        match self.safety[ply] {
+            Some((k, safety)) if k == key => safety,
+            _ => {
+                let safety = self.pos.king_safety();
+                self.safety[ply] = Some((key, safety));
+                safety
+            }
+        }
     }
 
     #[inline]
@@ -269,7 +288,8 @@ impl<'a> Searcher<'a> {
             };
         }
 
-        let in_check = self.pos.in_check();
+        let safety = self.safety(ply);
+        let in_check = safety.in_check();
         let static_eval = if in_check { -INFINITE } else { hit.map_or_else(|| self.eval(), |h| h.eval) };
         self.eval_stack[ply] = static_eval;
         let improving = ply >= 2 && !in_check && static_eval > self.eval_stack[ply - 2];
@@ -306,7 +326,7 @@ impl<'a> Searcher<'a> {
         }
 
         let side = self.pos.side_to_move();
-        let mut picker = MovePicker::new(&self.pos, tt_move, self.history.killers(ply));
+        let mut picker = MovePicker::with_safety(&self.pos, safety, tt_move, self.history.killers(ply));
         let mut best = -INFINITE;
         let mut best_move = Move::NULL;
         let mut moves_tried = 0usize;
@@ -343,7 +363,7 @@ impl<'a> Searcher<'a> {
                     if capture { -sp.see_capture_margin * depth } else { -sp.see_quiet_margin * depth * depth },
                 );
             self.play(m);
-            let gives_check = self.pos.in_check();
+            let gives_check = self.safety(ply + 1).in_check();
             if (late_quiet || futile || see_losing) && !gives_check {
                 self.undo();
                 // The pruned move was counted as a node: keep a node limit exact.
@@ -430,7 +450,8 @@ impl<'a> Searcher<'a> {
         if let Some(v) = hit.and_then(|h| tt_cutoff(&h, ply, alpha, beta)) {
             return v;
         }
-        let mut picker = MovePicker::quiescence(&self.pos, hit.map_or(Move::NULL, |h| h.mv));
+        let safety = self.safety(ply);
+        let mut picker = MovePicker::quiescence_with(&self.pos, safety, hit.map_or(Move::NULL, |h| h.mv));
         let in_check = picker.in_check();
         let static_eval;
         let mut best;

@@ -51,17 +51,27 @@ pub fn capture_order(pos: &Position, m: Move) -> i32 {
 impl MovePicker {
     /// For the main search.
     pub fn new(pos: &Position, tt_move: Move, killers: [Move; 2]) -> MovePicker {
-        Self::build(pos, tt_move, killers, false)
+        Self::with_safety(pos, pos.king_safety(), tt_move, killers)
+    }
+
+    /// For the main search, with the position's king safety already computed.
+    pub fn with_safety(pos: &Position, safety: KingSafety, tt_move: Move, killers: [Move; 2]) -> MovePicker {
+        Self::build(pos, safety, tt_move, killers, false)
     }
 
     /// For quiescence: captures only (all evasions when in check).
     pub fn quiescence(pos: &Position, tt_move: Move) -> MovePicker {
-        let tt_move = if pos.is_capture(tt_move) { tt_move } else { Move::NULL };
-        Self::build(pos, tt_move, [Move::NULL; 2], true)
+        Self::quiescence_with(pos, pos.king_safety(), tt_move)
     }
 
-    fn build(pos: &Position, tt_move: Move, killers: [Move; 2], captures_only: bool) -> MovePicker {
-        let safety = pos.king_safety();
+    /// For quiescence, with the position's king safety already computed.
+    pub fn quiescence_with(pos: &Position, safety: KingSafety, tt_move: Move) -> MovePicker {
+        let tt_move = if pos.is_capture(tt_move) { tt_move } else { Move::NULL };
+        Self::build(pos, safety, tt_move, [Move::NULL; 2], true)
+    }
+
+    fn build(pos: &Position, safety: KingSafety, tt_move: Move, killers: [Move; 2], captures_only: bool) -> MovePicker {
+        debug_assert_eq!(safety.checkers, pos.checkers(), "king safety of another position: {}", pos.fen());
         let tt_ok = !tt_move.is_null()
             && pos.is_pseudo_legal(tt_move)
             && pos.is_legal_with(tt_move, &safety)
