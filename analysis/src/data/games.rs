@@ -12,7 +12,7 @@ use proto::columns::games as column;
 use proto::domain::{GameOutcome, RunId, Termination};
 
 use super::read::ParquetFile;
-use super::{Part, Table, data_error, run_parts};
+use super::{Part, Table, data_error, read_parts};
 use crate::error::Result;
 
 /// W/D/L and pentanomial counts of variant `a` against `b` in one run.
@@ -318,18 +318,38 @@ fn tally_games(parts: &[Part], only: Option<(&str, &str)>) -> Result<GameTally> 
     Ok(tally)
 }
 
-/// The parts of the `games` table, all runs or one; `None` when the table has no file.
-fn game_parts(data: &Path, run: Option<u64>) -> Result<Option<Vec<Part>>> {
-    run_parts(data, Table::Games, run)
+/// Which runs' games a reader takes.
+#[derive(Clone, Copy, Debug)]
+enum Runs {
+    /// Every run's.
+    All,
+    /// Runs a farm played: no imported run (`xqfarm import pgn`), whose games are no pairs
+    /// and count toward no pentanomial, SPRT or worker check.
+    Played,
+    /// Imported runs only.
+    Imported,
 }
 
-/// The games parts of runs a farm played: no imported run (`xqfarm import pgn`), whose games
-/// are no pairs and count toward no pentanomial, SPRT or worker check.
-fn played_parts(data: &Path, run: Option<u64>) -> Result<Option<Vec<Part>>> {
-    Ok(game_parts(data, run)?.map(|mut parts| {
-        parts.retain(|p| !RunId::new(p.run).is_imported());
-        parts
-    }))
+/// `read` over the parts of the `games` table (all runs or one, of the `kind` asked for) as
+/// one consistent set, read again when a compaction replaced a part meanwhile
+/// ([`read_parts`]); `None` when the table has no file. `read` starts from nothing on each
+/// attempt, so a retried read counts nothing twice.
+fn read_games<T>(
+    data: &Path,
+    run: Option<u64>,
+    kind: Runs,
+    read: impl FnMut(&[Part]) -> Result<T>,
+) -> Result<Option<T>> {
+    let keep = |r: u64| {
+        let imported = RunId::new(r).is_imported();
+        run.is_none_or(|wanted| wanted == r)
+            && match kind {
+                Runs::All => true,
+                Runs::Played => !imported,
+                Runs::Imported => imported,
+            }
+    };
+    read_parts(data, Table::Games, keep, read)
 }
 
 /// One imported run (`xqfarm import pgn`): its name and files from `imports.parquet`, and its
@@ -364,9 +384,10 @@ pub fn imported_runs(data: &Path, run: Option<u64>) -> Result<Vec<ImportedRun>> 
             Ok(())
         })?;
     }
-    if let Some(parts) = game_parts(data, run)? {
-        for part in parts.iter().filter(|p| RunId::new(p.run).is_imported()) {
-            let r = runs.entry(part.run).or_insert_with(|| ImportedRun { run: part.run, ..ImportedRun::default() });
+    let tallies = read_games(data, run, Runs::Imported, |parts| {
+        let mut tallies: BTreeMap<u64, ImportedRun> = BTreeMap::new();
+        for part in parts {
+            let r = tallies.entry(part.run).or_default();
             ParquetFile::open(&part.path)?.for_each_batch(&[column::RESULT, column::REASON], |batch| {
                 for (result, reason) in batch.strs(column::RESULT)?.into_iter().zip(batch.strs(column::REASON)?) {
                     r.games += 1;
@@ -381,62 +402,72 @@ pub fn imported_runs(data: &Path, run: Option<u64>) -> Result<Vec<ImportedRun>> 
                 Ok(())
             })?;
         }
+        Ok(tallies)
+    })?;
+    for (id, tally) in tallies.unwrap_or_default() {
+        let r = runs.entry(id).or_insert_with(|| ImportedRun { run: id, ..ImportedRun::default() });
+        r.games = tally.games;
+        r.red_wins = tally.red_wins;
+        r.black_wins = tally.black_wins;
+        r.draws = tally.draws;
+        r.unknown = tally.unknown;
+        r.past_rules_end = tally.past_rules_end;
     }
     Ok(runs.into_values().filter(|r| run.is_none_or(|wanted| wanted == r.run)).collect())
 }
 
 /// Total games in the data (optionally one run), from the files' footers alone.
 pub fn game_totals(data: &Path, run: Option<u64>) -> Result<GameTotals> {
-    let Some(parts) = game_parts(data, run)? else {
-        return Ok(GameTotals::default());
-    };
-    let mut games = 0;
-    let mut runs = BTreeSet::new();
-    for part in &parts {
-        let rows = ParquetFile::open(&part.path)?.rows();
-        games += rows;
-        if rows > 0 {
-            runs.insert(part.run);
+    let totals = read_games(data, run, Runs::All, |parts| {
+        let mut games = 0;
+        let mut runs = BTreeSet::new();
+        for part in parts {
+            let rows = ParquetFile::open(&part.path)?.rows();
+            games += rows;
+            if rows > 0 {
+                runs.insert(part.run);
+            }
         }
-    }
-    Ok(GameTotals { games, runs: runs.len() as u64 })
+        Ok(GameTotals { games, runs: runs.len() as u64 })
+    })?;
+    Ok(totals.unwrap_or_default())
 }
 
 /// Per pairing of every run: pentanomial (complete pairs) and W/D/L (all games) of `a`.
 pub fn pairing_counts(data: &Path, run: Option<u64>) -> Result<Vec<PairingCounts>> {
-    let Some(parts) = played_parts(data, run)? else {
-        return Ok(Vec::new());
-    };
-    Ok(tally_games(&parts, None)?.pairing_counts())
+    let tally = read_games(data, run, Runs::Played, |parts| tally_games(parts, None))?;
+    Ok(tally.map(|t| t.pairing_counts()).unwrap_or_default())
 }
 
 /// Per pairing and worker: the pentanomial counts of the pairs the worker played.
 pub fn worker_counts(data: &Path, run: Option<u64>) -> Result<Vec<WorkerCounts>> {
-    let Some(parts) = played_parts(data, run)? else {
-        return Ok(Vec::new());
-    };
-    Ok(tally_games(&parts, None)?.worker_counts())
+    let tally = read_games(data, run, Runs::Played, |parts| tally_games(parts, None))?;
+    Ok(tally.map(|t| t.worker_counts()).unwrap_or_default())
 }
 
 /// Games per termination reason and run, most frequent first; imported runs, whose games
 /// ended as their records say ([`imported_runs`]), are not among them.
 pub fn reasons(data: &Path, run: Option<u64>) -> Result<Vec<ReasonCount>> {
-    let Some(parts) = played_parts(data, run)? else {
-        return Ok(Vec::new());
-    };
-    let mut counts: HashMap<(u64, Termination), u64> = HashMap::new();
-    for part in &parts {
-        ParquetFile::open(&part.path)?.for_each_batch(&[column::REASON], |batch| {
-            for text in batch.strs(column::REASON)? {
-                let reason: Termination =
-                    text.parse().map_err(|e: proto::Error| data_error(&part.path, format!("run {}: {e}", part.run)))?;
-                *counts.entry((part.run, reason)).or_default() += 1;
-            }
-            Ok(())
-        })?;
-    }
-    let mut out: Vec<ReasonCount> =
-        counts.into_iter().map(|((run, reason), games)| ReasonCount { run, reason, games }).collect();
+    let counts = read_games(data, run, Runs::Played, |parts| {
+        let mut counts: HashMap<(u64, Termination), u64> = HashMap::new();
+        for part in parts {
+            ParquetFile::open(&part.path)?.for_each_batch(&[column::REASON], |batch| {
+                for text in batch.strs(column::REASON)? {
+                    let reason: Termination = text
+                        .parse()
+                        .map_err(|e: proto::Error| data_error(&part.path, format!("run {}: {e}", part.run)))?;
+                    *counts.entry((part.run, reason)).or_default() += 1;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(counts)
+    })?;
+    let mut out: Vec<ReasonCount> = counts
+        .unwrap_or_default()
+        .into_iter()
+        .map(|((run, reason), games)| ReasonCount { run, reason, games })
+        .collect();
     out.sort_by(|x, y| x.run.cmp(&y.run).then(y.games.cmp(&x.games)).then(x.reason.as_str().cmp(y.reason.as_str())));
     Ok(out)
 }
@@ -496,35 +527,33 @@ impl LengthTally {
 
 /// Game length (plies), time and nodes per run.
 pub fn lengths(data: &Path, run: Option<u64>) -> Result<Vec<LengthStats>> {
-    let Some(parts) = game_parts(data, run)? else {
-        return Ok(Vec::new());
-    };
-    let mut runs: BTreeMap<u64, LengthTally> = BTreeMap::new();
-    for part in &parts {
-        let tally = runs.entry(part.run).or_default();
-        ParquetFile::open(&part.path)?.for_each_batch(
-            &[column::PLIES, column::DURATION_MS, column::NODES],
-            |batch| {
-                let plies = batch.u64s(column::PLIES)?;
-                let duration = batch.u64s(column::DURATION_MS)?;
-                let nodes = batch.u64s(column::NODES)?;
-                for i in 0..batch.len() {
-                    tally.add(plies[i], duration[i], nodes[i]);
-                }
-                Ok(())
-            },
-        )?;
-    }
-    Ok(runs.iter().filter_map(|(&run, tally)| tally.stats(run)).collect())
+    let runs = read_games(data, run, Runs::All, |parts| {
+        let mut runs: BTreeMap<u64, LengthTally> = BTreeMap::new();
+        for part in parts {
+            let tally = runs.entry(part.run).or_default();
+            ParquetFile::open(&part.path)?.for_each_batch(
+                &[column::PLIES, column::DURATION_MS, column::NODES],
+                |batch| {
+                    let plies = batch.u64s(column::PLIES)?;
+                    let duration = batch.u64s(column::DURATION_MS)?;
+                    let nodes = batch.u64s(column::NODES)?;
+                    for i in 0..batch.len() {
+                        tally.add(plies[i], duration[i], nodes[i]);
+                    }
+                    Ok(())
+                },
+            )?;
+        }
+        Ok(runs)
+    })?;
+    Ok(runs.unwrap_or_default().iter().filter_map(|(&run, tally)| tally.stats(run)).collect())
 }
 
 /// The complete pairs of one run's pairing `a` vs `b` (ids ordered as in [`PairingCounts`]),
 /// in the order their first games were recorded: what the LLR-against-games chart replays.
 pub fn pairs(data: &Path, run: u64, a: &str, b: &str) -> Result<Vec<PairRow>> {
-    let Some(parts) = game_parts(data, Some(run))? else {
-        return Ok(Vec::new());
-    };
-    Ok(tally_games(&parts, Some((a, b)))?.pair_rows(a, b))
+    let tally = read_games(data, Some(run), Runs::All, |parts| tally_games(parts, Some((a, b))))?;
+    Ok(tally.map(|t| t.pair_rows(a, b)).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -120,11 +120,6 @@ pub fn read_parts<T>(
 /// How a partition directory's name starts: the Hive form of the `run` column, `run=<id>`.
 const PARTITION_PREFIX: &str = "run=";
 
-/// The parts of `table`, all runs or one.
-pub(crate) fn run_parts(data: &Path, table: Table, run: Option<u64>) -> Result<Option<Vec<Part>>> {
-    parts(data, table, |r| run.is_none_or(|wanted| wanted == r))
-}
-
 /// Every `*.parquet` file under `dir`, with the run of the nearest `run=<id>` directory above
 /// it; a Parquet file outside any such directory is an error naming it.
 fn collect_parts(dir: &Path, run: Option<u64>, out: &mut Vec<Part>) -> Result<()> {
@@ -265,8 +260,8 @@ mod tests {
             [(10, "part-a.parquet".to_owned()), (2, "part-a.parquet".to_owned()), (2, "part-b.parquet".to_owned())]
         );
         // A filter that selects nothing is an empty list, not a missing table.
-        assert_eq!(run_parts(data, Table::Games, Some(3))?, Some(Vec::new()));
-        assert_eq!(run_parts(data, Table::Games, Some(10))?.map(|p| p.len()), Some(1));
+        assert_eq!(parts(data, Table::Games, |r| r == 3)?, Some(Vec::new()));
+        assert_eq!(parts(data, Table::Games, |r| r == 10)?.map(|p| p.len()), Some(1));
         assert_eq!(parts(data, Table::Positions, |_| true)?, None);
 
         std::fs::write(table_dir(data, Table::Games).join("stray.parquet"), b"")?;

@@ -17,7 +17,7 @@ use proto::columns::games as column;
 use proto::domain::GameOutcome;
 
 use super::read::ParquetFile;
-use super::{Table, data_error, run_parts};
+use super::{Table, data_error, read_parts};
 use crate::error::Result;
 use crate::stats::Wdl;
 
@@ -222,35 +222,42 @@ pub fn tally_openings(rows: &[OpeningGames]) -> std::result::Result<Vec<RunOpeni
 /// read as games from their `start_fen` without a line: those that start from the initial
 /// position are classified, the others are unclassified.
 pub fn openings(data: &Path, run: Option<u64>) -> Result<Vec<RunOpenings>> {
-    let Some(parts) = run_parts(data, Table::Games, run)? else {
-        return Ok(Vec::new());
-    };
-    let mut groups: HashMap<(u64, String, String, GameOutcome), u64> = HashMap::new();
-    for part in &parts {
-        let file = ParquetFile::open(&part.path)?;
-        let with_line = file.has_column(column::OPENING_FEN) && file.has_column(column::OPENING_MOVES);
-        let columns: &[&str] = if with_line {
-            &[column::OPENING_FEN, column::OPENING_MOVES, column::MOVES, column::RESULT]
-        } else {
-            &[column::START_FEN, column::MOVES, column::RESULT]
-        };
-        file.for_each_batch(columns, |batch| {
-            let fens = batch.strs(if with_line { column::OPENING_FEN } else { column::START_FEN })?;
-            let line = if with_line { Some(batch.str_lists(column::OPENING_MOVES, CLASSIFIED_PLIES)?) } else { None };
-            let moves = batch.str_lists(column::MOVES, CLASSIFIED_PLIES)?;
-            let results = batch.strs(column::RESULT)?;
-            for i in 0..batch.len() {
-                let result: GameOutcome = results[i]
-                    .parse()
-                    .map_err(|e: proto::Error| data_error(&part.path, format!("run {}: {e}", part.run)))?;
-                let suite = line.as_ref().map_or(&[][..], |l| &l[i]);
-                let plies = first_plies(suite, &moves[i]);
-                *groups.entry((part.run, fens[i].to_owned(), plies, result)).or_default() += 1;
+    let groups = read_parts(
+        data,
+        Table::Games,
+        |r| run.is_none_or(|wanted| wanted == r),
+        |parts| {
+            let mut groups: HashMap<(u64, String, String, GameOutcome), u64> = HashMap::new();
+            for part in parts {
+                let file = ParquetFile::open(&part.path)?;
+                let with_line = file.has_column(column::OPENING_FEN) && file.has_column(column::OPENING_MOVES);
+                let columns: &[&str] = if with_line {
+                    &[column::OPENING_FEN, column::OPENING_MOVES, column::MOVES, column::RESULT]
+                } else {
+                    &[column::START_FEN, column::MOVES, column::RESULT]
+                };
+                file.for_each_batch(columns, |batch| {
+                    let fens = batch.strs(if with_line { column::OPENING_FEN } else { column::START_FEN })?;
+                    let line =
+                        if with_line { Some(batch.str_lists(column::OPENING_MOVES, CLASSIFIED_PLIES)?) } else { None };
+                    let moves = batch.str_lists(column::MOVES, CLASSIFIED_PLIES)?;
+                    let results = batch.strs(column::RESULT)?;
+                    for i in 0..batch.len() {
+                        let result: GameOutcome = results[i]
+                            .parse()
+                            .map_err(|e: proto::Error| data_error(&part.path, format!("run {}: {e}", part.run)))?;
+                        let suite = line.as_ref().map_or(&[][..], |l| &l[i]);
+                        let plies = first_plies(suite, &moves[i]);
+                        *groups.entry((part.run, fens[i].to_owned(), plies, result)).or_default() += 1;
+                    }
+                    Ok(())
+                })?;
             }
-            Ok(())
-        })?;
-    }
+            Ok(groups)
+        },
+    )?;
     let rows: Vec<OpeningGames> = groups
+        .unwrap_or_default()
         .into_iter()
         .map(|((run, opening_fen, plies, result), games)| OpeningGames {
             run,
