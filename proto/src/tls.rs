@@ -57,12 +57,30 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<ServerTlsConfig> {
     Ok(ServerTlsConfig::new().identity(Identity::from_pem(cert_pem, key_pem)).timeout(HANDSHAKE_TIMEOUT))
 }
 
-/// A client trusting only the CA certificate(s) in `ca` (the farm's own CA).
-pub fn client_config(ca: &Path) -> Result<ClientTlsConfig> {
+/// The CA file's PEM and the store of its certificates (the farm's own CA, no system roots).
+fn roots(ca: &Path) -> Result<(Vec<u8>, rustls::RootCertStore)> {
     let pem = read(ca)?;
     let mut roots = rustls::RootCertStore::empty();
     for cert in certificates(ca, &pem)? {
         roots.add(cert).map_err(|e| tls_error(ca, format!("not a usable CA certificate: {e}")))?;
     }
+    Ok((pem, roots))
+}
+
+/// A rustls client trusting only the CA certificate(s) in `ca`, for clients that speak
+/// HTTP/1.1 to the farm's port rather than gRPC (the JSON API client, `web::client`).
+pub fn rustls_client(ca: &Path) -> Result<Arc<rustls::ClientConfig>> {
+    let (_, roots) = roots(ca)?;
+    let config = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| tls_error(ca, e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+/// A client trusting only the CA certificate(s) in `ca` (the farm's own CA).
+pub fn client_config(ca: &Path) -> Result<ClientTlsConfig> {
+    let (pem, _) = roots(ca)?;
     Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)).timeout(HANDSHAKE_TIMEOUT))
 }

@@ -354,12 +354,10 @@ pub async fn run(args: &SprtArgs) -> Result<Outcome> {
             args.beta,
             args.model.as_str()
         );
-        let web = ApiClient::of(&target.url, &target.token);
+        let web = ApiClient::of(&target.url, &target.token, args.farm.ca_cert.as_deref())?;
         let deadline = args.max_minutes.map(|m| tokio::time::Instant::now() + Duration::from_secs_f64(m * 60.0));
-        let followed = follow(&client, web.as_ref(), run, args.max_games, deadline).await?;
+        let followed = follow(&client, &web, run, args.max_games, deadline).await?;
         if let Some(path) = &args.pgn {
-            let web =
-                web.as_ref().context("--pgn: the games are read from the coordinator's web API over plain http://")?;
             let text = web.run_pgn(run, notation).await?;
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
         }
@@ -430,14 +428,11 @@ async fn tally_games(api: &ApiClient, run: RunId, mut offset: u64, tally: &mut F
 /// ending, the last status, the failures counted and the failure that stopped it, if any.
 async fn follow(
     client: &FarmClient,
-    web: Option<&ApiClient>,
+    web: &ApiClient,
     run: RunId,
     max_games: Option<u64>,
     deadline: Option<tokio::time::Instant>,
 ) -> Result<(Ending, RunStatus, FailureTally, Option<FailureStop>)> {
-    if web.is_none() {
-        eprintln!("warning: engine failures are not counted over https:// (the games list is read over plain HTTP)");
-    }
     let progress = Progress::stderr();
     let mut tally = FailureTally::default();
     let mut counted = 0;
@@ -468,9 +463,7 @@ async fn follow(
                 None => break,
             };
             let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
-            if let Some(web) = web
-                && games > counted
-            {
+            if games > counted {
                 counted = tally_games(web, run, counted, &mut tally).await?;
             }
             let ending = match status.run.state {

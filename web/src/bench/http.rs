@@ -1,5 +1,6 @@
-//! The benches' HTTP/1.1 client (hyper's, one fresh loopback connection a request, as a page's
-//! first request opens one) and a reader of a server-sent event stream.
+//! The farm's HTTP/1.1 client (hyper's, one fresh connection a request, as a page's first
+//! request opens one; TLS with the farm's CA for an `https://` farm) and a reader of a
+//! server-sent event stream.
 
 use std::collections::VecDeque;
 
@@ -13,13 +14,67 @@ use tokio::task::JoinHandle;
 
 use crate::{Error, Result};
 
-/// Sends `GET path` to `addr` (`host:port`) with the bearer `token` on a new connection; the
-/// response's status and body.
-async fn send(addr: &str, path: &str, token: &str, close: bool) -> Result<(StatusCode, Incoming, JoinHandle<()>)> {
+/// TLS to the farm's port: the client configuration (the farm's CA) and the name the server's
+/// certificate must carry.
+#[derive(Clone)]
+pub struct Tls {
+    connector: tokio_rustls::TlsConnector,
+    name: tokio_rustls::rustls::pki_types::ServerName<'static>,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tls").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Tls {
+    /// TLS with `config` to `host` (a DNS name or an IP address, without the port).
+    pub fn new(config: std::sync::Arc<tokio_rustls::rustls::ClientConfig>, host: &str) -> Result<Tls> {
+        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.to_owned())
+            .map_err(|e| Error::Http { path: host.to_owned(), reason: format!("not a server name: {e}") })?;
+        Ok(Tls { connector: tokio_rustls::TlsConnector::from(config), name })
+    }
+}
+
+/// Sends `GET path` to `addr` (`host:port`) with the bearer `token` on a new connection (TLS
+/// with `tls`); the response's status and body.
+async fn send(
+    addr: &str,
+    path: &str,
+    token: &str,
+    close: bool,
+    tls: Option<&Tls>,
+) -> Result<(StatusCode, Incoming, JoinHandle<()>)> {
     let http = |reason: String| Error::Http { path: path.to_owned(), reason };
     let tcp = TcpStream::connect(addr).await.map_err(|e| http(format!("connecting to {addr}: {e}")))?;
     tcp.set_nodelay(true).map_err(|e| http(format!("TCP_NODELAY: {e}")))?;
-    let (mut sender, conn) = http1::handshake(TokioIo::new(tcp)).await.map_err(|e| http(e.to_string()))?;
+    match tls {
+        None => send_on(TokioIo::new(tcp), addr, path, token, close).await,
+        Some(tls) => {
+            let stream = tls
+                .connector
+                .connect(tls.name.clone(), tcp)
+                .await
+                .map_err(|e| http(format!("TLS with {addr}: {e}")))?;
+            send_on(TokioIo::new(stream), addr, path, token, close).await
+        }
+    }
+}
+
+/// [`send`] on a connection already open.
+async fn send_on<IO>(
+    io: IO,
+    addr: &str,
+    path: &str,
+    token: &str,
+    close: bool,
+) -> Result<(StatusCode, Incoming, JoinHandle<()>)>
+where
+    IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let http = |reason: String| Error::Http { path: path.to_owned(), reason };
+    let (mut sender, conn) = http1::handshake(io).await.map_err(|e| http(e.to_string()))?;
     let conn = tokio::spawn(async move {
         if let Err(e) = conn.await {
             tracing::debug!(error = %e, "bench HTTP connection ended");
@@ -37,7 +92,12 @@ async fn send(addr: &str, path: &str, token: &str, close: bool) -> Result<(Statu
 
 /// A GET on a new connection (closed after it); the status and the whole body.
 pub async fn get(addr: &str, path: &str, token: &str) -> Result<(StatusCode, Bytes)> {
-    let (status, body, _conn) = send(addr, path, token, true).await?;
+    get_with(addr, path, token, None).await
+}
+
+/// [`get`], over TLS with `tls`.
+pub async fn get_with(addr: &str, path: &str, token: &str, tls: Option<&Tls>) -> Result<(StatusCode, Bytes)> {
+    let (status, body, _conn) = send(addr, path, token, true, tls).await?;
     let body = body.collect().await.map_err(|e| Error::Http { path: path.to_owned(), reason: e.to_string() })?;
     Ok((status, body.to_bytes()))
 }
@@ -60,7 +120,7 @@ impl Drop for EventStream {
 impl EventStream {
     /// Opens `GET path` as an event stream; a status other than 200 is an error.
     pub async fn open(addr: &str, path: &str, token: &str) -> Result<EventStream> {
-        let (status, body, conn) = send(addr, path, token, false).await?;
+        let (status, body, conn) = send(addr, path, token, false, None).await?;
         if status != StatusCode::OK {
             conn.abort();
             return Err(Error::Http { path: path.to_owned(), reason: status.to_string() });

@@ -373,6 +373,15 @@ fn serve_with_tls_and_a_token_file_from_the_command_line() {
     assert_eq!(code, Some(2));
     assert!(err.contains("ListRuns needs a read-only token"), "{err}");
 
+    // The JSON API on the same TLS port, as `xqfarm sprt` reads a run's games (web::client).
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let api = web::client::ApiClient::of(&https, &reader, Some(&pki.path("ca.pem"))).expect("an https client");
+    let runs = rt.block_on(api.get("/api/runs")).expect("the runs list over TLS");
+    assert!(runs.contains("\"total\":0") && runs.contains("\"runs\":[]"), "{runs}");
+    let other = web::client::ApiClient::of(&https, &reader, Some(&pki.path("other-ca.pem"))).expect("a client");
+    let err = rt.block_on(other.get("/api/runs")).expect_err("a certificate another CA signed").to_string();
+    assert!(err.contains("TLS with localhost") && err.contains("certificate"), "{err}");
+
     let started = Instant::now();
     let http = format!("http://127.0.0.1:{port}");
     let (code, _, err) = xqfarm(&["run", "list", "--coordinator", &http, "--token", &reader]);
