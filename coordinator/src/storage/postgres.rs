@@ -2,11 +2,13 @@
 //! statements on a pool of connections, so that several coordinators can serve one farm from
 //! one database.
 //!
-//! - Write transactions run one at a time over all coordinators: each takes a transaction-level
-//!   advisory lock first, then runs at `READ COMMITTED`, so that it sees every write committed
-//!   before it (SQLite's single writer, across processes). One that PostgreSQL still aborts
-//!   (a deadlock, a serialization failure, a unique violation from an unforeseen race) is run
-//!   again from the start (the closure is `Fn` for that reason), up to [`WRITE_ATTEMPTS`]
+//! - Writes go through one writer thread per coordinator, which commits the calls waiting for
+//!   it together, each in a savepoint (group commit, `writer.rs`). Its transactions run one at a
+//!   time over all coordinators: each takes a transaction-level advisory lock first, then runs
+//!   at `READ COMMITTED`, so that it sees every write committed before it (SQLite's single
+//!   writer, across processes). A call that PostgreSQL still aborts (a deadlock, a
+//!   serialization failure, a unique violation from an unforeseen race) is rolled back to its
+//!   savepoint and run again (the closure is `Fn` for that reason), up to [`WRITE_ATTEMPTS`]
 //!   times.
 //! - Pooled pairs are claimed with `SELECT ... FOR UPDATE SKIP LOCKED`, which also keeps a
 //!   lease from waiting on pairs another transaction holds should writes ever run side by side.
@@ -19,6 +21,7 @@
 mod conn;
 mod feed;
 mod schema;
+mod writer;
 
 use std::str::FromStr;
 use std::sync::{Condvar, Mutex};
@@ -28,6 +31,7 @@ use postgres::error::SqlState;
 use postgres::{Config, NoTls};
 
 use self::conn::{Link, PgConn, Statements};
+use self::writer::Writer;
 use super::feed::{Change, ChangeSink};
 use super::sql::{Ctx, RowCache, SqlTx};
 use super::tx::{Backend, Tx};
@@ -47,9 +51,9 @@ const WRITE_LOCK: i64 = 0x7871_6661_726d_0003;
 /// Tries of a write transaction that conflicts with another coordinator's.
 const WRITE_ATTEMPTS: u32 = 16;
 
-/// Connections a coordinator opens at most; a transaction waits for one when all are busy.
-/// Writes run one at a time anyway (the write lock), and opening a connection costs a
-/// password exchange (scram) of several milliseconds, so they are kept open and reused.
+/// Connections a coordinator opens at most for reads (writes have the writer's own); a
+/// transaction waits for one when all are busy. Opening a connection costs a password exchange
+/// (scram) of several milliseconds, so they are kept open and reused.
 const MAX_CONNECTIONS: usize = 16;
 
 /// How long a transaction waits for a free connection before it fails, naming the database.
@@ -138,6 +142,21 @@ struct Pooled {
     broken: bool,
 }
 
+impl Pooled {
+    fn new(link: Link) -> Pooled {
+        Pooled { link, statements: Statements::default(), cache: RowCache::default(), broken: false }
+    }
+}
+
+/// A connection whose statements are pipelined (`conn.rs`), on a runtime of its own.
+fn connect(config: &tokio_postgres::Config, target: &str) -> Result<Link> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Database {
+        target: target.to_owned(),
+        reason: format!("cannot start a connection's runtime ({e})"),
+    })?;
+    Link::connect(runtime, config).map_err(|e| connect_error(target, &e))
+}
+
 /// Connections to one database: at most [`MAX_CONNECTIONS`], each kept open once made.
 struct Pool {
     /// For the pooled connections, which pipeline their statements (`conn.rs`).
@@ -163,15 +182,6 @@ impl Pool {
         Pool { pipelined, config, target, state: Mutex::new(PoolState::default()), freed: Condvar::new() }
     }
 
-    fn connect(&self) -> Result<Link> {
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Database {
-                target: self.target.clone(),
-                reason: format!("cannot start a connection's runtime ({e})"),
-            })?;
-        Link::connect(runtime, &self.pipelined).map_err(|e| connect_error(&self.target, &e))
-    }
-
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, PoolState>> {
         self.state.lock().map_err(|_| poisoned())
     }
@@ -191,13 +201,8 @@ impl Pool {
             if state.open < MAX_CONNECTIONS {
                 state.open += 1;
                 drop(state);
-                return match self.connect() {
-                    Ok(link) => Ok(Pooled {
-                        link,
-                        statements: Statements::default(),
-                        cache: RowCache::default(),
-                        broken: false,
-                    }),
+                return match connect(&self.pipelined, &self.target) {
+                    Ok(link) => Ok(Pooled::new(link)),
                     Err(e) => {
                         self.forget();
                         Err(e)
@@ -237,6 +242,9 @@ impl Pool {
 }
 
 pub struct PgStorage {
+    /// The write path: one thread, one connection, calls committed together.
+    writer: Writer,
+    /// Connections for reads.
     pool: Pool,
     timings: Timings,
     /// This coordinator's id in its announcements, so that it ignores its own.
@@ -277,6 +285,7 @@ impl PgStorage {
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("xqfarm");
         let target = describe(&Config::from(config.clone()));
+        let writer = Writer::start(writer::Target { config: config.clone(), name: target.clone() })?;
         let pool = Pool::new(config, target);
         let mut client = pool.config.connect(NoTls).map_err(|e| connect_error(&pool.target, &e))?;
         let mut tx = client.transaction().ctx("starting the schema check")?;
@@ -287,7 +296,15 @@ impl PgStorage {
         let origin = random_origin();
         let announcer = feed::Announcer::start(pool.config.clone(), origin);
         let exporter = feed::ExporterRole::new(pool.config.clone());
-        Ok(PgStorage { pool, timings: Timings::default(), origin, announcer, listener: Mutex::new(None), exporter })
+        Ok(PgStorage {
+            writer,
+            pool,
+            timings: Timings::default(),
+            origin,
+            announcer,
+            listener: Mutex::new(None),
+            exporter,
+        })
     }
 
     /// The server and database, without the password.
@@ -295,37 +312,16 @@ impl PgStorage {
         &self.pool.target
     }
 
-    /// Runs `f` in one transaction of the given kind, again after a conflict when writing.
-    fn run<T, F>(&self, context: &str, write: bool, f: F) -> Result<T>
-    where
-        T: Send,
-        F: Fn(&mut dyn Tx) -> Result<T> + Send,
-    {
-        off_runtime(move || self.run_here(context, write, &f))
-    }
-
-    fn run_here<T>(&self, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    /// Runs `f` in one read transaction on a pooled connection.
+    fn read_here<T>(&self, context: &str, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
         let mut taken = Taken { pool: &self.pool, conn: Some(self.pool.take()?) };
         let conn = taken.conn.as_mut().expect("taken above");
-        let mut attempt = 1;
-        loop {
-            let out = attempt_once(conn, context, write, f);
-            match out {
-                Err(e)
-                    if write
-                        && attempt < WRITE_ATTEMPTS
-                        && is_conflict(&e)
-                        && !conn.link.is_closed()
-                        && !conn.broken =>
-                {
-                    tracing::debug!(context, attempt, "write transaction conflicted; running it again");
-                    // Back off a little, more each time, so that the conflicting transaction ends.
-                    std::thread::sleep(Duration::from_millis(u64::from(attempt * attempt)));
-                    attempt += 1;
-                }
-                out => break out,
-            }
+        let out = read_transaction(conn, context, f);
+        if out.is_err() {
+            // Rows the transaction read into the cache may be rolled back now.
+            conn.cache.forget_all();
         }
+        out
     }
 }
 
@@ -361,20 +357,10 @@ static WRITE_BEGIN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// How a read transaction begins: one consistent snapshot.
 const READ_BEGIN: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
-fn attempt_once<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-    let out = transaction(conn, context, write, f);
-    if out.is_err() {
-        // Rows the transaction read into the cache may be rolled back now.
-        conn.cache.forget_all();
-    }
-    out
-}
-
 /// One transaction: `f` on a connection whose `BEGIN` goes with its first statement, then the
 /// commit, or a rollback after an error (of `f`, or of the commit).
-fn transaction<T>(conn: &mut Pooled, context: &str, write: bool, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
-    let begin = if write { WRITE_BEGIN.as_str() } else { READ_BEGIN };
-    let mut pg = PgConn::new(&mut conn.link, &mut conn.statements, &conn.cache, begin);
+fn read_transaction<T>(conn: &mut Pooled, context: &str, f: &dyn Fn(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    let mut pg = PgConn::new(&mut conn.link, &mut conn.statements, &conn.cache, READ_BEGIN);
     let out = f(&mut SqlTx(&mut pg)).and_then(|out| pg.commit(context).map(|()| out));
     if out.is_err() {
         // A connection that cannot roll back leaves the pool, closed.
@@ -416,7 +402,7 @@ impl Backend for PgStorage {
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
-        let out = self.run(context, true, f);
+        let out = self.writer.call(context, f);
         self.timings.observe(context, start.elapsed());
         out
     }
@@ -427,7 +413,7 @@ impl Backend for PgStorage {
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
         let start = Instant::now();
-        let out = self.run(context, false, f);
+        let out = off_runtime(move || self.read_here(context, &f));
         self.timings.observe(context, start.elapsed());
         out
     }

@@ -12,6 +12,10 @@
 //!   transaction with a write whose row count is checked flushes it before its `COMMIT`, so a
 //!   failed check never commits.
 //!
+//! - A group of write calls in one transaction (`writer.rs`) runs each in a savepoint: its
+//!   `SAVEPOINT`, and the `RELEASE` or `ROLLBACK TO` that ends it, go with the next flush too,
+//!   so a call costs no round trip of its own beyond its statements and the flush of its writes.
+//!
 //! The connection is tokio-postgres's, driven on a current-thread runtime of its own (as the
 //! synchronous `postgres` crate drives it), so that several requests are in flight at once.
 
@@ -127,13 +131,25 @@ struct Held {
     unchanged: Option<Error>,
 }
 
+/// A call's savepoint in a group transaction (`writer.rs`).
+const SAVEPOINT: &str = "SAVEPOINT call";
+const RELEASE: &str = "RELEASE SAVEPOINT call";
+const ROLLBACK_TO: &str = "ROLLBACK TO SAVEPOINT call; RELEASE SAVEPOINT call";
+
 /// A connection inside one transaction.
 pub(super) struct PgConn<'a> {
     link: &'a mut Link,
     statements: &'a mut Statements,
     cache: &'a RowCache,
-    /// How the transaction begins, until it is sent with the first flush.
-    begin: Option<&'static str>,
+    /// Simple-protocol statements sent first with the next flush, in order: how the transaction
+    /// begins, and a group's savepoints.
+    preamble: Vec<&'static str>,
+    /// Whether anything of the transaction went to the server yet.
+    sent: bool,
+    /// Whether anything of the current call (since [`PgConn::open_call`]) went to the server.
+    call_sent: bool,
+    /// A preamble failed, or the connection ended: the transaction cannot go on.
+    lost: bool,
     held: Vec<Held>,
 }
 
@@ -145,7 +161,63 @@ impl<'a> PgConn<'a> {
         cache: &'a RowCache,
         begin: &'static str,
     ) -> Self {
-        PgConn { link, statements, cache, begin: Some(begin), held: Vec::new() }
+        PgConn {
+            link,
+            statements,
+            cache,
+            preamble: vec![begin],
+            sent: false,
+            call_sent: false,
+            lost: false,
+            held: Vec::new(),
+        }
+    }
+
+    /// Whether the transaction cannot go on: a `BEGIN` or savepoint statement failed, or the
+    /// connection ended.
+    pub(super) fn is_lost(&self) -> bool {
+        self.lost || self.link.is_closed()
+    }
+
+    /// Drops every cached row: after a rollback, a row read inside it may not exist.
+    pub(super) fn forget_cached(&self) {
+        self.cache.forget_all();
+    }
+
+    /// Starts a call of a group in a savepoint of its own, opened with the call's first flush.
+    pub(super) fn open_call(&mut self) {
+        self.preamble.push(SAVEPOINT);
+        self.call_sent = false;
+    }
+
+    /// Ends the current call, keeping what it did: its held writes are sent (and checked) now,
+    /// so that a failing write, or one that changed no row where one must, is this call's error
+    /// and can still be rolled back to the savepoint; the savepoint's release goes with the next
+    /// flush. A call that sent nothing costs no round trip, one that held writes costs one.
+    /// After an error, [`PgConn::abandon_call`].
+    pub(super) fn close_call(&mut self) -> Result<()> {
+        if !self.call_sent && self.held.is_empty() {
+            // Nothing of it went out: it read only cached rows, and changed nothing.
+            self.preamble.pop();
+            return Ok(());
+        }
+        if !self.held.is_empty() {
+            self.flush(|_| async { Ok::<(), tokio_postgres::Error>(()) })
+                .map_err(|e| settled(e, "ending a call's savepoint"))?;
+        }
+        self.preamble.push(RELEASE);
+        Ok(())
+    }
+
+    /// Undoes the current call (after its error): its held writes are dropped unsent, and what
+    /// it sent is rolled back to its savepoint with the next flush.
+    pub(super) fn abandon_call(&mut self) {
+        self.held.clear();
+        if self.call_sent {
+            self.preamble.push(ROLLBACK_TO);
+        } else {
+            self.preamble.pop();
+        }
     }
 
     fn statement(&mut self, sql: &str) -> std::result::Result<Statement, tokio_postgres::Error> {
@@ -166,17 +238,20 @@ impl<'a> PgConn<'a> {
     where
         F: Future<Output = std::result::Result<T, tokio_postgres::Error>> + 'c,
     {
-        let begin = self.begin.take();
+        let preamble = (!self.preamble.is_empty()).then(|| std::mem::take(&mut self.preamble).join("; "));
+        self.sent = true;
+        self.call_sent = true;
         let held = std::mem::take(&mut self.held);
         let Link { runtime, client, connection, ended } = &mut *self.link;
         let client: &'c Client = client;
         let params: Vec<Vec<&(dyn ToSql + Sync)>> =
             held.iter().map(|h| h.params.iter().map(Owned::sql).collect()).collect();
         let writes = held.iter().zip(&params).map(|(h, p)| client.execute(&h.statement, p));
-        let began = OptionFuture::from(begin.map(|sql| client.batch_execute(sql)));
+        let began = OptionFuture::from(preamble.as_deref().map(|sql| client.batch_execute(sql)));
         let (began, written, last) = drive(runtime, connection, ended, join3(began, join_all(writes), last(client)));
         if let Some(Err(e)) = began {
-            return Err(Box::new(Settled(Error::storage("beginning a transaction", e))));
+            self.lost = true;
+            return Err(Box::new(Settled(Error::storage("beginning a transaction or a savepoint", e))));
         }
         drop(params);
         for (h, outcome) in held.into_iter().zip(written) {
@@ -192,13 +267,10 @@ impl<'a> PgConn<'a> {
     /// Commits what the transaction did; nothing to do if it sent nothing. Held writes go with
     /// the `COMMIT`, unless one's row count is checked: those are flushed (and checked) first.
     pub(super) fn commit(&mut self, context: &str) -> Result<()> {
-        if self.begin.is_some() && self.held.is_empty() {
+        if !self.sent && self.held.is_empty() {
             return Ok(());
         }
-        let settle = |e: SqlError| match e.downcast::<Settled>() {
-            Ok(settled) => settled.0,
-            Err(e) => Error::storage(context, e),
-        };
+        let settle = |e: SqlError| settled(e, context);
         if self.held.iter().any(|h| h.unchanged.is_some()) {
             self.flush(|_| async { Ok::<(), tokio_postgres::Error>(()) }).map_err(settle)?;
         }
@@ -207,12 +279,20 @@ impl<'a> PgConn<'a> {
 
     /// Rolls back whatever the transaction sent (held writes are dropped unsent).
     pub(super) fn rollback(self) -> std::result::Result<(), tokio_postgres::Error> {
-        if self.begin.is_some() {
+        if !self.sent {
             return Ok(());
         }
         // After a failed commit the transaction may have ended already: PostgreSQL then only
         // warns that none is in progress.
         self.link.batch("ROLLBACK")
+    }
+}
+
+/// A flush's error as the storage error it is: a held write's own, or `context`'s.
+fn settled(e: SqlError, context: &str) -> Error {
+    match e.downcast::<Settled>() {
+        Ok(settled) => settled.0,
+        Err(e) => Error::storage(context, e),
     }
 }
 
