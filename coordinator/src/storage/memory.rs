@@ -739,7 +739,7 @@ impl Tx for MemoryTx<'_> {
         Ok(())
     }
 
-    fn insert_game(&mut self, game: NewGame<'_>) -> Result<u64> {
+    fn insert_game(&mut self, game: NewGame<'_>) -> Result<()> {
         self.state.run_row(game.run)?;
         if !self.state.workers.contains_key(&game.worker) {
             return Err(Error::WorkerNotFound(game.worker));
@@ -764,7 +764,7 @@ impl Tx for MemoryTx<'_> {
             s.game_runs.remove(&id);
             s.last_game_id = last;
         });
-        Ok(id)
+        Ok(())
     }
 
     fn games_since(&mut self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>> {
@@ -906,6 +906,10 @@ impl Tx for MemoryTx<'_> {
             }
         });
         Ok(id)
+    }
+
+    fn note_worker_seen(&mut self, id: WorkerId, now_ms: u64) -> Result<()> {
+        self.touch_worker(id, now_ms).map(|_| ())
     }
 
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench> {

@@ -311,8 +311,9 @@ pub trait Tx {
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool>;
     fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()>;
     /// Stores a game (without its per-move statistics and forfeit attempt) and its sampled
-    /// positions; returns its id, above every id before it.
-    fn insert_game(&mut self, game: NewGame<'_>) -> Result<u64>;
+    /// positions, under an id above every id before it. Nothing waits for the id: on PostgreSQL
+    /// the game and its positions go with the transaction's next statement.
+    fn insert_game(&mut self, game: NewGame<'_>) -> Result<()>;
     /// Up to `limit` games of a run with ids above `after_game_id`, in id order, each named by
     /// its worker's current name.
     fn games_since(&mut self, run: RunId, after_game_id: u64, limit: usize) -> Result<Vec<StoredGame>>;
@@ -369,6 +370,9 @@ pub trait Tx {
     fn insert_worker(&mut self, info: &WorkerInfo, key_digest: Option<&str>, now_ms: u64) -> Result<WorkerId>;
     /// Notes that the worker was seen; returns its bench signature and speed.
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench>;
+    /// Notes that the worker was seen, as [`Tx::touch_worker`] does, when its bench is not
+    /// needed (a write nobody waits for: no round trip of its own on PostgreSQL).
+    fn note_worker_seen(&mut self, id: WorkerId, now_ms: u64) -> Result<()>;
     /// Every registered worker, by id.
     fn workers(&mut self) -> Result<Vec<WorkerSummary>>;
     /// How many active leases each worker holds, by worker id; workers holding none are left out.

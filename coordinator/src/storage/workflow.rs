@@ -16,7 +16,7 @@ use proto::domain::{
     VariantSpec, WorkerId, WorkerInfo,
 };
 
-use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairStatus, Tx};
+use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx};
 use super::{
     GameSummary, LeaseTerms, RecordOutcome, RunAggregates, Storage, StoredGame, WorkerRow, check_state_change,
     make_task, reads, task_variant_ids,
@@ -328,14 +328,21 @@ pub fn record_results(
             .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
         checked.push((report, pair));
     }
-    tx.touch_worker(worker, now_ms)?;
+    tx.note_worker_seen(worker, now_ms)?;
 
     let spec = tx.run_spec(run)?;
     let tournament = matches!(spec.kind, RunKind::Tournament(_));
     let mut accepted = 0;
     let mut half_points = Vec::new();
-    for (report, pair) in checked {
-        if record_pair(tx, run, lease, worker, report, pair.pairing, pair.opening_index)? {
+    let mut recorded = std::collections::HashSet::new();
+    for (report, mut pair) in checked {
+        // The pairs were read above and nothing since changed them, but a pair reported twice in
+        // one submission, which its first report made done.
+        if recorded.contains(&report.pair_index) {
+            pair.status = PairStatus::Done;
+        }
+        if record_pair(tx, run, lease, worker, report, &pair)? {
+            recorded.insert(report.pair_index);
             accepted += 1;
             half_points.push(report.first_half_points());
             if tournament {
@@ -368,19 +375,18 @@ pub fn record_results(
     Ok(RecordOutcome { run, accepted, duplicate: false })
 }
 
-/// Records one checked pair unless it was recorded before (under any lease, or earlier in the
-/// same submission); returns whether it counted.
+/// Records one checked pair, whose row `pair` is as it stands now, unless it was recorded before
+/// (under any lease, or earlier in the same submission); returns whether it counted.
 fn record_pair(
     tx: &mut dyn Tx,
     run: RunId,
     lease: LeaseId,
     worker: WorkerId,
     report: &PairReport,
-    pairing: u32,
-    opening_index: u32,
+    pair: &PairRow,
 ) -> Result<bool> {
     let index = report.pair_index;
-    let status = tx.pair(run, index)?.ok_or_else(|| Error::Corrupt(format!("leased pair {index} unknown")))?.status;
+    let PairRow { pairing, opening_index, status } = *pair;
     if status == PairStatus::Done {
         return Ok(false);
     }

@@ -142,6 +142,8 @@ primitives!(
     submission_game_and_worker_rows,
     engine_rows,
     a_failed_transaction_changes_nothing,
+    concurrent_calls_fail_alone,
+    games_keep_their_own_positions,
     missing_rows_are_named,
     spsa_rows,
     tournament_rows,
@@ -482,25 +484,15 @@ fn submission_game_and_worker_rows<B: Backend>(b: &B) {
     let (a, b_): (VariantId, VariantId) = ("a".into(), "b".into());
     let played = [game(&a, &b_, GameOutcome::RedWins, 1), game(&b_, &a, GameOutcome::Draw, 2)];
     let reports = played.clone();
-    let ids = tx(b, move |tx| {
-        let mut ids = Vec::new();
+    tx(b, move |tx| {
         for (game_in_pair, report) in (0u8..).zip(reports.iter()) {
             let worker = if game_in_pair == 0 { keyed } else { anonymous };
-            ids.push(tx.insert_game(NewGame {
-                run,
-                pair_index: 0,
-                game_in_pair,
-                opening_index: 1,
-                pairing: 0,
-                worker,
-                report,
-            })?);
+            tx.insert_game(NewGame { run, pair_index: 0, game_in_pair, opening_index: 1, pairing: 0, worker, report })?;
         }
-        Ok(ids)
+        Ok(())
     });
-    assert_eq!(ids, vec![1, 2]);
     let stored = tx(b, move |tx| tx.games_since(run, 0, 10));
-    assert_eq!(stored.len(), 2);
+    assert_eq!(stored.iter().map(|g| g.game_id).collect::<Vec<_>>(), [1, 2], "ids in insertion order");
     assert_eq!((stored[0].game_id, stored[0].worker.as_str(), stored[1].worker.as_str()), (1, "renamed", "anon"));
     assert_eq!((stored[1].pair_index, stored[1].game_in_pair, stored[1].opening_index), (0, 1, 1));
     let kept = GameReport { move_stats: Vec::new(), forfeit: None, ..played[0].clone() };
@@ -635,6 +627,93 @@ fn a_failed_transaction_changes_nothing<B: Backend>(b: &B) {
     assert_eq!(results, [PairResult { first_game_id: 1, pairing: 0, worker, first_half_points: 3 }]);
     assert_eq!(tallies, [PairTally { worker, pairing: 0, first_half_points: 3, pairs: 1 }]);
     assert_eq!(ends, [GameEnds { reason: Termination::Rules(Reason::Checkmate), plies: 3, games: 2 }]);
+}
+
+/// Games stored in one transaction, each with its own sampled positions (none, a few, and more
+/// than the largest statement takes: every statement size), keep exactly their own positions:
+/// a position names its game by the id the game was just given, which nothing waited for.
+fn games_keep_their_own_positions<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 5 }, None);
+    let worker = tx(b, |tx| tx.insert_worker(&info("w", 3), None, 1));
+    let (a, b_): (VariantId, VariantId) = ("a".into(), "b".into());
+    let with_positions = |n: usize, salt: u64| GameReport {
+        positions: (0..n)
+            .map(|i| PositionSample {
+                ply: i as u32,
+                fen: format!("{START} #{salt}.{i}"),
+                red_to_move: i % 2 == 0,
+                static_eval: i as i32 - 7,
+                search_score: (i % 3 != 0).then_some(salt as i32),
+                best_move: "h2e2".into(),
+                in_check: i % 5 == 0,
+                quiet: i % 7 != 0,
+            })
+            .collect(),
+        ..game(&a, &b_, GameOutcome::Draw, salt)
+    };
+    let first: Vec<GameReport> = [(3, 1), (0, 2), (341, 3)].map(|(n, salt)| with_positions(n, salt)).into();
+    let second = vec![with_positions(5, 4)];
+    for (first_pair, reports) in [(0u64, first.clone()), (3, second.clone())] {
+        tx(b, move |tx| {
+            for (pair_index, report) in (first_pair..).zip(reports.iter()) {
+                tx.insert_pair(run, NewPair { pair_index, pairing: 0 }, 1)?;
+                let game = NewGame { run, pair_index, game_in_pair: 0, opening_index: 1, pairing: 0, worker, report };
+                tx.insert_game(game)?;
+            }
+            Ok(())
+        });
+    }
+    let stored = tx(b, move |tx| tx.games_since(run, 0, 10));
+    let positions: Vec<(u64, Vec<PositionSample>)> =
+        stored.into_iter().map(|g| (g.game_id, g.report.positions)).collect();
+    let expected: Vec<(u64, Vec<PositionSample>)> =
+        (1u64..).zip(first.into_iter().chain(second).map(|g| g.positions)).collect();
+    assert_eq!(positions, expected);
+}
+
+/// Writes from many threads at once, which the SQLite and PostgreSQL writers commit together
+/// (each call in a savepoint of its own): a call that fails, by its own error or by the
+/// database's (a duplicate pair), leaves nothing behind, and every other call commits.
+fn concurrent_calls_fail_alone<B: Backend>(b: &B) {
+    let run = primitive_run(b, RunKind::Games { pairs: 64 }, None);
+    let outcomes: Vec<(u64, coordinator::Result<u64>)> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..48u64)
+            .map(|i| {
+                scope.spawn(move || {
+                    let out = b.write("a concurrent case", move |tx| {
+                        tx.insert_pair(run, NewPair { pair_index: i, pairing: 0 }, 1)?;
+                        tx.add_allocated(run, 0, 1)?;
+                        match i % 3 {
+                            0 => Err(Error::LeaseClosed(LeaseId::new(i + 1))),
+                            1 => tx.insert_pair(run, NewPair { pair_index: i, pairing: 0 }, 2).map(|()| i),
+                            _ => Ok(i),
+                        }
+                    });
+                    (i, out)
+                })
+            })
+            .collect();
+        calls.into_iter().map(|c| c.join().expect("no panic")).collect()
+    });
+    for (i, out) in &outcomes {
+        match i % 3 {
+            0 => assert!(matches!(out, Err(Error::LeaseClosed(l)) if l.get() == i + 1), "call {i}: {out:?}"),
+            1 => assert!(out.is_err(), "call {i} stored a pair twice: {out:?}"),
+            _ => assert_eq!(out.as_ref().ok(), Some(i), "call {i}"),
+        }
+    }
+    let (pairs, allocation) = tx(b, move |tx| {
+        let mut present = Vec::new();
+        for i in 0..48 {
+            if tx.pair(run, i)?.is_some() {
+                present.push(i);
+            }
+        }
+        Ok((present, tx.allocation(run)?))
+    });
+    let committed: Vec<u64> = (0..48).filter(|i| i % 3 == 2).collect();
+    assert_eq!(pairs, committed, "only the calls that succeeded left their pairs");
+    assert_eq!(allocation.allocated, vec![committed.len() as u64], "and their allocation");
 }
 
 /// The SQL triggers that keep a run's pair results are a cache of the domain's scoring rule

@@ -115,6 +115,15 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
 }
 
 /// Notes the worker's activity and reads its bench signature and speeds, in one statement.
+pub(super) fn note_worker_seen(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<()> {
+    c.write(
+        "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1",
+        params![key(worker), int(now_ms)],
+        "noting a worker's activity",
+        Some(Error::WorkerNotFound(worker)),
+    )
+}
+
 pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
     let (signature, nps, nnue_nps): (i64, i64, i64) = c
         .query_opt(

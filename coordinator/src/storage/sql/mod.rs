@@ -102,26 +102,37 @@ impl Dialect {
     }
 
     /// Stores a game (parameters: run, pair index, game in pair, opening index, worker, red,
-    /// black, start FEN, outcome, reason, moves, duration, nodes, plies, pairing), returning its id.
-    /// PostgreSQL takes the id from a counter row that stays locked until commit, so that games
-    /// become visible in id order to a reader following "games above the last id" (the
-    /// exporter) across coordinators, in the same statement; SQLite's single writer commits in
-    /// rowid order anyway, and assigns the rowid.
+    /// black, start FEN, outcome, reason, moves, duration, nodes, plies, pairing), returning
+    /// nothing, so that it is a write nobody waits for ([`Conn::write`]); its id, for its
+    /// positions, is [`Dialect::last_game_id`]. PostgreSQL takes the id from a counter row that
+    /// stays locked until commit, so that games become visible in id order to a reader following
+    /// "games above the last id" (the exporter) across coordinators, in the same statement;
+    /// SQLite's single writer commits in rowid order anyway, and assigns the rowid.
     fn insert_game(self) -> &'static str {
         match self {
             Dialect::Sqlite => {
                 "INSERT INTO games (run_id, pair_index, game_in_pair, opening_index, worker_id, red, black, start_fen,
                                     outcome, reason, moves, duration_ms, nodes, plies, pairing)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id"
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
             }
             Dialect::Postgres => {
                 "WITH next AS (UPDATE game_counter SET last_id = last_id + 1 RETURNING last_id)
                  INSERT INTO games (id, run_id, pair_index, game_in_pair, opening_index, worker_id, red, black,
                                     start_fen, outcome, reason, moves, duration_ms, nodes, plies, pairing)
                  VALUES ((SELECT last_id FROM next), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                         ?15)
-                 RETURNING id"
+                         ?15)"
             }
+        }
+    }
+
+    /// The id of the game this transaction stored last, in a statement after its
+    /// [`Dialect::insert_game`]: PostgreSQL's counter row, which this transaction changed and
+    /// holds; in SQLite the largest id, which the single writer just gave it (a new rowid is the
+    /// largest plus one).
+    fn last_game_id(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "(SELECT MAX(id) FROM games)",
+            Dialect::Postgres => "(SELECT last_id FROM game_counter)",
         }
     }
 }

@@ -14,55 +14,65 @@ use crate::storage::{GameSummary, StoredGame};
 const POSITION_BATCHES: [usize; 5] = [256, 64, 16, 4, 1];
 
 /// The game's id is the database's ([`super::Dialect::insert_game`]). The triggers count the
-/// game in the run's tallies.
-pub(super) fn insert_game(c: &mut dyn Conn, new: NewGame<'_>) -> Result<u64> {
+/// game in the run's tallies. Nothing waits for an answer: the game and its positions are
+/// writes ([`Conn::write`]).
+pub(super) fn insert_game(c: &mut dyn Conn, new: NewGame<'_>) -> Result<()> {
     let game = new.report;
     let moves = game.moves.join(" ");
-    let sql = c.dialect().insert_game();
-    let game_id: i64 = c
-        .query_one(
-            sql,
-            params![
-                key(new.run),
-                int(new.pair_index),
-                i64::from(new.game_in_pair),
-                i64::from(new.opening_index),
-                key(new.worker),
-                game.red.as_str(),
-                game.black.as_str(),
-                &game.start_fen,
-                codec::outcome_text(game.outcome),
-                game.reason.as_str(),
-                &moves,
-                int(game.duration_ms),
-                int(game.nodes),
-                int(game.moves.len() as u64),
-                i64::from(new.pairing),
-            ],
-        )
-        .ctx("storing a game")?;
+    let dialect = c.dialect();
+    c.write(
+        dialect.insert_game(),
+        params![
+            key(new.run),
+            int(new.pair_index),
+            i64::from(new.game_in_pair),
+            i64::from(new.opening_index),
+            key(new.worker),
+            game.red.as_str(),
+            game.black.as_str(),
+            &game.start_fen,
+            codec::outcome_text(game.outcome),
+            game.reason.as_str(),
+            &moves,
+            int(game.duration_ms),
+            int(game.nodes),
+            int(game.moves.len() as u64),
+            i64::from(new.pairing),
+        ],
+        "storing a game",
+        None,
+    )?;
+    let inserts = match dialect {
+        super::Dialect::Sqlite => &POSITION_INSERTS.0,
+        super::Dialect::Postgres => &POSITION_INSERTS.1,
+    };
     let mut first = 0;
-    for (size, sql) in POSITION_BATCHES.into_iter().zip(POSITION_INSERTS.iter()) {
+    for (size, sql) in POSITION_BATCHES.into_iter().zip(inserts.iter()) {
         while game.positions.len() - first >= size {
-            insert_positions(c, sql, game_id, first, &game.positions[first..first + size])?;
+            insert_positions(c, sql, first, &game.positions[first..first + size])?;
             first += size;
         }
     }
-    to_u64(game_id, "game id")
+    Ok(())
 }
 
-/// The statements of [`POSITION_BATCHES`], built once.
-static POSITION_INSERTS: std::sync::LazyLock<[String; 5]> =
-    std::sync::LazyLock::new(|| POSITION_BATCHES.map(positions_insert));
+/// The statements of [`POSITION_BATCHES`] for SQLite, then for PostgreSQL, built once.
+static POSITION_INSERTS: std::sync::LazyLock<([String; 5], [String; 5])> = std::sync::LazyLock::new(|| {
+    (
+        POSITION_BATCHES.map(|rows| positions_insert(super::Dialect::Sqlite, rows)),
+        POSITION_BATCHES.map(|rows| positions_insert(super::Dialect::Postgres, rows)),
+    )
+});
 
-/// The statement that inserts `rows` sampled positions of one game: `?1` is the game id, each
-/// row's other nine columns take the next nine placeholders.
-fn positions_insert(rows: usize) -> String {
+/// The statement that inserts `rows` sampled positions of the game stored last
+/// ([`super::Dialect::last_game_id`]): each row's nine columns take the next nine placeholders.
+fn positions_insert(dialect: super::Dialect, rows: usize) -> String {
+    let game_id = dialect.last_game_id();
     let values: Vec<String> = (0..rows)
         .map(|i| {
-            let first = 2 + i * 9;
+            let first = 1 + i * 9;
             let columns: Vec<String> = (first..first + 9).map(|k| format!("?{k}")).collect();
-            format!("(?1, {})", columns.join(", "))
+            format!("({game_id}, {})", columns.join(", "))
         })
         .collect();
     format!(
@@ -75,15 +85,8 @@ fn positions_insert(rows: usize) -> String {
 
 /// Stores `positions` with `sql` (its [`positions_insert`]), the first as sample `first_seq` of
 /// the game.
-fn insert_positions(
-    c: &mut dyn Conn,
-    sql: &str,
-    game_id: i64,
-    first_seq: usize,
-    positions: &[PositionSample],
-) -> Result<()> {
-    let mut values: Vec<Param<'_>> = Vec::with_capacity(1 + positions.len() * 9);
-    values.push(game_id.into());
+fn insert_positions(c: &mut dyn Conn, sql: &str, first_seq: usize, positions: &[PositionSample]) -> Result<()> {
+    let mut values: Vec<Param<'_>> = Vec::with_capacity(positions.len() * 9);
     for (i, p) in positions.iter().enumerate() {
         values.extend::<[Param<'_>; 9]>([
             int((first_seq + i) as u64).into(),

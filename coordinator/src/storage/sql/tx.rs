@@ -275,7 +275,7 @@ impl Tx for SqlTx<'_> {
         results::insert_submission(&mut *self.0, lease, seq, accepted, now_ms)
     }
 
-    fn insert_game(&mut self, game: NewGame<'_>) -> Result<u64> {
+    fn insert_game(&mut self, game: NewGame<'_>) -> Result<()> {
         results::insert_game(&mut *self.0, game)
     }
 
@@ -317,6 +317,10 @@ impl Tx for SqlTx<'_> {
 
     fn touch_worker(&mut self, id: WorkerId, now_ms: u64) -> Result<WorkerBench> {
         leasing::touch_worker(&mut *self.0, id, now_ms)
+    }
+
+    fn note_worker_seen(&mut self, id: WorkerId, now_ms: u64) -> Result<()> {
+        leasing::note_worker_seen(&mut *self.0, id, now_ms)
     }
 
     fn workers(&mut self) -> Result<Vec<WorkerSummary>> {

@@ -170,6 +170,19 @@ fn a_submission_counts_once_by_lease_and_sequence_number() {
 }
 
 #[test]
+fn a_pair_reported_twice_in_one_submission_counts_once() {
+    let f = farm(RunKind::Games { pairs: 2 });
+    let w = f.worker("w");
+    let lease = f.lease(w, 2, 0);
+    let r = reports(&lease);
+    let twice = [r[0].clone(), r[1].clone(), r[0].clone()];
+    let out = f.s.record_results(w, lease.id, 0, &twice, false, 10_000).expect("record");
+    assert_eq!((out.accepted, out.duplicate), (2, false));
+    assert_eq!(f.recorded(), 2, "pair 0's second report is acknowledged, not counted");
+    assert_eq!(f.lease_state(lease.id), LeaseState::Closed);
+}
+
+#[test]
 fn late_results_count_for_pairs_nobody_reported() {
     let f = farm(RunKind::Games { pairs: 3 });
     let (a, b) = (f.worker("a"), f.worker("b"));
