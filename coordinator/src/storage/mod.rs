@@ -20,6 +20,7 @@ use crate::tc_scale::ReferenceNps;
 
 mod codec;
 pub mod feed;
+mod group_commit;
 pub mod memory;
 pub mod postgres;
 pub mod prune;

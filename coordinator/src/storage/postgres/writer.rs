@@ -12,11 +12,11 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
-use std::thread::JoinHandle;
 
 use super::conn::PgConn;
 use super::{Pooled, WRITE_ATTEMPTS, WRITE_BEGIN, connect, is_conflict};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::storage::group_commit::{WriterThread, gather, settle};
 use crate::storage::sql::SqlTx;
 use crate::storage::tx::Tx;
 
@@ -71,15 +71,8 @@ impl<T: Send, F: Fn(&mut dyn Tx) -> Result<T> + Send> Call for Pending<T, F> {
     }
 
     fn answer(self: Box<Self>, committed: std::result::Result<(), &str>) {
-        let result = match (self.result, committed) {
-            // A failed call was rolled back to its savepoint: its own error is the answer.
-            (Some(Err(e)), _) => Err(e),
-            (Some(Ok(value)), Ok(())) => Ok(value),
-            (_, Err(why)) => Err(Error::storage(self.context, why.to_owned())),
-            (None, Ok(())) => Err(Error::storage(self.context, "the call never ran")),
-        };
         // A caller that stopped waiting has nobody left to tell.
-        let _ = self.reply.send(result);
+        let _ = self.reply.send(settle(self.context, self.result, committed));
     }
 }
 
@@ -91,21 +84,13 @@ pub(super) struct Target {
 
 /// The handle callers queue their calls through. Dropping it lets the queued calls finish,
 /// then stops the thread and closes its connection.
-pub(super) struct Writer {
-    queue: Option<mpsc::Sender<Box<dyn Call>>>,
-    thread: Option<JoinHandle<()>>,
-}
+pub(super) struct Writer(WriterThread<Box<dyn Call>>);
 
 impl Writer {
     /// Starts the writer thread; it connects when the first call comes, and again after its
     /// connection ended.
     pub(super) fn start(target: Target) -> Result<Writer> {
-        let (queue, calls) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("postgres-writer".into())
-            .spawn(move || serve(&target, &calls))
-            .map_err(|e| Error::storage("starting the database writer", e))?;
-        Ok(Writer { queue: Some(queue), thread: Some(thread) })
+        WriterThread::start("postgres-writer", move |calls| serve(&target, &calls)).map(Writer)
     }
 
     /// Runs `work` in the writer's transaction and returns its result once that transaction
@@ -115,22 +100,9 @@ impl Writer {
         T: Send + 'static,
         F: Fn(&mut dyn Tx) -> Result<T> + Send + 'static,
     {
-        let stopped = || Error::storage(context, "the database writer has stopped");
         let (reply, answer) = mpsc::sync_channel(1);
         let call: Box<dyn Call> = Box::new(Pending { context, work, result: None, reply });
-        self.queue.as_ref().ok_or_else(stopped)?.send(call).map_err(|_| stopped())?;
-        answer.recv().map_err(|_| stopped())?
-    }
-}
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        drop(self.queue.take());
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::error!("the database writer panicked");
-        }
+        self.0.call(context, call, answer)
     }
 }
 
@@ -138,13 +110,7 @@ fn serve(target: &Target, calls: &mpsc::Receiver<Box<dyn Call>>) {
     let mut conn: Option<Pooled> = None;
     let mut batch: VecDeque<Box<dyn Call>> = VecDeque::with_capacity(MAX_BATCH);
     while let Ok(first) = calls.recv() {
-        batch.push_back(first);
-        while batch.len() < MAX_BATCH {
-            match calls.try_recv() {
-                Ok(call) => batch.push_back(call),
-                Err(_) => break,
-            }
-        }
+        gather(first, calls, MAX_BATCH, &mut batch);
         while !batch.is_empty() {
             if conn.as_ref().is_none_or(|c| c.link.is_closed() || c.broken) {
                 conn = None;

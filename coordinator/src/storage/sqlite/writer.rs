@@ -8,10 +8,10 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
-use std::thread::JoinHandle;
 
 use super::db::Db;
 use crate::error::{Error, Result};
+use crate::storage::group_commit::{WriterThread, gather, settle};
 
 /// Most calls in one transaction: bounds how long the first caller of a batch waits for the
 /// last.
@@ -44,41 +44,21 @@ impl<T: Send, F: FnOnce(&Db) -> Result<T> + Send> Call for Pending<T, F> {
     }
 
     fn answer(self: Box<Self>, committed: std::result::Result<(), &str>) {
-        let result = match (self.result, committed) {
-            // A failed call was rolled back to its savepoint: its own error is the answer.
-            (Some(Err(e)), _) => Err(e),
-            (Some(Ok(value)), Ok(())) => Ok(value),
-            (_, Err(why)) => Err(Error::storage(self.context, why.to_owned())),
-            (None, Ok(())) => Err(Error::storage(self.context, "the call never ran")),
-        };
         // A caller that stopped waiting has nobody left to tell.
-        let _ = self.reply.send(result);
+        let _ = self.reply.send(settle(self.context, self.result, committed));
     }
 }
 
 /// The handle callers queue their calls through. Dropping it lets the queued calls finish,
 /// then stops the thread and closes its connection.
-pub(super) struct Writer {
-    queue: Option<mpsc::Sender<Box<dyn Call>>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Writer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Writer").finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub(super) struct Writer(WriterThread<Box<dyn Call>>);
 
 impl Writer {
     /// Starts the writer thread on `db`; `after_commit` runs on it after every batch (the
     /// checkpoint policy).
     pub(super) fn start(db: Db, after_commit: impl FnMut(&Db) + Send + 'static) -> Result<Writer> {
-        let (queue, calls) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("sqlite-writer".into())
-            .spawn(move || serve(&db, &calls, after_commit))
-            .map_err(|e| Error::storage("starting the database writer", e))?;
-        Ok(Writer { queue: Some(queue), thread: Some(thread) })
+        WriterThread::start("sqlite-writer", move |calls| serve(&db, &calls, after_commit)).map(Writer)
     }
 
     /// Runs `work` in the writer's transaction and returns its result once that transaction
@@ -88,35 +68,16 @@ impl Writer {
         T: Send + 'static,
         F: FnOnce(&Db) -> Result<T> + Send + 'static,
     {
-        let stopped = || Error::storage(context, "the database writer has stopped");
         let (reply, answer) = mpsc::sync_channel(1);
         let call: Box<dyn Call> = Box::new(Pending { context, work: Some(work), result: None, reply });
-        self.queue.as_ref().ok_or_else(stopped)?.send(call).map_err(|_| stopped())?;
-        answer.recv().map_err(|_| stopped())?
-    }
-}
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        drop(self.queue.take());
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::error!("the database writer panicked");
-        }
+        self.0.call(context, call, answer)
     }
 }
 
 fn serve(db: &Db, calls: &mpsc::Receiver<Box<dyn Call>>, mut after_commit: impl FnMut(&Db)) {
     let mut batch: VecDeque<Box<dyn Call>> = VecDeque::with_capacity(MAX_BATCH);
     while let Ok(first) = calls.recv() {
-        batch.push_back(first);
-        while batch.len() < MAX_BATCH {
-            match calls.try_recv() {
-                Ok(call) => batch.push_back(call),
-                Err(_) => break,
-            }
-        }
+        gather(first, calls, MAX_BATCH, &mut batch);
         let size = batch.len();
         while !batch.is_empty() {
             transaction(db, &mut batch);
