@@ -115,15 +115,6 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
 }
 
 /// Notes the worker's activity and reads its bench signature and speeds, in one statement.
-pub(super) fn note_worker_seen(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<()> {
-    c.write(
-        "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1",
-        params![key(worker), int(now_ms)],
-        "noting a worker's activity",
-        Some(Error::WorkerNotFound(worker)),
-    )
-}
-
 pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<WorkerBench> {
     let (signature, nps, nnue_nps): (i64, i64, i64) = c
         .query_opt(
@@ -137,6 +128,16 @@ pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> R
         nps: to_u64(nps, "bench nps")?,
         nnue_nps: to_u64(nnue_nps, "network bench nps")?,
     })
+}
+
+/// Notes the worker's activity when its bench is not needed: a write nobody waits for.
+pub(super) fn note_worker_seen(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<()> {
+    c.write(
+        "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1",
+        params![key(worker), int(now_ms)],
+        "noting a worker's activity",
+        Some(Error::WorkerNotFound(worker)),
+    )
 }
 
 fn pair_row(pairing: i64, opening: i64, status: &str) -> Result<PairRow> {
