@@ -410,18 +410,23 @@ fn write_results(args: &SprtArgs, result: &SprtResult) -> Result<()> {
     Ok(())
 }
 
-/// Counts the run's games from `offset` on into `tally`; the new offset.
-async fn tally_games(api: &ApiClient, run: RunId, mut offset: u64, tally: &mut FailureTally) -> Result<u64> {
-    loop {
+/// Counts the run's games from `offset` up to `upto` (the games a status counted) into `tally`;
+/// the new offset.
+async fn tally_games(api: &ApiClient, run: RunId, mut offset: u64, upto: u64, tally: &mut FailureTally) -> Result<u64> {
+    while offset < upto {
         let games = api.run_games(run, offset).await?;
-        for g in &games {
+        // Games past `upto` landed after the status that counted `upto` (games in flight when a
+        // verdict came among them): the status's statistics do not hold them, so neither does
+        // the tally; ids follow commit order, so the first `upto` games are the counted ones.
+        for g in games.iter().take(usize::try_from(upto - offset).unwrap_or(usize::MAX)) {
             tally.record(&g.red, &g.black, g.outcome, g.reason);
+            offset += 1;
         }
-        offset += games.len() as u64;
         if (games.len() as u64) < web::client::GAMES_PAGE {
-            return Ok(offset);
+            break;
         }
     }
+    Ok(offset)
 }
 
 /// Follows the run until a verdict, an engine's failures, the game cap or the deadline; the
@@ -464,7 +469,7 @@ async fn follow(
             };
             let games: u64 = status.run.stats.iter().map(|s| s.games()).sum();
             if games > counted {
-                counted = tally_games(web, run, counted, &mut tally).await?;
+                counted = tally_games(web, run, counted, games, &mut tally).await?;
             }
             let ending = match status.run.state {
                 RunState::SprtDone { h1 } => Some(if h1 { Ending::H1 } else { Ending::H0 }),
