@@ -134,17 +134,18 @@ impl Exporter {
                 .map_err(|e| Error::Export(e.to_string()))?;
             pq::migrate_positions(dir, run.id).map_err(|e| Error::Export(e.to_string()))?;
             let done = self.storage.exported_up_to(run.id)?;
-            let adopted = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
-            if adopted > done {
-                self.storage.mark_exported(run.id, adopted)?;
+            let recovered = pq::recover(dir, run.id, done).map_err(|e| Error::Export(e.to_string()))?;
+            if recovered.exported_up_to > done {
+                self.storage.mark_exported(run.id, recovered.exported_up_to)?;
             }
-            self.export(run.id)?;
-            // Everything recorded is exported now: the run's Parquet holds all its games.
-            let games = run_games(&self.storage.get_run(run.id)?);
+            // The count comes from the files: the run's recorded games may grow while this
+            // exports, and what is recorded is not yet what is in Parquet.
             self.exported.send_modify(|progress| {
-                progress.insert(run.id, games);
+                progress.insert(run.id, recovered.games);
             });
-            self.storage.announce(Change::Exported { run: run.id, games });
+            // Adds what it writes to the count, and announces it when it writes anything.
+            self.export(run.id)?;
+            self.storage.announce(Change::Exported { run: run.id, games: self.exported_games(run.id) });
         }
         // The `runs` table in today's vocabulary, even if an older version wrote it.
         self.export_runs(&self.storage.list_runs()?)

@@ -57,7 +57,7 @@ pub use imports::{IMPORTS_FILE, ImportRow, imports_path, read_imports, write_imp
 pub use layout::{PartRange, part_files, part_path, partition_dir, temp_dir};
 pub use migrate::{migrate_games, migrate_positions};
 pub use reader::{read_game_positions, read_games, read_positions};
-pub use recover::recover;
+pub use recover::{Recovered, recover};
 pub use rows::{GameOpening, GameRow, PositionRow, rows_from_report};
 pub use runs::{RunRow, runs_path, write_runs};
 pub use schema::{SCHEMA_VERSION, Table};

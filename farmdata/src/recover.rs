@@ -41,12 +41,25 @@ pub(crate) struct RecoveryPlan {
     pub delete: Vec<PathBuf>,
     pub adopted: Vec<PartRange>,
     pub exported_up_to: u64,
+    /// Games in the segments that stay.
+    pub games: u64,
 }
 
-/// Repairs the part files of `run` after a crash (see the module documentation) and returns
-/// the new `exported_up_to`: at least the one given, more when finished segments were adopted.
-/// Call it at start-up, before any export or compaction of the run.
-pub fn recover(data_dir: &Path, run: RunId, exported_up_to: u64) -> Result<u64> {
+/// How far a run's export got, as `recover` left its part files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recovered {
+    /// The new `exported_up_to`: at least the one given, more when finished segments were
+    /// adopted.
+    pub exported_up_to: u64,
+    /// Games in the run's part files: every game id at or below `exported_up_to` that belongs
+    /// to the run, counted from the files (ids are shared by all runs, so the mark alone does
+    /// not say how many).
+    pub games: u64,
+}
+
+/// Repairs the part files of `run` after a crash (see the module documentation) and says how
+/// far the export got. Call it at start-up, before any export or compaction of the run.
+pub fn recover(data_dir: &Path, run: RunId, exported_up_to: u64) -> Result<Recovered> {
     let scan = scan(data_dir, run, Check::Full)?;
     let plan = plan_recovery(run, exported_up_to, &scan.segments)?;
     let removed = scan.temps.len() + plan.delete.len();
@@ -74,7 +87,7 @@ pub fn recover(data_dir: &Path, run: RunId, exported_up_to: u64) -> Result<u64> 
             "recovered parquet export"
         );
     }
-    Ok(plan.exported_up_to)
+    Ok(Recovered { exported_up_to: plan.exported_up_to, games: plan.games })
 }
 
 pub(crate) fn plan_recovery(run: RunId, exported_up_to: u64, segments: &[Segment]) -> Result<RecoveryPlan> {
@@ -133,6 +146,7 @@ pub(crate) fn plan_recovery(run: RunId, exported_up_to: u64, segments: &[Segment
     let mut plan = RecoveryPlan { exported_up_to: mark, ..RecoveryPlan::default() };
     for k in kept {
         if k.range.last <= mark {
+            plan.games += k.game_rows();
             continue;
         }
         if k.range.first >= stop {
@@ -141,6 +155,7 @@ pub(crate) fn plan_recovery(run: RunId, exported_up_to: u64, segments: &[Segment
         }
         plan.adopted.push(k.range);
         plan.exported_up_to = plan.exported_up_to.max(k.range.last);
+        plan.games += k.game_rows();
     }
     plan.delete = doomed.iter().flat_map(|s| s.files()).map(|f| f.path.clone()).collect();
     plan.delete.sort();
@@ -181,7 +196,7 @@ mod tests {
     #[test]
     fn a_clean_run_is_left_alone() {
         let plan = plan_recovery(RunId::new(1), 20, &[complete(1, 10), complete(11, 20)]).expect("consistent");
-        assert_eq!(plan, RecoveryPlan { exported_up_to: 20, ..RecoveryPlan::default() });
+        assert_eq!(plan, RecoveryPlan { exported_up_to: 20, games: 20, ..RecoveryPlan::default() });
     }
 
     #[test]
@@ -189,6 +204,7 @@ mod tests {
         let plan = plan_recovery(RunId::new(1), 10, &[complete(1, 10), complete(11, 20), complete(21, 25)])
             .expect("consistent");
         assert_eq!(plan.exported_up_to, 25);
+        assert_eq!(plan.games, 25);
         assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }, PartRange { first: 21, last: 25 }]);
         assert!(plan.delete.is_empty());
     }
@@ -198,6 +214,7 @@ mod tests {
         let segments = [complete(1, 10), positions_only(11, 20), complete(21, 30)];
         let plan = plan_recovery(RunId::new(1), 10, &segments).expect("consistent");
         assert_eq!(plan.exported_up_to, 10);
+        assert_eq!(plan.games, 10, "games 21-30 are deleted and exported again");
         assert_eq!(
             deleted_ranges(&plan),
             [
@@ -214,11 +231,13 @@ mod tests {
         let after = [complete(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
         let plan = plan_recovery(RunId::new(1), 30, &after).expect("consistent");
         assert_eq!(plan.delete.len(), 6);
+        assert_eq!(plan.games, 30, "each game counted once");
         assert!(plan.delete.iter().all(|p| !p.ends_with("part-000000000001-000000000030.parquet")));
         // Between the two renames: the merged positions file alone goes, the inputs stay.
         let between = [positions_only(1, 30), complete(1, 10), complete(11, 20), complete(21, 30)];
         let plan = plan_recovery(RunId::new(1), 30, &between).expect("consistent");
         assert_eq!(deleted_ranges(&plan), ["positions/part-000000000001-000000000030.parquet"]);
+        assert_eq!(plan.games, 30);
         // During the deletions: half-deleted inputs go.
         let during = [complete(1, 30), positions_only(1, 10), complete(11, 20)];
         let plan = plan_recovery(RunId::new(1), 30, &during).expect("consistent");
@@ -230,6 +249,7 @@ mod tests {
         let segments = [complete(1, 10), complete(11, 20), complete(15, 25), complete(26, 30)];
         let plan = plan_recovery(RunId::new(1), 10, &segments).expect("consistent");
         assert_eq!(plan.exported_up_to, 20);
+        assert_eq!(plan.games, 20);
         assert_eq!(plan.adopted, vec![PartRange { first: 11, last: 20 }]);
         assert_eq!(plan.delete.len(), 4);
     }

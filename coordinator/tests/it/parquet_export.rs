@@ -6,8 +6,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use farmdata::{
-    CompactionPolicy, Error, GameRow, PartRange, PositionRow, Table, compact, export_segment, part_files, part_path,
-    partition_dir, read_games, read_positions, recover, temp_dir,
+    CompactionPolicy, Error, GameRow, PartRange, PositionRow, Recovered, Table, compact, export_segment, part_files,
+    part_path, partition_dir, read_games, read_positions, recover, temp_dir,
 };
 use proto::domain::RunId;
 
@@ -203,10 +203,33 @@ fn recover_deletes_temp_files() {
     // A write of run 12 in flight is not run 1's business.
     let other = temps.join("games-run=12-4242-8-part-000000000001-000000000009.parquet");
     std::fs::write(&other, b"PAR1").expect("writable");
-    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), dense(10));
     assert_exactly_once(data.path(), 1, &all);
     let left: Vec<_> = std::fs::read_dir(&temps).expect("listable").filter_map(|e| e.ok()).map(|e| e.path()).collect();
     assert_eq!(left, [other]);
+}
+
+/// What `recover` says of a run whose game ids are 1..=`last`, all exported.
+fn dense(last: u64) -> Recovered {
+    Recovered { exported_up_to: last, games: last }
+}
+
+#[test]
+fn recover_counts_the_games_in_the_files_not_the_ids_below_the_mark() {
+    let data = tempfile::tempdir().expect("temp dir");
+    // Game ids are shared by all runs: run 2's games are 101..=120 and 141..=150.
+    let mut all = games(2, 101..=120);
+    all.extend(games(2, 141..=150));
+    export_in_segments(data.path(), 2, &all, 10);
+    assert_eq!(
+        recover(data.path(), RunId::new(2), 120).expect("recovered"),
+        Recovered { exported_up_to: 150, games: 30 },
+        "20 games below the mark, 10 adopted beyond it"
+    );
+    assert_eq!(
+        recover(data.path(), RunId::new(2), 0).expect("recovered"),
+        Recovered { exported_up_to: 150, games: 30 }
+    );
 }
 
 #[test]
@@ -215,12 +238,12 @@ fn recover_adopts_a_segment_the_bookkeeping_missed() {
     let all = games(1, 1..=30);
     export_in_segments(data.path(), 1, &all, 10);
     // The coordinator died after the renames of 21..=30 but before recording them.
-    assert_eq!(recover(data.path(), RunId::new(1), 20).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 20).expect("recovered"), dense(30));
     // And after the renames of both 11..=20 and 21..=30 (an exporter that pipelines).
-    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), dense(30));
     assert_exactly_once(data.path(), 1, &all);
     // Recovering again changes nothing.
-    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), dense(30));
     assert_exactly_once(data.path(), 1, &all);
 }
 
@@ -231,7 +254,7 @@ fn recover_drops_an_export_cut_between_its_two_renames() {
     export_in_segments(data.path(), 1, &all[..20], 10);
     std::fs::remove_file(part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 }))
         .expect("removed");
-    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), dense(10));
     assert_exactly_once(data.path(), 1, &all[..10]);
     // The caller re-exports from the mark, with other bounds this time.
     export_segment(data.path(), RunId::new(1), &all[10..]).expect("exported");
@@ -248,13 +271,13 @@ fn recover_drops_torn_and_foreign_part_files_beyond_the_mark() {
     let games_file = part_path(data.path(), Table::Games, RunId::new(1), PartRange { first: 11, last: 20 });
     let bytes = std::fs::read(&games_file).expect("readable");
     std::fs::write(&games_file, &bytes[..bytes.len() - 100]).expect("writable");
-    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), dense(10));
     assert_exactly_once(data.path(), 1, &all[..10]);
 
     export_segment(data.path(), RunId::new(1), &all[10..]).expect("exported");
     let positions_file = part_path(data.path(), Table::Positions, RunId::new(1), PartRange { first: 11, last: 20 });
     std::fs::copy(&positions_file, &games_file).expect("copied");
-    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), 10);
+    assert_eq!(recover(data.path(), RunId::new(1), 10).expect("recovered"), dense(10));
     assert_exactly_once(data.path(), 1, &all[..10]);
 }
 
@@ -305,7 +328,7 @@ fn compaction_cut_after_its_renames_is_repaired() {
     for (path, bytes) in &inputs {
         std::fs::write(path, bytes).expect("restored");
     }
-    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), dense(30));
     assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
@@ -332,7 +355,7 @@ fn compaction_cut_during_its_deletions_is_repaired() {
     for (path, bytes) in &before {
         std::fs::write(path, bytes).expect("restored");
     }
-    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), dense(30));
     assert_eq!(ranges(data.path(), Table::Games, 1), [PartRange { first: 1, last: 30 }]);
     assert_exactly_once(data.path(), 1, &all);
 }
@@ -352,7 +375,7 @@ fn compaction_cut_between_its_renames_is_repaired() {
         .expect("removed");
     // Compaction leaves such a state to recover.
     assert!(compact(data.path(), RunId::new(1), 30, &small_policy()).expect("compacted").is_empty());
-    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), 30);
+    assert_eq!(recover(data.path(), RunId::new(1), 30).expect("recovered"), dense(30));
     assert_eq!(ranges(data.path(), Table::Positions, 1).len(), 6, "the inputs stay, the orphan goes");
     assert_exactly_once(data.path(), 1, &all);
     // And the next compaction goes through.

@@ -4,10 +4,11 @@
 #![allow(dead_code)]
 
 use proto::domain::RunId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub const TOKEN: &str = "fault-token";
@@ -40,11 +41,16 @@ impl Place<'_> {
     }
 }
 
-/// A coordinator process and the address it listens on.
+/// A coordinator process, the address it listens on, and the last lines it printed after its
+/// address (shown when a test fails while it runs).
 pub struct Coordinator {
     pub child: Child,
     pub addr: String,
+    log: Arc<Mutex<VecDeque<String>>>,
 }
+
+/// How many of a coordinator's last lines a failing test shows.
+const LOG_LINES: usize = 200;
 
 impl Coordinator {
     pub fn start(listen: &str, dir: &Path) -> Coordinator {
@@ -78,13 +84,28 @@ impl Coordinator {
             }
             printed.push(line);
         }
-        // Keep draining stderr so the child never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        (Coordinator { child, addr: addr.expect("read above") }, printed)
+        // Keep draining stderr so the child never blocks on a full pipe, keeping the last lines.
+        let log = Arc::new(Mutex::new(VecDeque::new()));
+        let kept = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let Ok(mut kept) = kept.lock() else { return };
+                if kept.len() == LOG_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        });
+        (Coordinator { child, addr: addr.expect("read above"), log }, printed)
     }
 
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The last lines the coordinator printed after its address.
+    pub fn log(&self) -> String {
+        self.log.lock().map(|lines| lines.iter().cloned().collect::<Vec<_>>().join("\n")).unwrap_or_default()
     }
 
     pub fn signal(&self, sig: &str) {
@@ -103,11 +124,15 @@ impl Coordinator {
     }
 }
 
-/// A test that fails midway leaves no coordinator running (stop and kill have waited already).
+/// A test that fails midway leaves no coordinator running (stop and kill have waited already);
+/// a test that fails while it runs shows what it printed.
 impl Drop for Coordinator {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("--- the coordinator on {} printed:\n{}\n---", self.addr, self.log());
+        }
     }
 }
 
@@ -279,6 +304,19 @@ pub fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool)
     let start = Instant::now();
     while !done() {
         assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until `get` returns `want`, at most `timeout`; a timeout names the last value seen.
+pub fn wait_for<T: PartialEq + std::fmt::Debug>(what: &str, timeout: Duration, want: T, mut get: impl FnMut() -> T) {
+    let start = Instant::now();
+    loop {
+        let seen = get();
+        if seen == want {
+            return;
+        }
+        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}: {seen:?}, not {want:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -41,17 +41,15 @@ fn two_coordinators_share_a_farm_and_the_survivor_takes_over_the_export() {
     let w2 = Worker::start(&b_url, &d.join("spool2"), "w2", &[]);
     wait_until("the first run to complete, as b sees it", Duration::from_secs(180), || completed(&b_url, first));
     // Only a exports; b knows how far from a's announcements.
-    wait_until("b to hear that a exported the first run", Duration::from_secs(60), || {
-        exported_games(&rt, &b_url, first) == 2 * pairs
+    wait_for("b to hear that a exported the first run", Duration::from_secs(60), 2 * pairs, || {
+        exported_games(&rt, &b_url, first)
     });
 
     // The exporter dies; b takes the role over and exports the next run.
     a.kill();
     let second = create_run(&b_url, d, pairs);
     wait_until("the second run to complete", Duration::from_secs(180), || completed(&b_url, second));
-    wait_until("b to export the second run", Duration::from_secs(60), || {
-        exported_games(&rt, &b_url, second) == 2 * pairs
-    });
+    wait_for("b to export the second run", Duration::from_secs(60), 2 * pairs, || exported_games(&rt, &b_url, second));
     let log = w2.terminate();
     assert_nothing_refused(&log);
     // The clients' connections close with their runtime; a graceful stop waits for them.
