@@ -15,8 +15,10 @@
 //! // Games 0 and 1 as one segment: games/run=7/part-000000000000-000000000001.parquet and the
 //! // same name under positions/.
 //! export_segment(data.path(), RunId::new(7), &[(game(0), vec![]), (game(1), vec![])])?;
-//! // After a restart, recover before exporting again; the mark moves past adopted segments.
-//! assert_eq!(recover(data.path(), RunId::new(7), 0)?, 1);
+//! // After a restart, recover before exporting again; the mark moves past adopted segments, and
+//! // the games are counted from the files.
+//! let recovered = recover(data.path(), RunId::new(7), 0)?;
+//! assert_eq!((recovered.exported_up_to, recovered.games), (1, 2));
 //! assert_eq!(read_games(data.path(), RunId::new(7))?.len(), 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
