@@ -9,6 +9,9 @@
 #   pg_dump --inserts --no-owner --no-privileges --no-comments fx10 | grep -v -e '^.restrict' -e '^.unrestrict' > pg-v3.sql
 # (the SQL the test replays; psql's restrict lines removed).
 #
+# `pg-v4.sql` (PostgreSQL schema version 4) is the same farm written by a release build of
+# commit 6f1f353 (schema 4: the same commands, DB=.../fx11), dumped the same way.
+#
 # A suite of four lines, a network (made-up weights, hidden size 16), two variants (`base`, the
 # HCE, and `net`, which names the network), one completed games run `net-run` (run 1) of 1 pair
 # at nodes=1000, played in one lease by one worker registered with a given bench speed of

@@ -2490,7 +2490,7 @@ fn postgres_a_version_2_database_gains_networks_and_keeps_its_runs() {
         .iter()
         .map(|row| row.get(0))
         .collect();
-    assert_eq!(versions, [1, 2, 3, 4]);
+    assert_eq!(versions, [1, 2, 3, 4, 5]);
 }
 
 #[test]
@@ -2542,7 +2542,7 @@ fn postgres_refuses_a_newer_schema() {
 }
 
 /// The shape of a PostgreSQL database's schema: columns (type, nullability, default),
-/// constraints and indexes.
+/// constraints, indexes, triggers and the functions they run.
 fn postgres_schema(url: &str) -> Vec<String> {
     let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
     let mut shape = Vec::new();
@@ -2554,6 +2554,7 @@ fn postgres_schema(url: &str) -> Vec<String> {
          WHERE connamespace = 'public'::regnamespace ORDER BY 1",
         "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1",
         "SELECT tgname::text FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+        "SELECT proname::text || ' ' || prosrc FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1",
     ] {
         shape.extend(c.query(sql, &[]).expect("schema").iter().map(|r| r.get::<_, String>(0)));
     }
@@ -2562,8 +2563,8 @@ fn postgres_schema(url: &str) -> Vec<String> {
 
 /// `tests/data/pg-v1.sql` is the farm of `tests/data/make-farm-v8.sh` written to PostgreSQL by a
 /// build of schema version 1 (from before the datagen branch): its dump, replayed, is migrated
-/// in place to the current version (4) with every row kept, takes a datagen run and unscored positions, and
-/// has a new database's schema.
+/// in place to the current version (5) with every row kept, takes a datagen run and unscored
+/// positions, and has a new database's schema.
 #[test]
 fn postgres_version_1_database_is_migrated_in_place() {
     let Some(old) = postgres_support::fresh() else { return };
@@ -2577,7 +2578,7 @@ fn postgres_version_1_database_is_migrated_in_place() {
     let before = position_rows(&old.url);
 
     let s = PgStorage::open(&old.url).expect("open and migrate");
-    assert_eq!(count(&old.url, "SELECT MAX(version) FROM xqfarm_schema_version"), 4);
+    assert_eq!(count(&old.url, "SELECT MAX(version) FROM xqfarm_schema_version"), 5);
     assert_eq!(position_rows(&old.url), before, "every position keeps its values");
     let run = s.get_run(RunId::new(1)).expect("run 1");
     assert_eq!((run.spec.kind.clone(), run.state.clone()), (RunKind::Games { pairs: 2 }, RunState::Completed));
@@ -2629,6 +2630,59 @@ fn postgres_version_3_database_gains_simd_levels_and_network_speeds() {
     let timed = s.create_run(&spec, 4_000_000_000_000).expect("a run of the stored network");
     let lease = s.lease_batch_scaled(row.id, 1, BOTH, 4_000_000_000_001).expect("lease").expect("work");
     assert_eq!((lease.run, lease.tc), (timed.id, TimeControl::MoveTimeMs(100)), "no speed with a network");
+    drop(s);
+
+    let Some(new) = postgres_support::fresh() else { return };
+    drop(PgStorage::open(&new.url).expect("a new database"));
+    assert_eq!(postgres_schema(&old.url), postgres_schema(&new.url), "a migrated database is a new one");
+}
+
+/// `tests/data/pg-v4.sql` is the farm of `tests/data/make-farm-v10.sh` written by a build of
+/// schema version 4: migrated in place to version 5, it keeps its pair results, its trigger finds a
+/// pair's first game by its id (and by the pair when the ids are not adjacent), and it has a new
+/// database's schema.
+#[test]
+fn postgres_version_4_database_records_pair_results_by_the_first_games_id() {
+    let Some(old) = postgres_support::fresh() else { return };
+    old.execute(include_str!("../data/pg-v4.sql"));
+    let results = |url: &str| -> Vec<String> {
+        let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+        c.query(
+            "SELECT concat_ws('|', run_id, first_game_id, pair_index, pairing, worker_id, points) FROM run_pair_results
+             ORDER BY run_id, first_game_id",
+            &[],
+        )
+        .expect("pair results")
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .collect()
+    };
+    assert_eq!(results(&old.url), ["1|1|0|0|1|4"], "the fixture's one pair, won twice by the network");
+    let s = PgStorage::open(&old.url).expect("open and migrate");
+    assert_eq!(results(&old.url), ["1|1|0|0|1|4"], "kept");
+
+    // A pair recorded through the workflow: game 0's id is game 1's minus one.
+    let run = s.get_run(RunId::new(1)).expect("run 1");
+    let spec = RunSpec { name: "after".into(), kind: RunKind::Games { pairs: 1 }, ..run.spec.clone() };
+    let after = s.create_run(&spec, 4_000_000_000_000).expect("a run");
+    let w = worker(&s, "w", 1, 4_000_000_000_001);
+    let lease = s.lease_batch(w, 1, 4_000_000_000_002).expect("lease").expect("work");
+    let report = play(&lease.tasks[0]);
+    let points = report.first_half_points();
+    s.record_results(w, lease.id, 0, &[report], true, 4_000_000_000_003).expect("recorded");
+    assert_eq!(results(&old.url)[1], format!("{}|3|0|0|{}|{points}", after.id, w));
+
+    // Games whose ids are not adjacent (written by hand): found by the pair instead.
+    old.execute(
+        "INSERT INTO pairs (run_id, pair_index, pairing, opening_index, status)
+             SELECT run_id, 7, pairing, opening_index, status FROM pairs WHERE run_id = 1 AND pair_index = 0;
+         INSERT INTO games (id, run_id, pair_index, game_in_pair, opening_index, worker_id, red, black, start_fen,
+                            outcome, reason, moves, duration_ms, nodes, plies, pairing)
+             SELECT id + 100 + 5 * game_in_pair, run_id, 7, game_in_pair, opening_index, worker_id, red, black,
+                    start_fen, outcome, reason, moves, duration_ms, nodes, plies, pairing
+             FROM games WHERE run_id = 1 AND pair_index = 0 ORDER BY game_in_pair;",
+    );
+    assert_eq!(results(&old.url)[1], "1|101|7|0|1|4");
     drop(s);
 
     let Some(new) = postgres_support::fresh() else { return };

@@ -15,16 +15,17 @@ use crate::error::{Error, Result};
 use crate::storage::sql::Ctx;
 
 /// The schema version this build reads and writes. Version 1 is SQLite's version 8, version 2
-/// SQLite's version 9, version 3 its version 10, version 4 its version 11. As in SQLite, a database of an older version is
+/// SQLite's version 9, version 3 its version 10, version 4 its version 11; version 5 changes a
+/// trigger function only (SQLite's is unchanged). As in SQLite, a database of an older version is
 /// migrated in place (one step per version, all in the transaction that checks the version), and
 /// a new one is created as version 1 ([`SCHEMA_V1`], never edited) and migrated like an old one.
-pub(super) const SCHEMA_VERSION: i64 = 4;
+pub(super) const SCHEMA_VERSION: i64 = 5;
 
 /// A migration step turns a database of version `n` into version `n + 1`.
 type Migration = fn(&mut Transaction<'_>) -> Result<()>;
 
 /// `MIGRATIONS[i]` migrates version `i + 1` to version `i + 2`.
-const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4];
+const MIGRATIONS: [Migration; (SCHEMA_VERSION - 1) as usize] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5];
 
 /// Version 2 (SQLite's 9): datagen runs and positions without a score. `runs.kind` also admits
 /// `datagen`, whose random plies are the new `runs.random_plies` (NULL for other kinds), and
@@ -62,6 +63,45 @@ fn v3_to_v4(tx: &mut Transaction<'_>) -> Result<()> {
     )
     .ctx("migrating the PostgreSQL schema from version 3 to 4 (SIMD levels and speeds with a network)")
 }
+
+/// Version 5: a pair's first game is found by its primary key. The trigger that records a pair's
+/// result looked game 0 up by (run, pair, game in pair); PL/pgSQL caches that plan, and one made
+/// while `games` was small (a new farm, before the first `ANALYZE`) scans the run's `games_by_run`
+/// entries instead, every game of the run for each pair: 367 us a pair after 3,000 pairs in
+/// `bench rpc`, growing with the run. Game 1 follows game 0 directly (`record_pair` inserts them
+/// one after the other under the write lock), so game 0's id is game 1's minus one; should that
+/// ever not hold, the lookup by (run, pair, game in pair) still finds it.
+fn v4_to_v5(tx: &mut Transaction<'_>) -> Result<()> {
+    tx.batch_execute(GAME_RECORDED_V5)
+        .ctx("migrating the PostgreSQL schema from version 4 to 5 (the pair result trigger finds game 0 by its id)")
+}
+
+/// The games trigger's function as of version 5 ([`v4_to_v5`]).
+const GAME_RECORDED_V5: &str =
+    "CREATE OR REPLACE FUNCTION xqfarm_game_recorded() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO run_game_ends (run_id, reason, plies, games) VALUES (NEW.run_id, NEW.reason, NEW.plies, 1)
+        ON CONFLICT (run_id, reason, plies) DO UPDATE SET games = run_game_ends.games + 1;
+    -- A pair's games are recorded together, game 0 first, so game 0's id is game 1's minus one.
+    IF NEW.game_in_pair = 1 THEN
+        INSERT INTO run_pair_results (run_id, first_game_id, pair_index, pairing, worker_id, points)
+            SELECT g0.run_id, g0.id, g0.pair_index, g0.pairing, g0.worker_id,
+                   (CASE g0.outcome WHEN '1-0' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
+                   + (CASE NEW.outcome WHEN '0-1' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
+            FROM games g0
+            WHERE g0.id = NEW.id - 1 AND g0.run_id = NEW.run_id AND g0.pair_index = NEW.pair_index
+              AND g0.game_in_pair = 0;
+        IF NOT FOUND THEN
+            INSERT INTO run_pair_results (run_id, first_game_id, pair_index, pairing, worker_id, points)
+                SELECT g0.run_id, g0.id, g0.pair_index, g0.pairing, g0.worker_id,
+                       (CASE g0.outcome WHEN '1-0' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
+                       + (CASE NEW.outcome WHEN '0-1' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
+                FROM games g0
+                WHERE g0.run_id = NEW.run_id AND g0.pair_index = NEW.pair_index AND g0.game_in_pair = 0;
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$;";
 
 /// Migrates a database of version `from` to [`SCHEMA_VERSION`], recording each version reached.
 fn migrate(tx: &mut Transaction<'_>, from: i64) -> Result<()> {
