@@ -203,6 +203,12 @@ pub trait Tx {
     /// Stores a variant under its id; a variant already stored stays as it is.
     fn insert_variant(&mut self, variant: &Variant) -> Result<()>;
     fn variant(&mut self, id: &VariantId) -> Result<Variant>;
+    /// The network a variant's parameters name, if any ([`crate::spec::network_of`]). A variant
+    /// never changes, so a backend may keep the answer instead of reading its parameter file
+    /// again on every lease.
+    fn variant_network(&mut self, id: &VariantId) -> Result<Option<NetworkId>> {
+        crate::spec::network_of(&self.variant(id)?.spec)
+    }
     fn variant_exists(&mut self, id: &VariantId) -> Result<bool>;
     /// Stores a suite (at least one line) under a new id.
     fn insert_suite(&mut self, name: &str, lines: &[String]) -> Result<SuiteId>;

@@ -114,7 +114,7 @@ pub fn lease_batch(
 /// evaluates with a network.
 fn scaled_by(tx: &mut dyn Tx, spec: &RunSpec) -> Result<ScaledBy> {
     for id in &spec.variants {
-        if spec::network_of(&tx.variant(id)?.spec)?.is_some() {
+        if tx.variant_network(id)?.is_some() {
             return Ok(ScaledBy::Network);
         }
     }

@@ -1,5 +1,5 @@
 //! A connection's cache of the rows that never change once written: variants (named by the
-//! hash of their content), run specs, the tables a run pins, suite sizes and opening lines. A lease or a submission then reads only
+//! hash of their content) and the network each names, run specs, the tables a run pins, suite sizes and opening lines. A lease or a submission then reads only
 //! what changes (pairs, leases, statistics) instead of decoding and re-hashing a variant's
 //! parameter file and a run's columns on every call.
 //!
@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use engine::nnue::NetworkId;
 use proto::domain::{RunId, RunSpec, SuiteId, TablePin, Variant, VariantId};
 
 /// Entries kept per map at most; beyond this a map starts again empty (a farm has far fewer
@@ -21,6 +22,7 @@ const CACHE_ENTRIES: usize = 4096;
 #[derive(Debug, Default)]
 struct Maps {
     variants: HashMap<VariantId, Variant>,
+    variant_networks: HashMap<VariantId, Option<NetworkId>>,
     run_specs: HashMap<RunId, Arc<RunSpec>>,
     run_tablebases: HashMap<RunId, Vec<TablePin>>,
     suite_sizes: HashMap<SuiteId, usize>,
@@ -50,6 +52,15 @@ impl RowCache {
 
     pub(crate) fn remember_variant(&self, variant: &Variant) {
         remember(&mut self.0.borrow_mut().variants, variant.id.clone(), variant.clone());
+    }
+
+    /// The network a variant names, if known: `Some(None)` for a variant that names none.
+    pub(crate) fn variant_network(&self, id: &VariantId) -> Option<Option<NetworkId>> {
+        self.0.borrow().variant_networks.get(id).copied()
+    }
+
+    pub(crate) fn remember_variant_network(&self, id: &VariantId, network: Option<NetworkId>) {
+        remember(&mut self.0.borrow_mut().variant_networks, id.clone(), network);
     }
 
     pub(crate) fn run_spec(&self, run: RunId) -> Option<Arc<RunSpec>> {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::spec;
 use crate::storage::codec::{self, RUN_COLUMNS, RunRow, STATS_COLUMNS, bits, corrupt, int, key, to_u64};
 use crate::storage::tx::Allocation;
+use engine::nnue::NetworkId;
 
 pub(super) fn insert_variant(c: &mut dyn Conn, variant: &Variant) -> Result<()> {
     let text = spec::encode_variant(&variant.spec);
@@ -52,6 +53,17 @@ pub(super) fn load_variant(c: &mut dyn Conn, id: &VariantId) -> Result<Variant> 
     let variant = checked_variant(id.clone(), &text)?;
     c.cache().remember_variant(&variant);
     Ok(variant)
+}
+
+/// The network a variant names ([`spec::network_of`]), kept with the connection's cache:
+/// reading it parses the variant's parameter file.
+pub(super) fn variant_network(c: &mut dyn Conn, id: &VariantId) -> Result<Option<NetworkId>> {
+    if let Some(network) = c.cache().variant_network(id) {
+        return Ok(network);
+    }
+    let network = spec::network_of(&load_variant(c, id)?.spec)?;
+    c.cache().remember_variant_network(id, network);
+    Ok(network)
 }
 
 pub(super) fn insert_suite(c: &mut dyn Conn, name: &str, lines: &[String]) -> Result<SuiteId> {

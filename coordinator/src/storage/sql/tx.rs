@@ -33,6 +33,10 @@ impl Tx for SqlTx<'_> {
         catalog::load_variant(&mut *self.0, id)
     }
 
+    fn variant_network(&mut self, id: &VariantId) -> Result<Option<NetworkId>> {
+        catalog::variant_network(&mut *self.0, id)
+    }
+
     fn variant_exists(&mut self, id: &VariantId) -> Result<bool> {
         catalog::variant_exists(&mut *self.0, id)
     }
