@@ -79,26 +79,25 @@ fn v4_to_v5(tx: &mut Transaction<'_>) -> Result<()> {
 /// The games trigger's function as of version 5 ([`v4_to_v5`]).
 const GAME_RECORDED_V5: &str =
     "CREATE OR REPLACE FUNCTION xqfarm_game_recorded() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    first BIGINT;
 BEGIN
     INSERT INTO run_game_ends (run_id, reason, plies, games) VALUES (NEW.run_id, NEW.reason, NEW.plies, 1)
         ON CONFLICT (run_id, reason, plies) DO UPDATE SET games = run_game_ends.games + 1;
     -- A pair's games are recorded together, game 0 first, so game 0's id is game 1's minus one.
     IF NEW.game_in_pair = 1 THEN
+        SELECT id INTO first FROM games
+            WHERE id = NEW.id - 1 AND run_id = NEW.run_id AND pair_index = NEW.pair_index AND game_in_pair = 0;
+        IF first IS NULL THEN
+            SELECT id INTO first FROM games
+                WHERE run_id = NEW.run_id AND pair_index = NEW.pair_index AND game_in_pair = 0;
+        END IF;
         INSERT INTO run_pair_results (run_id, first_game_id, pair_index, pairing, worker_id, points)
             SELECT g0.run_id, g0.id, g0.pair_index, g0.pairing, g0.worker_id,
                    (CASE g0.outcome WHEN '1-0' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
                    + (CASE NEW.outcome WHEN '0-1' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
             FROM games g0
-            WHERE g0.id = NEW.id - 1 AND g0.run_id = NEW.run_id AND g0.pair_index = NEW.pair_index
-              AND g0.game_in_pair = 0;
-        IF NOT FOUND THEN
-            INSERT INTO run_pair_results (run_id, first_game_id, pair_index, pairing, worker_id, points)
-                SELECT g0.run_id, g0.id, g0.pair_index, g0.pairing, g0.worker_id,
-                       (CASE g0.outcome WHEN '1-0' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
-                       + (CASE NEW.outcome WHEN '0-1' THEN 2 WHEN '1/2-1/2' THEN 1 ELSE 0 END)
-                FROM games g0
-                WHERE g0.run_id = NEW.run_id AND g0.pair_index = NEW.pair_index AND g0.game_in_pair = 0;
-        END IF;
+            WHERE g0.id = first;
     END IF;
     RETURN NULL;
 END $$;";
