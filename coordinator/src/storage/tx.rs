@@ -310,6 +310,20 @@ pub trait Tx {
     /// The lease's pairs still pending, lowest index first.
     fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>>;
     fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()>;
+    /// Marks the pair finished under whichever lease holds it (its pending entry, if any) and
+    /// under `lease`, which reported it (an entry it must have). Written here over
+    /// [`Tx::pair_holder`] and [`Tx::set_lease_pair_status`]; the SQL layer does the same in one
+    /// statement that nothing waits for.
+    fn finish_leased_pair(&mut self, run: RunId, index: u64, lease: LeaseId) -> Result<()> {
+        let holder = self.pair_holder(run, index)?;
+        if let Some(holder) = holder {
+            self.set_lease_pair_status(holder, index, LeasePairStatus::Finished)?;
+        }
+        if holder != Some(lease) {
+            self.set_lease_pair_status(lease, index, LeasePairStatus::Finished)?;
+        }
+        Ok(())
+    }
 
     // Submissions and games.
 

@@ -49,7 +49,11 @@ pub fn lease_batch(
         return Ok(None);
     }
     let loads = tx.active_run_loads(Some(bench.signature))?;
-    let worker_engines = tx.worker_engines(worker)?;
+    // Only runs that name external engines ask which engines the worker has.
+    let worker_engines = match loads.iter().any(|l| !l.engines.is_empty()) {
+        true => tx.worker_engines(worker)?,
+        false => Vec::new(),
+    };
     let Some(run) = scheduler::choose_run(&loads, &worker_engines) else {
         return Ok(None);
     };
@@ -354,18 +358,20 @@ pub fn record_results(
     if tournament && accepted > 0 && tx.run_state(run)? == RunState::Active {
         direct_tournament(tx, run, &spec)?;
     }
-    // Only bounded runs complete by themselves; an SPRT waits for its verdict.
+    // Only bounded runs complete by themselves; an SPRT waits for its verdict. The state is
+    // read only once the counts say so (both are reads: the order changes nothing else).
     if accepted > 0
         && scheduler::pairs_per_pairing(&spec.kind).is_some()
-        && tx.run_state(run)? == RunState::Active
         && scheduler::is_complete(&spec.kind, &tx.run_stats(run)?)
+        && tx.run_state(run)? == RunState::Active
     {
         tx.set_run_state(run, &RunState::Completed)?;
         tracing::info!(run = %run, "run completed");
     }
     if row.state == LeaseState::Active {
-        if final_batch || tx.pending_pairs(lease)?.is_empty() {
-            end_lease(tx, lease, run, LeaseState::Closed)?;
+        let pending = tx.pending_pairs(lease)?;
+        if final_batch || pending.is_empty() {
+            end_lease_with(tx, lease, run, LeaseState::Closed, &pending)?;
         } else {
             tx.set_lease_deadline(lease, row.deadline_ms.max(now_ms.saturating_add(row.duration_ms)))?;
         }
@@ -391,14 +397,8 @@ fn record_pair(
         return Ok(false);
     }
     // Whichever lease holds the pair now (this one, or another after an expiry) is done with it.
-    let holder = tx.pair_holder(run, index)?;
     tx.set_pair_status(run, index, PairStatus::Done)?;
-    if let Some(holder) = holder {
-        tx.set_lease_pair_status(holder, index, LeasePairStatus::Finished)?;
-    }
-    if holder != Some(lease) {
-        tx.set_lease_pair_status(lease, index, LeasePairStatus::Finished)?;
-    }
+    tx.finish_leased_pair(run, index, lease)?;
     let mut delta = PairingStats::default();
     delta.add_pair(report.outcomes());
     tx.add_stats(run, pairing, &delta)?;
@@ -410,8 +410,14 @@ fn record_pair(
 
 /// Ends an active lease: its pending pairs go back to the pool. Returns how many did.
 fn end_lease(tx: &mut dyn Tx, lease: LeaseId, run: RunId, state: LeaseState) -> Result<usize> {
+    let pending = tx.pending_pairs(lease)?;
+    end_lease_with(tx, lease, run, state, &pending)
+}
+
+/// [`end_lease`] with the lease's pending pairs as just read (`pending`), in the same call.
+fn end_lease_with(tx: &mut dyn Tx, lease: LeaseId, run: RunId, state: LeaseState, pending: &[u64]) -> Result<usize> {
     let mut returned = 0;
-    for index in tx.pending_pairs(lease)? {
+    for &index in pending {
         if tx.pair(run, index)?.is_some_and(|p| p.status == PairStatus::Leased) {
             tx.set_pair_status(run, index, PairStatus::Pooled)?;
             returned += 1;

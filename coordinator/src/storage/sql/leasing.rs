@@ -73,9 +73,11 @@ pub(super) fn insert_worker(
 }
 
 /// The raw counts of every active run a worker with this bench signature may play (`None`:
-/// every active run); the scheduler derives what is left to hand out.
-pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<RunLoad>> {
-    type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>);
+/// every active run), which the scheduler derives what is left to hand out from, and whether
+/// any of them names external engines (their needs are not filled in here:
+/// [`super::engines::attach_needs`]).
+pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<(Vec<RunLoad>, bool)> {
+    type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>, i64);
     let rows: Vec<Raw> = c
         .query(
             "SELECT r.id, r.pairs_per_pairing,
@@ -86,7 +88,8 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
                 CASE WHEN r.kind = 'tournament'
                      THEN (SELECT CAST(COALESCE(SUM(m.pairs), 0) AS BIGINT) FROM tournament_matches m
                            WHERE m.run_id = r.id)
-                END
+                END,
+                (SELECT COUNT(*) FROM run_engines e WHERE e.run_id = r.id)
              FROM runs r
              WHERE r.state = 'active'
                AND (CAST(?1 AS BIGINT) IS NULL OR r.bench_signature IS NULL OR r.bench_signature = ?1)
@@ -94,8 +97,10 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
             params![signature.map(bits)],
         )
         .ctx("finding runs with work")?;
-    rows.into_iter()
-        .map(|(run, per_pairing, pooled, leased, pairings, allocated, tournament_pairs)| {
+    let any_engines = rows.iter().any(|row| row.7 > 0);
+    let loads = rows
+        .into_iter()
+        .map(|(run, per_pairing, pooled, leased, pairings, allocated, tournament_pairs, _engines)| {
             let plan = match (tournament_pairs, per_pairing) {
                 (Some(total), _) => PairPlan::Total(to_u64(total, "tournament pairs")?),
                 (None, Some(pairs)) => PairPlan::PerPairing(to_u64(pairs, "pairs per pairing")?),
@@ -111,7 +116,8 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<Vec<
                 engines: Vec::new(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok((loads, any_engines))
 }
 
 /// Notes the worker's activity and reads its bench signature and speeds, in one statement.
@@ -341,6 +347,18 @@ pub(super) fn set_lease_pair_status(
         "UPDATE lease_pairs SET status = ?3 WHERE lease_id = ?1 AND pair_index = ?2",
         params![key(lease), int(index), status.as_str()],
         "changing a leased pair's status",
+        Some(corrupt(format!("lease {lease} has no pair {index}"))),
+    )
+}
+
+/// [`crate::storage::tx::Tx::finish_leased_pair`] in one statement: the pair's pending entry
+/// (under whichever lease holds it) and `lease`'s entry become finished.
+pub(super) fn finish_leased_pair(c: &mut dyn Conn, run: RunId, index: u64, lease: LeaseId) -> Result<()> {
+    c.write(
+        "UPDATE lease_pairs SET status = 'finished'
+         WHERE run_id = ?1 AND pair_index = ?2 AND (status = 'pending' OR lease_id = ?3)",
+        params![key(run), int(index), key(lease)],
+        "finishing a leased pair",
         Some(corrupt(format!("lease {lease} has no pair {index}"))),
     )
 }

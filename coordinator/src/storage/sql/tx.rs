@@ -110,8 +110,10 @@ impl Tx for SqlTx<'_> {
     }
 
     fn active_run_loads(&mut self, bench_signature: Option<u64>) -> Result<Vec<RunLoad>> {
-        let mut loads = leasing::run_loads(&mut *self.0, bench_signature)?;
-        engines::attach_needs(&mut *self.0, &mut loads)?;
+        let (mut loads, any_engines) = leasing::run_loads(&mut *self.0, bench_signature)?;
+        if any_engines {
+            engines::attach_needs(&mut *self.0, &mut loads)?;
+        }
         Ok(loads)
     }
 
@@ -265,6 +267,10 @@ impl Tx for SqlTx<'_> {
 
     fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>> {
         leasing::pending_pairs(&mut *self.0, lease)
+    }
+
+    fn finish_leased_pair(&mut self, run: RunId, index: u64, lease: LeaseId) -> Result<()> {
+        leasing::finish_leased_pair(&mut *self.0, run, index, lease)
     }
 
     fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()> {
