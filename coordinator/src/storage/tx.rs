@@ -329,6 +329,11 @@ pub trait Tx {
 
     /// Whether `(lease, seq)` was recorded.
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool>;
+    /// The lease ([`Tx::lease`]) and whether its submission `seq` was recorded
+    /// ([`Tx::submission_seen`]); the SQL layer reads both in one statement.
+    fn lease_and_submission(&mut self, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
+        Ok((self.lease(lease)?, self.submission_seen(lease, seq)?))
+    }
     fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()>;
     /// Stores a game (without its per-move statistics and forfeit attempt) and its sampled
     /// positions, under an id above every id before it. Nothing waits for the id: on PostgreSQL

@@ -302,7 +302,11 @@ pub fn lease_terms(tx: &mut dyn Tx, lease: LeaseId) -> Result<LeaseTerms> {
 
 /// The lease, if the worker holds it.
 fn owned_lease(tx: &mut dyn Tx, worker: WorkerId, lease: LeaseId) -> Result<LeaseRow> {
-    let row = tx.lease(lease)?;
+    owned(tx.lease(lease)?, worker, lease)
+}
+
+/// `row` (lease `lease`'s), if the worker holds it.
+fn owned(row: LeaseRow, worker: WorkerId, lease: LeaseId) -> Result<LeaseRow> {
     if row.worker != worker {
         return Err(Error::LeaseNotOwned { lease, worker });
     }
@@ -320,9 +324,10 @@ pub fn record_results(
     final_batch: bool,
     now_ms: u64,
 ) -> Result<RecordOutcome> {
-    let row = owned_lease(tx, worker, lease)?;
+    let (row, seen) = tx.lease_and_submission(lease, seq)?;
+    let row = owned(row, worker, lease)?;
     let run = row.run;
-    if tx.submission_seen(lease, seq)? {
+    if seen {
         return Ok(RecordOutcome { run, accepted: 0, duplicate: true });
     }
     let mut checked = Vec::with_capacity(pairs.len());

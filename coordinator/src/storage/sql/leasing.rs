@@ -238,13 +238,33 @@ pub(super) fn insert_lease(c: &mut dyn Conn, lease: &NewLease) -> Result<LeaseId
 }
 
 pub(super) fn lease(c: &mut dyn Conn, lease: LeaseId) -> Result<LeaseRow> {
-    let row: Option<(i64, i64, String, i64, i64, i64)> = c
+    let row: Option<RawLease> = c
         .query_opt(
             "SELECT run_id, worker_id, state, deadline_ms, duration_ms, tc_scale_permille FROM leases WHERE id = ?1",
             params![key(lease)],
         )
         .ctx("reading a lease")?;
-    let (run, worker, state, deadline, duration, scale) = row.ok_or(Error::LeaseNotFound(lease))?;
+    lease_row(lease, row.ok_or(Error::LeaseNotFound(lease))?)
+}
+
+/// [`crate::storage::tx::Tx::lease_and_submission`] in one statement.
+pub(super) fn lease_and_submission(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
+    let row: Option<(i64, i64, String, i64, i64, i64, i64)> = c
+        .query_opt(
+            "SELECT l.run_id, l.worker_id, l.state, l.deadline_ms, l.duration_ms, l.tc_scale_permille,
+                (SELECT COUNT(*) FROM submissions s WHERE s.lease_id = l.id AND s.seq = ?2)
+             FROM leases l WHERE l.id = ?1",
+            params![key(lease), bits(seq)],
+        )
+        .ctx("reading a lease and its submission")?;
+    let (run, worker, state, deadline, duration, scale, seen) = row.ok_or(Error::LeaseNotFound(lease))?;
+    Ok((lease_row(lease, (run, worker, state, deadline, duration, scale))?, seen > 0))
+}
+
+/// A lease's columns as read: run, worker, state, deadline, duration, time control scale.
+type RawLease = (i64, i64, String, i64, i64, i64);
+
+fn lease_row(lease: LeaseId, (run, worker, state, deadline, duration, scale): RawLease) -> Result<LeaseRow> {
     let tc_scale = TcScale::from_permille(to_u32(scale, "lease time control scale")?)
         .ok_or_else(|| corrupt(format!("lease {lease} time control scale is 0")))?;
     Ok(LeaseRow {

@@ -277,6 +277,10 @@ impl Tx for SqlTx<'_> {
         leasing::set_lease_pair_status(&mut *self.0, lease, index, status)
     }
 
+    fn lease_and_submission(&mut self, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
+        leasing::lease_and_submission(&mut *self.0, lease, seq)
+    }
+
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool> {
         results::submission_seen(&mut *self.0, lease, seq)
     }
