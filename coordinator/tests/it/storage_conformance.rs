@@ -429,6 +429,38 @@ fn lease_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, move |tx| tx.lease(other)).state, LeaseState::Expired);
     assert_eq!(tx(b, move |tx| tx.lease(lease)).deadline_ms, 2_000);
     assert_eq!(tx(b, move |tx| tx.lease(lease)).tc_scale, twice, "state and deadline changes keep the scale");
+
+    // A lease and whether a submission of it was recorded, read together.
+    let row = tx(b, move |tx| tx.lease(lease));
+    assert_eq!(tx(b, move |tx| tx.lease_and_submission(lease, 7)), (row, false));
+    tx(b, move |tx| tx.insert_submission(lease, 7, 1, 600));
+    assert_eq!(tx(b, move |tx| tx.lease_and_submission(lease, 7)), (row, true));
+    assert!(!tx(b, move |tx| tx.lease_and_submission(lease, 8)).1, "another sequence number");
+    let missing = b.read("a missing lease", |tx| tx.lease_and_submission(LeaseId::new(99), 7));
+    assert!(matches!(missing, Err(Error::LeaseNotFound(id)) if id == LeaseId::new(99)), "{missing:?}");
+
+    // A pair reported by a lease that lost it (its entry returned) while another holds it: both
+    // entries finish, and the pair has no holder left.
+    tx(b, move |tx| {
+        tx.insert_pair(run, NewPair { pair_index: 3, pairing: 0 }, 0)?;
+        tx.insert_lease_pair(lease, run, 3)?;
+        tx.set_lease_pair_status(lease, 3, LeasePairStatus::Returned)?;
+        tx.insert_lease_pair(other, run, 3)
+    });
+    assert_eq!(tx(b, move |tx| tx.pair_holder(run, 3)), Some(other));
+    tx(b, move |tx| tx.finish_leased_pair(run, 3, lease));
+    let status_of = |rows: Vec<LeasePair>, index| rows.into_iter().find(|p| p.index == index).map(|p| p.status);
+    assert_eq!(status_of(tx(b, move |tx| tx.lease_pairs(other)), 3), Some(LeasePairStatus::Finished));
+    assert_eq!(status_of(tx(b, move |tx| tx.lease_pairs(lease)), 3), Some(LeasePairStatus::Finished));
+    assert_eq!(tx(b, move |tx| tx.pair_holder(run, 3)), None);
+    assert_eq!(status_of(tx(b, move |tx| tx.lease_pairs(other)), 1), Some(LeasePairStatus::Pending), "untouched");
+    // The holder itself reporting: its one entry finishes.
+    tx(b, move |tx| tx.finish_leased_pair(run, 0, lease));
+    assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), Vec::<u64>::new());
+    assert!(
+        b.write("no entry at all", move |tx| tx.finish_leased_pair(run, 4, lease)).is_err(),
+        "pair 4 was never leased"
+    );
 }
 
 fn info(name: &str, signature: u64) -> WorkerInfo {
