@@ -50,10 +50,8 @@ pub fn lease_batch(
     }
     let loads = tx.active_run_loads(Some(bench.signature))?;
     // Only runs that name external engines ask which engines the worker has.
-    let worker_engines = match loads.iter().any(|l| !l.engines.is_empty()) {
-        true => tx.worker_engines(worker)?,
-        false => Vec::new(),
-    };
+    let worker_engines =
+        if loads.iter().any(|l| !l.engines.is_empty()) { tx.worker_engines(worker)? } else { Vec::new() };
     let Some(run) = scheduler::choose_run(&loads, &worker_engines) else {
         return Ok(None);
     };

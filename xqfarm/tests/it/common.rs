@@ -300,12 +300,8 @@ pub fn games_now(url: &str, run: RunId) -> u64 {
     games_of(&show(url, run).expect("the coordinator answers"))
 }
 
-pub fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+pub fn wait_until(what: &str, timeout: Duration, done: impl FnMut() -> bool) {
+    wait_for(what, timeout, true, done);
 }
 
 /// Waits until `get` returns `want`, at most `timeout`; a timeout names the last value seen.

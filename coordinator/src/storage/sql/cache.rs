@@ -1,7 +1,8 @@
 //! A connection's cache of the rows that never change once written: variants (named by the
-//! hash of their content) and the network each names, run specs, the tables a run pins, suite sizes and opening lines. A lease or a submission then reads only
-//! what changes (pairs, leases, statistics) instead of decoding and re-hashing a variant's
-//! parameter file and a run's columns on every call.
+//! hash of their content) and the network each names, run specs, the tables a run pins, suite
+//! sizes and opening lines. A lease or a submission then reads only what changes (pairs, leases,
+//! statistics) instead of decoding, parsing and re-hashing a variant's parameter file and a run's
+//! columns on every call.
 //!
 //! Entries are filled only from rows read back from the database, never from values about to be
 //! written, and the backend drops every entry whenever it rolls anything back: a cache never
