@@ -680,14 +680,6 @@ impl Tx for MemoryTx<'_> {
         Ok(())
     }
 
-    fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
-        if !self.state.lease_pairs.contains_key(&(lease, index)) {
-            return Ok(None);
-        }
-        let run = self.lease_row(lease)?.run;
-        self.pair_row(run, index).map(Some)
-    }
-
     fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>> {
         let run = self.lease_row(lease)?.run;
         let state = &*self.state;

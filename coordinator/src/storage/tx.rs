@@ -303,8 +303,6 @@ pub trait Tx {
     fn overdue_leases(&mut self, now_ms: u64) -> Result<Vec<LeaseId>>;
     /// Gives a pair of the lease's run to the lease, pending.
     fn insert_lease_pair(&mut self, lease: LeaseId, run: RunId, index: u64) -> Result<()>;
-    /// A pair of the lease, `None` if the lease was never given it.
-    fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>>;
     /// Every pair the lease was given, lowest index first.
     fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>>;
     /// The lease's pairs still pending, lowest index first.

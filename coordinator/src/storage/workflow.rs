@@ -64,12 +64,14 @@ pub fn lease_batch(
     let tc = scale.apply(spec.tc);
     // About a minute of play on this worker: a slow one, given more time, gets fewer pairs.
     let batch = scheduler::batch_pairs(tc, free_slots);
-    let pooled = tx.pooled_pairs(run, batch)?;
+    let load = loads.iter().find(|l| l.run == run);
+    // The loads were counted in this transaction: a run with no pooled pairs has none to read.
+    let pooled = if load.is_some_and(|l| l.requeued > 0) { tx.pooled_pairs(run, batch)? } else { Vec::new() };
     let plan = scheduler::plan_batch(&pooled, &allocation.allocated, &targets, allocation.next_pair_index, batch);
     if plan.is_empty() {
         return Ok(None);
     }
-    let needs = loads.iter().find(|l| l.run == run).map_or(&[][..], |l| &l.engines[..]);
+    let needs = load.map_or(&[][..], |l| &l.engines[..]);
     for engine in scheduler::new_pins(needs, &worker_engines) {
         tx.pin_engine(run, engine)?;
         tracing::info!(run = %run, engine = %engine.name, sha256 = %engine.sha256, id_name = %engine.id_name, "engine pinned");
@@ -328,11 +330,15 @@ pub fn record_results(
     if seen {
         return Ok(RecordOutcome { run, accepted: 0, duplicate: true });
     }
+    // The lease's pairs, read once: each report is checked against them, and those still
+    // pending once the reports are recorded are the lease's unfinished ones.
+    let given = tx.lease_pairs(lease)?;
     let mut checked = Vec::with_capacity(pairs.len());
     for report in pairs {
-        let pair = tx
-            .lease_pair(lease, report.pair_index)?
-            .ok_or_else(|| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
+        let pair = given
+            .binary_search_by_key(&report.pair_index, |p| p.index)
+            .map(|i| given[i].pair)
+            .map_err(|_| Error::invalid_report(lease, report.pair_index, "the pair is not part of this lease"))?;
         checked.push((report, pair));
     }
     tx.note_worker_seen(worker, now_ms)?;
@@ -372,7 +378,13 @@ pub fn record_results(
         tracing::info!(run = %run, "run completed");
     }
     if row.state == LeaseState::Active {
-        let pending = tx.pending_pairs(lease)?;
+        // Recording a pair finished this lease's entry for it (Tx::finish_leased_pair); nothing
+        // else in this call changes the lease's entries.
+        let pending: Vec<u64> = given
+            .iter()
+            .filter(|p| p.status == LeasePairStatus::Pending && !recorded.contains(&p.index))
+            .map(|p| p.index)
+            .collect();
         if final_batch || pending.is_empty() {
             end_lease_with(tx, lease, run, LeaseState::Closed, &pending)?;
         } else {

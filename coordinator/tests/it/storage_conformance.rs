@@ -405,14 +405,18 @@ fn lease_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, move |tx| tx.lease(lease)), active, "the scale it was granted with is kept");
     assert_eq!(tx(b, move |tx| tx.lease(other)).tc_scale, TcScale::UNSCALED);
     let leased = PairRow { pairing: 0, opening_index: 0, status: PairStatus::Leased };
-    assert_eq!(tx(b, move |tx| Ok((tx.lease_pair(lease, 2)?, tx.lease_pair(lease, 1)?))), (Some(leased), None));
+    let pending = |index| LeasePair { index, status: LeasePairStatus::Pending, pair: leased };
+    assert_eq!(
+        tx(b, move |tx| tx.lease_pairs(lease)),
+        vec![pending(0), pending(2)],
+        "the lease's own pairs (not the other lease's pair 1), lowest index first"
+    );
     assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), vec![0, 2]);
     assert_eq!(tx(b, move |tx| Ok((tx.pair_holder(run, 1)?, tx.pair_holder(run, 2)?))), (Some(other), Some(lease)));
 
     tx(b, move |tx| tx.set_lease_pair_status(lease, 2, LeasePairStatus::Finished));
     assert_eq!(tx(b, move |tx| tx.pending_pairs(lease)), vec![0]);
     assert_eq!(tx(b, move |tx| tx.pair_holder(run, 2)), None, "a finished pair has no holder");
-    let pending = |index| LeasePair { index, status: LeasePairStatus::Pending, pair: leased };
     let finished = LeasePair { index: 2, status: LeasePairStatus::Finished, pair: leased };
     assert_eq!(tx(b, move |tx| tx.lease_pairs(lease)), vec![pending(0), finished]);
 

@@ -314,18 +314,6 @@ pub(super) fn insert_lease_pair(c: &mut dyn Conn, lease: LeaseId, run: RunId, in
     )
 }
 
-pub(super) fn lease_pair(c: &mut dyn Conn, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
-    let row: Option<(i64, i64, String)> = c
-        .query_opt(
-            "SELECT p.pairing, p.opening_index, p.status FROM lease_pairs lp
-             JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
-             WHERE lp.lease_id = ?1 AND lp.pair_index = ?2",
-            params![key(lease), int(index)],
-        )
-        .ctx("reading a leased pair")?;
-    row.map(|(pairing, opening, status)| pair_row(pairing, opening, &status)).transpose()
-}
-
 pub(super) fn lease_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<LeasePair>> {
     let rows: Vec<(i64, String, i64, i64, String)> = c
         .query(

@@ -257,10 +257,6 @@ impl Tx for SqlTx<'_> {
         leasing::insert_lease_pair(&mut *self.0, lease, run, index)
     }
 
-    fn lease_pair(&mut self, lease: LeaseId, index: u64) -> Result<Option<PairRow>> {
-        leasing::lease_pair(&mut *self.0, lease, index)
-    }
-
     fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>> {
         leasing::lease_pairs(&mut *self.0, lease)
     }
