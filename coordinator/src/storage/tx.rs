@@ -396,6 +396,14 @@ pub trait Tx {
     /// Notes that the worker was seen, as [`Tx::touch_worker`] does, when its bench is not
     /// needed (a write nobody waits for: no round trip of its own on PostgreSQL).
     fn note_worker_seen(&mut self, id: WorkerId, now_ms: u64) -> Result<()>;
+    /// [`Tx::touch_worker`], and whether any lease is overdue at `now_ms` (what
+    /// [`Tx::overdue_leases`] would list). Written here over those two; the SQL layer asks both in
+    /// one statement, so that a lease, which expires overdue leases first, reads them only when
+    /// there are some.
+    fn touch_worker_overdue(&mut self, id: WorkerId, now_ms: u64) -> Result<(WorkerBench, bool)> {
+        let overdue = !self.overdue_leases(now_ms)?.is_empty();
+        Ok((self.touch_worker(id, now_ms)?, overdue))
+    }
     /// Every registered worker, by id.
     fn workers(&mut self) -> Result<Vec<WorkerSummary>>;
     /// How many active leases each worker holds, by worker id; workers holding none are left out.

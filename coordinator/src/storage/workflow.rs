@@ -43,8 +43,10 @@ pub fn lease_batch(
     references: ReferenceNps,
     now_ms: u64,
 ) -> Result<Option<Lease>> {
-    expire_leases(tx, now_ms)?;
-    let bench = tx.touch_worker(worker, now_ms)?;
+    let (bench, overdue) = tx.touch_worker_overdue(worker, now_ms)?;
+    if overdue {
+        expire_leases(tx, now_ms)?;
+    }
     if free_slots == 0 {
         return Ok(None);
     }

@@ -422,6 +422,9 @@ fn lease_rows<B: Backend>(b: &B) {
 
     assert_eq!(tx(b, |tx| tx.overdue_leases(500)), Vec::<LeaseId>::new(), "a lease lasts up to its deadline");
     assert_eq!(tx(b, |tx| tx.overdue_leases(501)), vec![lease]);
+    let bench = tx(b, move |tx| tx.touch_worker(worker, 1));
+    assert_eq!(tx(b, move |tx| tx.touch_worker_overdue(worker, 500)), (bench, false), "none overdue at 500");
+    assert_eq!(tx(b, move |tx| tx.touch_worker_overdue(worker, 501)), (bench, true), "lease 1 overdue at 501");
     let mut both = tx(b, |tx| tx.overdue_leases(901));
     both.sort_unstable();
     assert_eq!(both, vec![lease, other]);

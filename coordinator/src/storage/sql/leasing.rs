@@ -129,6 +129,26 @@ pub(super) fn touch_worker(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> R
         )
         .ctx("noting a worker's activity")?
         .ok_or(Error::WorkerNotFound(worker))?;
+    worker_bench(signature, nps, nnue_nps)
+}
+
+/// [`touch_worker`], and whether a lease is overdue ([`overdue_leases`]' condition), in one
+/// statement.
+pub(super) fn touch_worker_overdue(c: &mut dyn Conn, worker: WorkerId, now_ms: u64) -> Result<(WorkerBench, bool)> {
+    let (signature, nps, nnue_nps, overdue): (i64, i64, i64, i64) = c
+        .query_opt(
+            "UPDATE workers SET last_seen_ms = ?2 WHERE id = ?1
+             RETURNING bench_signature, bench_nps, nnue_bench_nps,
+                 CAST(CASE WHEN EXISTS (SELECT 1 FROM leases WHERE state = 'active' AND deadline_ms < ?2)
+                      THEN 1 ELSE 0 END AS BIGINT)",
+            params![key(worker), int(now_ms)],
+        )
+        .ctx("noting a worker's activity")?
+        .ok_or(Error::WorkerNotFound(worker))?;
+    Ok((worker_bench(signature, nps, nnue_nps)?, overdue != 0))
+}
+
+fn worker_bench(signature: i64, nps: i64, nnue_nps: i64) -> Result<WorkerBench> {
     Ok(WorkerBench {
         signature: from_bits(signature),
         nps: to_u64(nps, "bench nps")?,

@@ -333,6 +333,10 @@ impl Tx for SqlTx<'_> {
         leasing::note_worker_seen(&mut *self.0, id, now_ms)
     }
 
+    fn touch_worker_overdue(&mut self, id: WorkerId, now_ms: u64) -> Result<(WorkerBench, bool)> {
+        leasing::touch_worker_overdue(&mut *self.0, id, now_ms)
+    }
+
     fn workers(&mut self) -> Result<Vec<WorkerSummary>> {
         leasing::workers(&mut *self.0)
     }
