@@ -89,6 +89,16 @@ pub struct LeasePair {
     pub pair: PairRow,
 }
 
+/// What a submission is checked against ([`Tx::submission_context`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubmissionContext {
+    pub lease: LeaseRow,
+    /// The submission's sequence number was recorded before: it is a retry.
+    pub seen: bool,
+    /// Every pair the lease was given, lowest index first.
+    pub pairs: Vec<LeasePair>,
+}
+
 /// A lease as stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeaseRow {
@@ -327,10 +337,16 @@ pub trait Tx {
 
     /// Whether `(lease, seq)` was recorded.
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool>;
-    /// The lease ([`Tx::lease`]) and whether its submission `seq` was recorded
-    /// ([`Tx::submission_seen`]); the SQL layer reads both in one statement.
-    fn lease_and_submission(&mut self, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
-        Ok((self.lease(lease)?, self.submission_seen(lease, seq)?))
+    /// What submission `seq` of the lease is checked against: the lease ([`Tx::lease`]),
+    /// whether `seq` was recorded ([`Tx::submission_seen`]) and the lease's pairs
+    /// ([`Tx::lease_pairs`]). Written here over those three; the SQL layer reads them in one
+    /// statement.
+    fn submission_context(&mut self, lease: LeaseId, seq: u64) -> Result<SubmissionContext> {
+        Ok(SubmissionContext {
+            lease: self.lease(lease)?,
+            seen: self.submission_seen(lease, seq)?,
+            pairs: self.lease_pairs(lease)?,
+        })
     }
     fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()>;
     /// Stores a game (without its per-move statistics and forfeit attempt) and its sampled

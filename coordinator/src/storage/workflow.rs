@@ -16,7 +16,9 @@ use proto::domain::{
     VariantSpec, WorkerId, WorkerInfo,
 };
 
-use super::tx::{Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, Tx};
+use super::tx::{
+    Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, SubmissionContext, Tx,
+};
 use super::{
     GameSummary, LeaseTerms, RecordOutcome, RunAggregates, Storage, StoredGame, WorkerRow, check_state_change,
     make_task, reads, task_variant_ids,
@@ -326,15 +328,14 @@ pub fn record_results(
     final_batch: bool,
     now_ms: u64,
 ) -> Result<RecordOutcome> {
-    let (row, seen) = tx.lease_and_submission(lease, seq)?;
+    // The lease's pairs are read with it: each report is checked against them, and those still
+    // pending once the reports are recorded are the lease's unfinished ones.
+    let SubmissionContext { lease: row, seen, pairs: given } = tx.submission_context(lease, seq)?;
     let row = owned(row, worker, lease)?;
     let run = row.run;
     if seen {
         return Ok(RecordOutcome { run, accepted: 0, duplicate: true });
     }
-    // The lease's pairs, read once: each report is checked against them, and those still
-    // pending once the reports are recorded are the lease's unfinished ones.
-    let given = tx.lease_pairs(lease)?;
     let mut checked = Vec::with_capacity(pairs.len());
     for report in pairs {
         let pair = given

@@ -13,7 +13,7 @@ use coordinator::clock::{Clock, ManualClock};
 use coordinator::scheduler::{self, NewPair, PairPlan, RunLoad};
 use coordinator::storage::tx::{
     Allocation, Backend, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult,
-    PairRow, PairStatus, PairTally, Tx, WorkerBench,
+    PairRow, PairStatus, PairTally, SubmissionContext, Tx, WorkerBench,
 };
 use coordinator::tc_scale::{ReferenceNps, TcScale};
 use coordinator::{Error, MemoryStorage, PgStorage, SqliteStorage, Storage};
@@ -437,13 +437,21 @@ fn lease_rows<B: Backend>(b: &B) {
     assert_eq!(tx(b, move |tx| tx.lease(lease)).deadline_ms, 2_000);
     assert_eq!(tx(b, move |tx| tx.lease(lease)).tc_scale, twice, "state and deadline changes keep the scale");
 
-    // A lease and whether a submission of it was recorded, read together.
+    // A lease, whether a submission of it was recorded, and its pairs, read together.
     let row = tx(b, move |tx| tx.lease(lease));
-    assert_eq!(tx(b, move |tx| tx.lease_and_submission(lease, 7)), (row, false));
+    let pairs = tx(b, move |tx| tx.lease_pairs(lease));
+    assert_eq!(pairs.len(), 2);
+    let context = move |seen| SubmissionContext { lease: row, seen, pairs: pairs.clone() };
+    assert_eq!(tx(b, move |tx| tx.submission_context(lease, 7)), context(false));
     tx(b, move |tx| tx.insert_submission(lease, 7, 1, 600));
-    assert_eq!(tx(b, move |tx| tx.lease_and_submission(lease, 7)), (row, true));
-    assert!(!tx(b, move |tx| tx.lease_and_submission(lease, 8)).1, "another sequence number");
-    let missing = b.read("a missing lease", |tx| tx.lease_and_submission(LeaseId::new(99), 7));
+    assert_eq!(tx(b, move |tx| tx.submission_context(lease, 7)), context(true));
+    assert!(!tx(b, move |tx| tx.submission_context(lease, 8)).seen, "another sequence number");
+    let (bare, context) = tx(b, move |tx| {
+        let bare = tx.insert_lease(&NewLease { deadline_ms: 10_000, ..new })?;
+        Ok((tx.lease(bare)?, tx.submission_context(bare, 1)?))
+    });
+    assert_eq!(context, SubmissionContext { lease: bare, seen: false, pairs: Vec::new() }, "a lease given no pairs");
+    let missing = b.read("a missing lease", |tx| tx.submission_context(LeaseId::new(99), 7));
     assert!(matches!(missing, Err(Error::LeaseNotFound(id)) if id == LeaseId::new(99)), "{missing:?}");
 
     // A pair reported by a lease that lost it (its entry returned) while another holds it: both

@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::scheduler::{NewPair, PairPlan, RunLoad};
 use crate::storage::codec::{bits, corrupt, from_bits, int, key, simd_from, to_u32, to_u64};
 use crate::storage::tx::{
-    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, WorkerBench, WorkerSummary,
+    LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewLease, PairRow, PairStatus, SubmissionContext, WorkerBench,
+    WorkerSummary,
 };
 use crate::tc_scale::TcScale;
 
@@ -267,18 +268,44 @@ pub(super) fn lease(c: &mut dyn Conn, lease: LeaseId) -> Result<LeaseRow> {
     lease_row(lease, row.ok_or(Error::LeaseNotFound(lease))?)
 }
 
-/// [`crate::storage::tx::Tx::lease_and_submission`] in one statement.
-pub(super) fn lease_and_submission(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
-    let row: Option<(i64, i64, String, i64, i64, i64, i64)> = c
-        .query_opt(
+/// [`crate::storage::tx::Tx::submission_context`] in one statement.
+/// The lease, whether submission `seq` was recorded, and the lease's pairs: one row per pair (one
+/// with no pair for a lease given none).
+pub(super) fn submission_context(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> Result<SubmissionContext> {
+    type Raw =
+        (i64, i64, String, i64, i64, i64, i64, Option<i64>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+    let rows: Vec<Raw> = c
+        .query(
             "SELECT l.run_id, l.worker_id, l.state, l.deadline_ms, l.duration_ms, l.tc_scale_permille,
-                (SELECT COUNT(*) FROM submissions s WHERE s.lease_id = l.id AND s.seq = ?2)
-             FROM leases l WHERE l.id = ?1",
+                (SELECT COUNT(*) FROM submissions s WHERE s.lease_id = l.id AND s.seq = ?2),
+                lp.pair_index, lp.status, p.pairing, p.opening_index, p.status
+             FROM leases l
+             LEFT JOIN lease_pairs lp ON lp.lease_id = l.id
+             LEFT JOIN pairs p ON p.run_id = lp.run_id AND p.pair_index = lp.pair_index
+             WHERE l.id = ?1 ORDER BY lp.pair_index",
             params![key(lease), bits(seq)],
         )
-        .ctx("reading a lease and its submission")?;
-    let (run, worker, state, deadline, duration, scale, seen) = row.ok_or(Error::LeaseNotFound(lease))?;
-    Ok((lease_row(lease, (run, worker, state, deadline, duration, scale))?, seen > 0))
+        .ctx("reading a lease, its submission and its pairs")?;
+    let Some((run, worker, state, deadline, duration, scale, seen, ..)) = rows.first().cloned() else {
+        return Err(Error::LeaseNotFound(lease));
+    };
+    let pairs = rows
+        .into_iter()
+        .filter_map(|(.., index, in_lease, pairing, opening, status)| {
+            let index = index?;
+            Some(match (in_lease, pairing, opening, status) {
+                (Some(in_lease), Some(pairing), Some(opening), Some(status)) => {
+                    lease_pair(lease, (index, in_lease, pairing, opening, status))
+                }
+                _ => Err(corrupt(format!("lease {lease} pair {index} has no pair row"))),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SubmissionContext {
+        lease: lease_row(lease, (run, worker, state, deadline, duration, scale))?,
+        seen: seen > 0,
+        pairs,
+    })
 }
 
 /// A lease's columns as read: run, worker, state, deadline, duration, time control scale.
@@ -343,16 +370,20 @@ pub(super) fn lease_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<LeaseP
             params![key(lease)],
         )
         .ctx("reading a lease's pairs")?;
-    rows.into_iter()
-        .map(|(index, in_lease, pairing, opening, status)| {
-            Ok(LeasePair {
-                index: to_u64(index, "pair index")?,
-                status: LeasePairStatus::parse(&in_lease)
-                    .ok_or_else(|| corrupt(format!("lease {lease} pair status {in_lease:?}")))?,
-                pair: pair_row(pairing, opening, &status)?,
-            })
-        })
-        .collect()
+    rows.into_iter().map(|row| lease_pair(lease, row)).collect()
+}
+
+/// A lease's pair as read: its index, its status in the lease, then the pair's columns.
+fn lease_pair(
+    lease: LeaseId,
+    (index, in_lease, pairing, opening, status): (i64, String, i64, i64, String),
+) -> Result<LeasePair> {
+    Ok(LeasePair {
+        index: to_u64(index, "pair index")?,
+        status: LeasePairStatus::parse(&in_lease)
+            .ok_or_else(|| corrupt(format!("lease {lease} pair status {in_lease:?}")))?,
+        pair: pair_row(pairing, opening, &status)?,
+    })
 }
 
 pub(super) fn pending_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<u64>> {

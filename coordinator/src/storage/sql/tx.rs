@@ -17,7 +17,7 @@ use crate::spsa::{HistoryPoint, Perturbation};
 use crate::storage::codec::key;
 use crate::storage::tx::{
     Allocation, GameEnds, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairResult, PairRow,
-    PairStatus, PairTally, Tx, WorkerBench, WorkerSummary,
+    PairStatus, PairTally, SubmissionContext, Tx, WorkerBench, WorkerSummary,
 };
 use crate::storage::{GameSummary, StoredGame};
 
@@ -273,8 +273,8 @@ impl Tx for SqlTx<'_> {
         leasing::set_lease_pair_status(&mut *self.0, lease, index, status)
     }
 
-    fn lease_and_submission(&mut self, lease: LeaseId, seq: u64) -> Result<(LeaseRow, bool)> {
-        leasing::lease_and_submission(&mut *self.0, lease, seq)
+    fn submission_context(&mut self, lease: LeaseId, seq: u64) -> Result<SubmissionContext> {
+        leasing::submission_context(&mut *self.0, lease, seq)
     }
 
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool> {
