@@ -86,6 +86,17 @@ pub fn is_complete(kind: &RunKind, stats: &[PairingStats]) -> bool {
     }
 }
 
+/// Whether recording `recorded_now` more pairs can complete a bounded run whose pairings had
+/// recorded at least `fewest_recorded` pairs each (`None`: it has no pairings): the pairing with
+/// the fewest gains at most `recorded_now`. When this says no, [`is_complete`] would too, and a
+/// submission need not read the run's statistics to ask it.
+pub fn may_complete(kind: &RunKind, fewest_recorded: Option<u64>, recorded_now: u64) -> bool {
+    match (pairs_per_pairing(kind), fewest_recorded) {
+        (Some(target), Some(fewest)) => !matches!(kind, RunKind::Tournament(_)) && fewest + recorded_now >= target,
+        _ => false,
+    }
+}
+
 pub(crate) fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = x;
@@ -400,6 +411,22 @@ mod tests {
         assert!(!is_complete(&kind, &[done(2), done(1)]));
         assert!(is_complete(&kind, &[done(2), done(2)]));
         assert!(!is_complete(&RunKind::Sprt(SprtSettings::default()), &[done(1_000_000)]));
+    }
+
+    #[test]
+    fn a_run_may_complete_only_when_its_least_played_pairing_can_reach_the_target() {
+        let kind = RunKind::RoundRobin { pairs_per_pairing: 10 };
+        assert!(!may_complete(&kind, Some(7), 2), "7 + 2 < 10");
+        assert!(may_complete(&kind, Some(7), 3));
+        assert!(may_complete(&kind, Some(12), 0));
+        assert!(!may_complete(&kind, None, 100), "no pairings");
+        assert!(!may_complete(&RunKind::Sprt(SprtSettings::default()), Some(1_000_000), 1));
+        // Whenever it says no, the statistics cannot say complete: pairings of 7 and 9 pairs, 2
+        // pairs recorded now in either.
+        let done = |n| PairingStats { pentanomial: [n, 0, 0, 0, 0], ..PairingStats::default() };
+        for (a, b) in [(9, 9), (7, 11), (8, 10)] {
+            assert!(!is_complete(&kind, &[done(a), done(b)]), "{a} {b}");
+        }
     }
 
     #[test]

@@ -97,6 +97,9 @@ pub struct SubmissionContext {
     pub seen: bool,
     /// Every pair the lease was given, lowest index first.
     pub pairs: Vec<LeasePair>,
+    /// The fewest pairs any pairing of the lease's run has recorded (`None`: the run has no
+    /// pairings), for [`crate::scheduler::may_complete`].
+    pub fewest_recorded: Option<u64>,
 }
 
 /// A lease as stored.
@@ -338,14 +341,16 @@ pub trait Tx {
     /// Whether `(lease, seq)` was recorded.
     fn submission_seen(&mut self, lease: LeaseId, seq: u64) -> Result<bool>;
     /// What submission `seq` of the lease is checked against: the lease ([`Tx::lease`]),
-    /// whether `seq` was recorded ([`Tx::submission_seen`]) and the lease's pairs
-    /// ([`Tx::lease_pairs`]). Written here over those three; the SQL layer reads them in one
-    /// statement.
+    /// whether `seq` was recorded ([`Tx::submission_seen`]), the lease's pairs
+    /// ([`Tx::lease_pairs`]) and the fewest pairs a pairing of its run has recorded
+    /// ([`Tx::run_stats`]). Written here over those; the SQL layer reads them in one statement.
     fn submission_context(&mut self, lease: LeaseId, seq: u64) -> Result<SubmissionContext> {
+        let row = self.lease(lease)?;
         Ok(SubmissionContext {
-            lease: self.lease(lease)?,
+            lease: row,
             seen: self.submission_seen(lease, seq)?,
             pairs: self.lease_pairs(lease)?,
+            fewest_recorded: self.run_stats(row.run)?.iter().map(crate::scheduler::pairs_recorded).min(),
         })
     }
     fn insert_submission(&mut self, lease: LeaseId, seq: u64, accepted: usize, now_ms: u64) -> Result<()>;

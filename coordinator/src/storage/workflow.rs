@@ -330,7 +330,7 @@ pub fn record_results(
 ) -> Result<RecordOutcome> {
     // The lease's pairs are read with it: each report is checked against them, and those still
     // pending once the reports are recorded are the lease's unfinished ones.
-    let SubmissionContext { lease: row, seen, pairs: given } = tx.submission_context(lease, seq)?;
+    let SubmissionContext { lease: row, seen, pairs: given, fewest_recorded } = tx.submission_context(lease, seq)?;
     let row = owned(row, worker, lease)?;
     let run = row.run;
     if seen {
@@ -370,10 +370,11 @@ pub fn record_results(
     if tournament && accepted > 0 && tx.run_state(run)? == RunState::Active {
         direct_tournament(tx, run, &spec)?;
     }
-    // Only bounded runs complete by themselves; an SPRT waits for its verdict. The state is
-    // read only once the counts say so (both are reads: the order changes nothing else).
+    // Only bounded runs complete by themselves; an SPRT waits for its verdict. The statistics
+    // are read only once the counts read with the lease say the run may be complete, and the
+    // state once they say it is (all reads: the order changes nothing else).
     if accepted > 0
-        && scheduler::pairs_per_pairing(&spec.kind).is_some()
+        && scheduler::may_complete(&spec.kind, fewest_recorded, accepted as u64)
         && scheduler::is_complete(&spec.kind, &tx.run_stats(run)?)
         && tx.run_state(run)? == RunState::Active
     {

@@ -441,7 +441,10 @@ fn lease_rows<B: Backend>(b: &B) {
     let row = tx(b, move |tx| tx.lease(lease));
     let pairs = tx(b, move |tx| tx.lease_pairs(lease));
     assert_eq!(pairs.len(), 2);
-    let context = move |seen| SubmissionContext { lease: row, seen, pairs: pairs.clone() };
+    // The run's one pairing has recorded 3 pairs.
+    let three = PairingStats { pentanomial: [0, 1, 0, 2, 0], ..PairingStats::default() };
+    tx(b, move |tx| tx.add_stats(run, 0, &three));
+    let context = move |seen| SubmissionContext { lease: row, seen, pairs: pairs.clone(), fewest_recorded: Some(3) };
     assert_eq!(tx(b, move |tx| tx.submission_context(lease, 7)), context(false));
     tx(b, move |tx| tx.insert_submission(lease, 7, 1, 600));
     assert_eq!(tx(b, move |tx| tx.submission_context(lease, 7)), context(true));
@@ -450,7 +453,8 @@ fn lease_rows<B: Backend>(b: &B) {
         let bare = tx.insert_lease(&NewLease { deadline_ms: 10_000, ..new })?;
         Ok((tx.lease(bare)?, tx.submission_context(bare, 1)?))
     });
-    assert_eq!(context, SubmissionContext { lease: bare, seen: false, pairs: Vec::new() }, "a lease given no pairs");
+    let given_none = SubmissionContext { lease: bare, seen: false, pairs: Vec::new(), fewest_recorded: Some(3) };
+    assert_eq!(context, given_none, "a lease given no pairs");
     let missing = b.read("a missing lease", |tx| tx.submission_context(LeaseId::new(99), 7));
     assert!(matches!(missing, Err(Error::LeaseNotFound(id)) if id == LeaseId::new(99)), "{missing:?}");
 

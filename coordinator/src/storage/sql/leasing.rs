@@ -272,12 +272,28 @@ pub(super) fn lease(c: &mut dyn Conn, lease: LeaseId) -> Result<LeaseRow> {
 /// The lease, whether submission `seq` was recorded, and the lease's pairs: one row per pair (one
 /// with no pair for a lease given none).
 pub(super) fn submission_context(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> Result<SubmissionContext> {
-    type Raw =
-        (i64, i64, String, i64, i64, i64, i64, Option<i64>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+    // The lease's columns, whether `seq` was recorded, the fewest pairs recorded, then the pair's.
+    type Raw = (
+        i64,
+        i64,
+        String,
+        i64,
+        i64,
+        i64,
+        i64,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+    );
     let rows: Vec<Raw> = c
         .query(
             "SELECT l.run_id, l.worker_id, l.state, l.deadline_ms, l.duration_ms, l.tc_scale_permille,
                 (SELECT COUNT(*) FROM submissions s WHERE s.lease_id = l.id AND s.seq = ?2),
+                (SELECT MIN(q.ptnml0 + q.ptnml1 + q.ptnml2 + q.ptnml3 + q.ptnml4) FROM run_pairings q
+                 WHERE q.run_id = l.run_id),
                 lp.pair_index, lp.status, p.pairing, p.opening_index, p.status
              FROM leases l
              LEFT JOIN lease_pairs lp ON lp.lease_id = l.id
@@ -286,7 +302,7 @@ pub(super) fn submission_context(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> 
             params![key(lease), bits(seq)],
         )
         .ctx("reading a lease, its submission and its pairs")?;
-    let Some((run, worker, state, deadline, duration, scale, seen, ..)) = rows.first().cloned() else {
+    let Some((run, worker, state, deadline, duration, scale, seen, fewest, ..)) = rows.first().cloned() else {
         return Err(Error::LeaseNotFound(lease));
     };
     let pairs = rows
@@ -305,6 +321,7 @@ pub(super) fn submission_context(c: &mut dyn Conn, lease: LeaseId, seq: u64) -> 
         lease: lease_row(lease, (run, worker, state, deadline, duration, scale))?,
         seen: seen > 0,
         pairs,
+        fewest_recorded: fewest.map(|f| to_u64(f, "pairs recorded")).transpose()?,
     })
 }
 

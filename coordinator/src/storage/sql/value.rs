@@ -193,7 +193,7 @@ tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
 
 #[cfg(test)]
 mod tests {
