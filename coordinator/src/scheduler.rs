@@ -278,10 +278,10 @@ pub struct RunLoad {
     pub requeued: u64,
     /// Pairs leased and not yet reported.
     pub in_flight: u64,
-    /// The run's pairings.
-    pub pairings: u64,
-    /// Pairs created so far, over all pairings.
-    pub allocated: u64,
+    /// Pairs created so far, per pairing (one entry for each of the run's pairings).
+    pub allocated: Vec<u64>,
+    /// The index the run's next new pair gets.
+    pub next_pair_index: u64,
     pub plan: PairPlan,
     /// The external engines the run's variants name.
     pub engines: Vec<EngineNeed>,
@@ -290,10 +290,13 @@ pub struct RunLoad {
 impl RunLoad {
     /// Pairs not yet created; `None` when unbounded (SPRT).
     pub fn unallocated(&self) -> Option<u64> {
+        let allocated: u64 = self.allocated.iter().sum();
         match self.plan {
             PairPlan::Unbounded => None,
-            PairPlan::PerPairing(pairs) => Some(pairs.saturating_mul(self.pairings).saturating_sub(self.allocated)),
-            PairPlan::Total(pairs) => Some(pairs.saturating_sub(self.allocated)),
+            PairPlan::PerPairing(pairs) => {
+                Some(pairs.saturating_mul(self.allocated.len() as u64).saturating_sub(allocated))
+            }
+            PairPlan::Total(pairs) => Some(pairs.saturating_sub(allocated)),
         }
     }
 
@@ -483,8 +486,8 @@ mod tests {
             run: RunId::new(run),
             requeued,
             in_flight,
-            pairings: 1,
-            allocated: 0,
+            allocated: vec![0],
+            next_pair_index: 0,
             plan: unallocated.map_or(PairPlan::Unbounded, PairPlan::Total),
             engines: vec![],
         };
@@ -497,20 +500,20 @@ mod tests {
 
     #[test]
     fn unallocated_pairs_follow_the_plan() {
-        let load = |plan, pairings, allocated| RunLoad {
+        let load = |plan, allocated: &[u64]| RunLoad {
             run: RunId::new(1),
             requeued: 0,
             in_flight: 0,
-            pairings,
-            allocated,
+            allocated: allocated.to_vec(),
+            next_pair_index: allocated.iter().sum(),
             plan,
             engines: vec![],
         };
-        assert_eq!(load(PairPlan::Unbounded, 2, 40).unallocated(), None);
-        assert_eq!(load(PairPlan::PerPairing(10), 3, 12).unallocated(), Some(18));
-        assert_eq!(load(PairPlan::PerPairing(10), 3, 31).unallocated(), Some(0), "never below zero");
-        assert_eq!(load(PairPlan::Total(25), 4, 20).unallocated(), Some(5), "a tournament counts its matches");
-        assert!(!load(PairPlan::Total(25), 4, 25).has_work());
+        assert_eq!(load(PairPlan::Unbounded, &[20, 20]).unallocated(), None);
+        assert_eq!(load(PairPlan::PerPairing(10), &[2, 4, 6]).unallocated(), Some(18));
+        assert_eq!(load(PairPlan::PerPairing(10), &[11, 10, 10]).unallocated(), Some(0), "never below zero");
+        assert_eq!(load(PairPlan::Total(25), &[5, 5, 5, 5]).unallocated(), Some(5), "a tournament counts its matches");
+        assert!(!load(PairPlan::Total(25), &[10, 5, 5, 5]).has_work());
     }
 
     fn engine(name: &str, sha: char) -> EngineInfo {
@@ -527,8 +530,8 @@ mod tests {
             run: RunId::new(run),
             requeued: 0,
             in_flight: 0,
-            pairings: 1,
-            allocated: 0,
+            allocated: vec![0],
+            next_pair_index: 0,
             plan: PairPlan::Unbounded,
             engines,
         };
@@ -561,8 +564,8 @@ mod tests {
             run: RunId::new(7),
             requeued: 3,
             in_flight: 0,
-            pairings: 1,
-            allocated: 0,
+            allocated: vec![0],
+            next_pair_index: 0,
             plan: PairPlan::Unbounded,
             engines: pinned.to_vec(),
         };

@@ -405,8 +405,8 @@ impl Tx for MemoryTx<'_> {
                 run,
                 requeued: state.pooled.range((run, 0)..=(run, u64::MAX)).count() as u64,
                 in_flight: r.leased,
-                pairings: r.allocation.allocated.len() as u64,
-                allocated: r.allocation.allocated.iter().sum(),
+                allocated: r.allocation.allocated.clone(),
+                next_pair_index: r.allocation.next_pair_index,
                 plan: match r.spec.kind {
                     RunKind::Tournament(_) => PairPlan::Total(r.matches.iter().map(|m| m.m.pairs).sum()),
                     _ => scheduler::pairs_per_pairing(&r.spec.kind).map_or(PairPlan::Unbounded, PairPlan::PerPairing),

@@ -62,20 +62,20 @@ pub fn lease_batch(
     let spec = tx.run_spec(run)?;
     let (pairings, targets) = run_pairings(tx, run, &spec)?;
     let suite_len = tx.suite_size(spec.openings)?;
-    let allocation = tx.allocation(run)?;
     let by = scaled_by(tx, &spec)?;
     let scale = tc_scale::lease_scale(references, bench.nps, bench.nnue_nps, by).scale;
     let tc = scale.apply(spec.tc);
     // About a minute of play on this worker: a slow one, given more time, gets fewer pairs.
     let batch = scheduler::batch_pairs(tc, free_slots);
-    let load = loads.iter().find(|l| l.run == run);
-    // The loads were counted in this transaction: a run with no pooled pairs has none to read.
-    let pooled = if load.is_some_and(|l| l.requeued > 0) { tx.pooled_pairs(run, batch)? } else { Vec::new() };
-    let plan = scheduler::plan_batch(&pooled, &allocation.allocated, &targets, allocation.next_pair_index, batch);
+    // The loads were read in this transaction: they hold the run's allocation, and a run with no
+    // pooled pairs has none to read.
+    let load = loads.iter().find(|l| l.run == run).ok_or_else(|| Error::Corrupt(format!("run {run} has no load")))?;
+    let pooled = if load.requeued > 0 { tx.pooled_pairs(run, batch)? } else { Vec::new() };
+    let plan = scheduler::plan_batch(&pooled, &load.allocated, &targets, load.next_pair_index, batch);
     if plan.is_empty() {
         return Ok(None);
     }
-    let needs = load.map_or(&[][..], |l| &l.engines[..]);
+    let needs = &load.engines[..];
     for engine in scheduler::new_pins(needs, &worker_engines) {
         tx.pin_engine(run, engine)?;
         tracing::info!(run = %run, engine = %engine.name, sha256 = %engine.sha256, id_name = %engine.id_name, "engine pinned");
@@ -91,7 +91,7 @@ pub fn lease_batch(
         tx.set_pair_status(run, index, PairStatus::Leased)?;
         tasks.push(task(tx, run, &spec, &pairings, index, pair.pairing, pair.opening_index)?);
     }
-    let openings = insert_pairs(tx, run, &plan.fresh, allocation.next_pair_index, suite_len)?;
+    let openings = insert_pairs(tx, run, &plan.fresh, load.next_pair_index, suite_len)?;
     for (&new, opening_index) in plan.fresh.iter().zip(openings) {
         tasks.push(task(tx, run, &spec, &pairings, new.pair_index, new.pairing, opening_index)?);
     }

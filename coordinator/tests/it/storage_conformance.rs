@@ -279,6 +279,11 @@ fn tx<B: Backend, T: Send + 'static>(b: &B, f: impl Fn(&mut dyn Tx) -> coordinat
 
 /// A run of `pairs` pairs between two fresh variants, created through the primitives.
 fn primitive_run<B: Backend>(b: &B, kind: RunKind, bench_signature: Option<u64>) -> RunId {
+    primitive_run_of(b, kind, bench_signature, 1)
+}
+
+/// [`primitive_run`] with this many pairings.
+fn primitive_run_of<B: Backend>(b: &B, kind: RunKind, bench_signature: Option<u64>, pairings: usize) -> RunId {
     tx(b, move |tx| {
         let mut ids = Vec::new();
         for i in 0..2 {
@@ -290,7 +295,7 @@ fn primitive_run<B: Backend>(b: &B, kind: RunKind, bench_signature: Option<u64>)
         let lines: Vec<String> = (0..3).map(|i| format!("{START} moves h2e2 opening{i}")).collect();
         let suite = tx.insert_suite("suite", &lines)?;
         let spec = RunSpec { bench_signature, ..run_spec(kind.clone(), ids, suite, SLOW) };
-        tx.insert_run(&spec, 1, 77)
+        tx.insert_run(&spec, pairings, 77)
     })
 }
 
@@ -346,8 +351,8 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
         run,
         requeued: 2,
         in_flight: 0,
-        pairings: 1,
-        allocated: 3,
+        allocated: vec![3],
+        next_pair_index: 3,
         plan: PairPlan::PerPairing(5),
         engines: Vec::new(),
     };
@@ -356,8 +361,8 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
         run: pinned,
         requeued: 0,
         in_flight: 0,
-        pairings: 1,
-        allocated: 0,
+        allocated: vec![0],
+        next_pair_index: 0,
         plan: PairPlan::Unbounded,
         engines: Vec::new(),
     };
@@ -368,6 +373,16 @@ fn run_and_pair_rows<B: Backend>(b: &B) {
     );
     tx(b, move |tx| tx.set_pair_status(run, 0, PairStatus::Leased));
     assert_eq!(tx(b, |tx| tx.active_run_loads(Some(1)))[0].in_flight, 1);
+    // A run of three pairings: its load lists each one's allocated pairs, in pairing order.
+    let robin = primitive_run_of(b, RunKind::RoundRobin { pairs_per_pairing: 4 }, Some(1), 3);
+    tx(b, move |tx| {
+        tx.add_allocated(robin, 1, 12)?;
+        tx.add_allocated(robin, 2, 3)?;
+        tx.set_next_pair_index(robin, 15)
+    });
+    let load = tx(b, |tx| tx.active_run_loads(Some(1))).into_iter().find(|l| l.run == robin).expect("robin's load");
+    assert_eq!((load.allocated, load.next_pair_index), (vec![0, 12, 3], 15));
+    tx(b, move |tx| tx.set_run_state(robin, &RunState::Stopped));
 
     let delta = PairingStats { pentanomial: [0, 1, 2, 0, 0], wins: 1, draws: 4, losses: 1 };
     tx(b, move |tx| {

@@ -78,14 +78,18 @@ pub(super) fn insert_worker(
 /// any of them names external engines (their needs are not filled in here:
 /// [`super::engines::attach_needs`]).
 pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<(Vec<RunLoad>, bool)> {
-    type Raw = (i64, Option<i64>, i64, i64, i64, i64, Option<i64>, i64);
+    type Raw = (i64, Option<i64>, i64, i64, i64, Option<String>, Option<i64>, i64);
     let rows: Vec<Raw> = c
         .query(
+            // Each pairing's allocated pairs as one list in pairing order (both SQLite, since
+            // 3.44, and PostgreSQL have string_agg with ORDER BY), so that one row per run holds
+            // what a lease plans its batch from.
             "SELECT r.id, r.pairs_per_pairing,
                 (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'pooled'),
                 (SELECT COUNT(*) FROM pairs p WHERE p.run_id = r.id AND p.status = 'leased'),
-                (SELECT COUNT(*) FROM run_pairings q WHERE q.run_id = r.id),
-                (SELECT CAST(COALESCE(SUM(q.allocated), 0) AS BIGINT) FROM run_pairings q WHERE q.run_id = r.id),
+                r.next_pair_index,
+                (SELECT string_agg(CAST(q.allocated AS TEXT), ',' ORDER BY q.pairing) FROM run_pairings q
+                 WHERE q.run_id = r.id),
                 CASE WHEN r.kind = 'tournament'
                      THEN (SELECT CAST(COALESCE(SUM(m.pairs), 0) AS BIGINT) FROM tournament_matches m
                            WHERE m.run_id = r.id)
@@ -101,7 +105,7 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<(Vec
     let any_engines = rows.iter().any(|row| row.7 > 0);
     let loads = rows
         .into_iter()
-        .map(|(run, per_pairing, pooled, leased, pairings, allocated, tournament_pairs, _engines)| {
+        .map(|(run, per_pairing, pooled, leased, next_pair_index, allocated, tournament_pairs, _engines)| {
             let plan = match (tournament_pairs, per_pairing) {
                 (Some(total), _) => PairPlan::Total(to_u64(total, "tournament pairs")?),
                 (None, Some(pairs)) => PairPlan::PerPairing(to_u64(pairs, "pairs per pairing")?),
@@ -111,14 +115,24 @@ pub(super) fn run_loads(c: &mut dyn Conn, signature: Option<u64>) -> Result<(Vec
                 run: RunId::new(to_u64(run, "run id")?),
                 requeued: to_u64(pooled, "pooled pairs")?,
                 in_flight: to_u64(leased, "leased pairs")?,
-                pairings: to_u64(pairings, "pairings")?,
-                allocated: to_u64(allocated, "allocated pairs")?,
+                allocated: allocated_list(run, allocated.as_deref())?,
+                next_pair_index: to_u64(next_pair_index, "next pair index")?,
                 plan,
                 engines: Vec::new(),
             })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((loads, any_engines))
+}
+
+/// A run's pairings' allocated pairs, from [`run_loads`]' comma-separated list (`None`: no
+/// pairings).
+fn allocated_list(run: i64, list: Option<&str>) -> Result<Vec<u64>> {
+    list.map_or(Ok(Vec::new()), |list| {
+        list.split(',')
+            .map(|n| n.parse().map_err(|_| corrupt(format!("run {run}: allocated pairs {list:?}"))))
+            .collect()
+    })
 }
 
 /// Notes the worker's activity and reads its bench signature and speeds, in one statement.
