@@ -256,7 +256,7 @@ fn bench(args: &TrainArgs, config: &TrainConfig) -> Result<()> {
         None => {
             let dataset =
                 load_dataset(&args.data, &args.filter()).with_context(|| format!("reading {}", args.data.display()))?;
-            (format!("{} ({} rows)", args.data.display(), dataset.counts.rows), dataset.train, dataset.validation)
+            (format!("{} ({})", args.data.display(), dataset.counts.summary()), dataset.train, dataset.validation)
         }
     };
     let load_seconds = started.elapsed().as_secs_f64();

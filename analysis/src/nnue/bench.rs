@@ -34,6 +34,8 @@ pub struct BenchReport {
     /// CPU seconds of the epochs, every thread (Linux only): on a shared machine the wall
     /// clock says how much of it this process got, this says what the work costs.
     pub cpu_seconds: Option<f64>,
+    /// The process's peak resident memory so far, loading included (Linux only).
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// The process's CPU time so far, user and system, every thread: `/proc/self/stat`'s utime
@@ -45,6 +47,18 @@ pub fn process_cpu_seconds() -> Option<f64> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((utime + stime) / 100.0)
+}
+
+/// The process's peak resident memory (`/proc/self/status`' `VmHWM`); `None` elsewhere.
+pub fn process_peak_memory() -> Option<u64> {
+    peak_memory_of(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// `VmHWM` of a `/proc/PID/status` text, in bytes.
+fn peak_memory_of(status: &str) -> Option<u64> {
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kb: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 impl std::fmt::Display for BenchReport {
@@ -72,7 +86,17 @@ impl std::fmt::Display for BenchReport {
                 ),
                 None => String::new(),
             },
-        )
+        )?;
+        if let Some(peak) = self.peak_memory_bytes {
+            let positions = (self.train_positions + self.validation_positions).max(1);
+            write!(
+                f,
+                "; peak memory {:.0} MB, {:.0} bytes a position (loading included)",
+                peak as f64 / 1e6,
+                peak as f64 / positions as f64
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -117,6 +141,7 @@ pub fn bench_epochs(
         position_epochs_per_second: work / train_seconds.max(1e-9),
         overall_position_epochs_per_second: work / (train_seconds + load_seconds).max(1e-9),
         cpu_seconds,
+        peak_memory_bytes: process_peak_memory(),
     })
 }
 
@@ -135,5 +160,13 @@ mod tests {
         assert!(report.position_epochs_per_second > report.overall_position_epochs_per_second);
         assert!(report.to_string().contains("position-epochs/s"));
         Ok(())
+    }
+
+    #[test]
+    fn peak_memory_is_read_from_vm_hwm() {
+        let status = "Name:\txqfarm\nVmPeak:\t  900000 kB\nVmHWM:\t  582140 kB\nVmRSS:\t  1000 kB\n";
+        assert_eq!(peak_memory_of(status), Some(582_140 * 1024));
+        assert_eq!(peak_memory_of("VmRSS:\t1 kB\n"), None, "no VmHWM line");
+        assert_eq!(peak_memory_of("VmHWM:\t12 MB\n"), None, "not in kB");
     }
 }
