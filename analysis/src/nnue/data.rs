@@ -183,32 +183,43 @@ pub fn load_dataset(data: &Path, filter: &DataFilter) -> Result<Dataset> {
     }
     let no_positions = || Error::NoPositions { path: path.clone(), runs: runs_text.clone() };
     let keep = |run| filter.runs.is_empty() || filter.runs.contains(&run);
-    let read = read_parts(data, Table::Positions, keep, |parts| read_candidates(parts, filter))?;
-    let Some((mut counts, mut candidates)) = read else {
-        return Err(no_positions());
+    // Rows as the exporter writes them come in (run, game, ply) order within a run: they go
+    // straight into the sets, and no candidate list is held (a third of the memory). Rows out of
+    // that order anywhere are read again, sorted first.
+    let streamed = read_parts(data, Table::Positions, keep, |parts| {
+        let mut sets = Sets::new(filter.validation_fraction);
+        let mut last = None;
+        let counts = read_rows(parts, filter, |c| {
+            let at = (c.run, c.game, c.ply);
+            if last.is_some_and(|last| at < last) {
+                return false;
+            }
+            last = Some(at);
+            sets.add(c);
+            true
+        })?;
+        Ok(counts.map(|counts| (counts, sets)))
+    })?;
+    let (mut counts, sets) = match streamed {
+        None => return Err(no_positions()),
+        Some(Some(read)) => read,
+        Some(None) => {
+            let read = read_parts(data, Table::Positions, keep, |parts| read_candidates(parts, filter))?;
+            let Some((counts, mut candidates)) = read else {
+                return Err(no_positions());
+            };
+            // Stable: rows at the same (run, game, ply) keep their arrival order.
+            candidates.sort_by_key(|c| (c.run, c.game, c.ply));
+            let mut sets = Sets::new(filter.validation_fraction);
+            candidates.into_iter().for_each(|c| sets.add(c));
+            (counts, sets)
+        }
     };
     if counts.rows == 0 {
         return Err(no_positions());
     }
-    // Stable: rows at the same (run, game, ply) keep their arrival order.
-    candidates.sort_by_key(|c| (c.run, c.game, c.ply));
-    let mut seen = HashSet::with_capacity(candidates.len());
-    let (mut train, mut validation) = (Vec::new(), Vec::new());
-    let (mut train_games, mut validation_games) = (HashSet::new(), HashSet::new());
-    for c in candidates {
-        if !seen.insert(c.key) {
-            counts.drop(Filter::Duplicate);
-            continue;
-        }
-        let game = game_key(c.run, c.game);
-        if is_validation_game(game, filter.validation_fraction) {
-            validation.push(c.packed);
-            validation_games.insert(game);
-        } else {
-            train.push(c.packed);
-            train_games.insert(game);
-        }
-    }
+    counts.dropped[Filter::Duplicate as usize] = sets.duplicates;
+    let Sets { mut train, mut validation, train_games, validation_games, .. } = sets;
     counts.kept = (train.len() + validation.len()) as u64;
     if counts.kept < filter.min_positions.max(1) || train.is_empty() || validation.is_empty() {
         let biggest = counts.biggest();
@@ -228,8 +239,65 @@ pub fn load_dataset(data: &Path, filter: &DataFilter) -> Result<Dataset> {
     Ok(Dataset { train, validation, counts, train_games: train_games.len(), validation_games: validation_games.len() })
 }
 
+/// The training and validation sets as candidates arrive in (run, game, ply) order: the first of
+/// each position is kept, in its game's set.
+struct Sets {
+    validation_fraction: f64,
+    seen: HashSet<u64>,
+    train: Vec<PackedPosition>,
+    validation: Vec<PackedPosition>,
+    train_games: HashSet<u64>,
+    validation_games: HashSet<u64>,
+    duplicates: u64,
+}
+
+impl Sets {
+    fn new(validation_fraction: f64) -> Sets {
+        Sets {
+            validation_fraction,
+            seen: HashSet::new(),
+            train: Vec::new(),
+            validation: Vec::new(),
+            train_games: HashSet::new(),
+            validation_games: HashSet::new(),
+            duplicates: 0,
+        }
+    }
+
+    fn add(&mut self, c: Candidate) {
+        if !self.seen.insert(c.key) {
+            self.duplicates += 1;
+            return;
+        }
+        let game = game_key(c.run, c.game);
+        if is_validation_game(game, self.validation_fraction) {
+            self.validation.push(c.packed);
+            self.validation_games.insert(game);
+        } else {
+            self.train.push(c.packed);
+            self.train_games.insert(game);
+        }
+    }
+}
+
 /// The filtered candidates of `parts` (before the duplicates and the split) and the counts.
 fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts, Vec<Candidate>)> {
+    let mut candidates = Vec::new();
+    let counts = read_rows(parts, filter, |c| {
+        candidates.push(c);
+        true
+    })?;
+    Ok((counts.unwrap_or_default(), candidates))
+}
+
+/// Reads every row of `parts`, counts what the filters before the duplicates drop, and hands
+/// each row they keep to `take`, in the files' order, while it returns true; `None` when it
+/// returned false (the counts then are partial).
+fn read_rows(
+    parts: &[Part],
+    filter: &DataFilter,
+    mut take: impl FnMut(Candidate) -> bool,
+) -> Result<Option<FilterCounts>> {
     let columns = [
         column::GAME_ID,
         column::PLY,
@@ -240,12 +308,18 @@ fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts,
         column::RESULT,
     ];
     let mut counts = FilterCounts::default();
-    let mut candidates = Vec::new();
+    let mut stopped = false;
     for part in parts {
+        if stopped {
+            break;
+        }
         let file = ParquetFile::open(&part.path)?;
         counts.rows += file.rows();
         let file_path = part.path.display().to_string();
         file.for_each_batch(&columns, |batch| {
+            if stopped {
+                return Ok(());
+            }
             let games = batch.u64s(column::GAME_ID)?;
             let plies = batch.u64s(column::PLY)?;
             let fens = batch.strs(column::FEN)?;
@@ -292,10 +366,13 @@ fn read_candidates(parts: &[Part], filter: &DataFilter) -> Result<(FilterCounts,
                     path: file_path.clone(),
                     reason: format!("game {} ply {}: result {result} is not 1, 0.5 or 0", games[i], plies[i]),
                 })?;
-                candidates.push(Candidate { run: part.run, game: games[i], ply: plies[i], key: pos.key(), packed });
+                if !take(Candidate { run: part.run, game: games[i], ply: plies[i], key: pos.key(), packed }) {
+                    stopped = true;
+                    return Ok(());
+                }
             }
             Ok(())
         })?;
     }
-    Ok((counts, candidates))
+    Ok((!stopped).then_some(counts))
 }

@@ -270,3 +270,27 @@ fn duplicates_across_runs_keep_the_first_and_null_scores_are_counted() -> TestRe
     assert!(nine.to_string().contains("kept 1"), "{nine}");
     Ok(())
 }
+
+#[test]
+fn rows_out_of_order_give_the_sets_of_rows_in_order() -> TestResult {
+    // Run `later` replays run 2's games (the same seed): each of its positions is a duplicate,
+    // and which copy is kept decides its game, and so its set. The parts are read by path, so
+    // run=10 comes before run=2: out of (run, game, ply) order, read again and sorted.
+    let write = |dir: &Path, later: u64| -> TestResult {
+        for (run, first) in [(2, 0), (later, 15)] {
+            let mut rng = XorShift64::new(4);
+            let games: Vec<_> = (first..first + 15).map(|g| game(run, g, &mut rng)).collect();
+            export_segment(dir, RunId::new(run), &games)?;
+        }
+        Ok(())
+    };
+    let (in_order, out_of_order) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    write(in_order.path(), 3)?;
+    write(out_of_order.path(), 10)?;
+    let filter = DataFilter { min_positions: 1, validation_fraction: 0.3, ..DataFilter::default() };
+    let (a, b) = (load_dataset(in_order.path(), &filter)?, load_dataset(out_of_order.path(), &filter)?);
+    assert_eq!(a.counts.dropped_by(Filter::Duplicate), a.counts.kept, "{}", a.counts.summary());
+    assert!(a.validation_games > 0 && a.train_games > 0);
+    assert_eq!(a, b, "run 2's copies are kept, whatever order the parts come in");
+    Ok(())
+}
