@@ -694,16 +694,6 @@ impl Tx for MemoryTx<'_> {
             .collect()
     }
 
-    fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>> {
-        Ok(self
-            .state
-            .lease_pairs
-            .range((lease, 0)..=(lease, u64::MAX))
-            .filter(|(_, s)| **s == LeasePairStatus::Pending)
-            .map(|(&(_, i), _)| i)
-            .collect())
-    }
-
     fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()> {
         let run = self.lease_row(lease)?.run;
         let old = *self

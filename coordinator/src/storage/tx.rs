@@ -318,8 +318,6 @@ pub trait Tx {
     fn insert_lease_pair(&mut self, lease: LeaseId, run: RunId, index: u64) -> Result<()>;
     /// Every pair the lease was given, lowest index first.
     fn lease_pairs(&mut self, lease: LeaseId) -> Result<Vec<LeasePair>>;
-    /// The lease's pairs still pending, lowest index first.
-    fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>>;
     fn set_lease_pair_status(&mut self, lease: LeaseId, index: u64, status: LeasePairStatus) -> Result<()>;
     /// Marks the pair finished under whichever lease holds it (its pending entry, if any) and
     /// under `lease`, which reported it (an entry it must have). Written here over

@@ -17,7 +17,8 @@ use proto::domain::{
 };
 
 use super::tx::{
-    Backend, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus, SubmissionContext, Tx,
+    Backend, LeasePair, LeasePairStatus, LeaseRow, LeaseState, NewGame, NewLease, PairRow, PairStatus,
+    SubmissionContext, Tx,
 };
 use super::{
     GameSummary, LeaseTerms, RecordOutcome, RunAggregates, Storage, StoredGame, WorkerRow, check_state_change,
@@ -384,10 +385,9 @@ pub fn record_results(
     if row.state == LeaseState::Active {
         // Recording a pair finished this lease's entry for it (Tx::finish_leased_pair); nothing
         // else in this call changes the lease's entries.
-        let pending: Vec<u64> = given
-            .iter()
+        let pending: Vec<LeasePair> = given
+            .into_iter()
             .filter(|p| p.status == LeasePairStatus::Pending && !recorded.contains(&p.index))
-            .map(|p| p.index)
             .collect();
         if final_batch || pending.is_empty() {
             end_lease_with(tx, lease, run, LeaseState::Closed, &pending)?;
@@ -429,19 +429,28 @@ fn record_pair(
 
 /// Ends an active lease: its pending pairs go back to the pool. Returns how many did.
 fn end_lease(tx: &mut dyn Tx, lease: LeaseId, run: RunId, state: LeaseState) -> Result<usize> {
-    let pending = tx.pending_pairs(lease)?;
-    end_lease_with(tx, lease, run, state, &pending)
+    let mut pairs = tx.lease_pairs(lease)?;
+    pairs.retain(|p| p.status == LeasePairStatus::Pending);
+    end_lease_with(tx, lease, run, state, &pairs)
 }
 
-/// [`end_lease`] with the lease's pending pairs as just read (`pending`), in the same call.
-fn end_lease_with(tx: &mut dyn Tx, lease: LeaseId, run: RunId, state: LeaseState, pending: &[u64]) -> Result<usize> {
+/// [`end_lease`] with the lease's pending pairs as read in this transaction (`pending`, each
+/// with its pair's status): a pair still leased goes back to the pool, and each entry is
+/// marked returned.
+fn end_lease_with(
+    tx: &mut dyn Tx,
+    lease: LeaseId,
+    run: RunId,
+    state: LeaseState,
+    pending: &[LeasePair],
+) -> Result<usize> {
     let mut returned = 0;
-    for &index in pending {
-        if tx.pair(run, index)?.is_some_and(|p| p.status == PairStatus::Leased) {
-            tx.set_pair_status(run, index, PairStatus::Pooled)?;
+    for p in pending {
+        if p.pair.status == PairStatus::Leased {
+            tx.set_pair_status(run, p.index, PairStatus::Pooled)?;
             returned += 1;
         }
-        tx.set_lease_pair_status(lease, index, LeasePairStatus::Returned)?;
+        tx.set_lease_pair_status(lease, p.index, LeasePairStatus::Returned)?;
     }
     tx.set_lease_state(lease, state)?;
     Ok(returned)

@@ -417,16 +417,6 @@ fn lease_pair(
     })
 }
 
-pub(super) fn pending_pairs(c: &mut dyn Conn, lease: LeaseId) -> Result<Vec<u64>> {
-    let pending: Vec<i64> = c
-        .query(
-            "SELECT pair_index FROM lease_pairs WHERE lease_id = ?1 AND status = 'pending' ORDER BY pair_index",
-            params![key(lease)],
-        )
-        .ctx("finding unfinished pairs")?;
-    pending.into_iter().map(|p| to_u64(p, "pair index")).collect()
-}
-
 pub(super) fn set_lease_pair_status(
     c: &mut dyn Conn,
     lease: LeaseId,

@@ -261,10 +261,6 @@ impl Tx for SqlTx<'_> {
         leasing::lease_pairs(&mut *self.0, lease)
     }
 
-    fn pending_pairs(&mut self, lease: LeaseId) -> Result<Vec<u64>> {
-        leasing::pending_pairs(&mut *self.0, lease)
-    }
-
     fn finish_leased_pair(&mut self, run: RunId, index: u64, lease: LeaseId) -> Result<()> {
         leasing::finish_leased_pair(&mut *self.0, run, index, lease)
     }
