@@ -31,7 +31,7 @@ pub(in crate::storage) use engines::store_run_engines;
 #[cfg(test)]
 pub(in crate::storage) use leasing::RECENT_SUBMISSIONS;
 #[cfg(test)]
-pub(in crate::storage) use results::{GAME_ENDS, GAME_PAGE, PAIR_RESULTS, PAIR_TALLIES};
+pub(in crate::storage) use results::{GAME_ENDS, GAME_PAGE, PAGE_POSITIONS, PAIR_RESULTS, PAIR_TALLIES};
 pub(crate) use tx::SqlTx;
 pub(crate) use value::{FromRow, Param, Row, Value};
 

@@ -73,7 +73,7 @@ mod tests {
     use rusqlite::Connection;
 
     use super::super::schema;
-    use crate::storage::sql::{GAME_ENDS, GAME_PAGE, PAIR_RESULTS, PAIR_TALLIES, RECENT_SUBMISSIONS};
+    use crate::storage::sql::{GAME_ENDS, GAME_PAGE, PAGE_POSITIONS, PAIR_RESULTS, PAIR_TALLIES, RECENT_SUBMISSIONS};
 
     /// The plan's detail lines, joined.
     fn plan(conn: &Connection, sql: &str) -> String {
@@ -102,6 +102,9 @@ mod tests {
         let page = plan(&conn, GAME_PAGE);
         assert!(page.contains("USING COVERING INDEX games_by_run (run_id=?)"), "{page}");
         assert!(page.contains("SEARCH g USING INTEGER PRIMARY KEY (rowid=?)"), "{page}");
+        // The exporter's page of positions lists only the page's games, not the whole run's.
+        let positions = plan(&conn, PAGE_POSITIONS);
+        assert!(positions.contains("USING COVERING INDEX games_by_run (run_id=? AND id>? AND id<?)"), "{positions}");
         let recent = plan(&conn, RECENT_SUBMISSIONS);
         assert!(recent.contains("USING COVERING INDEX submissions_by_time (received_ms>?)"), "{recent}");
     }
