@@ -123,13 +123,14 @@ pub(super) fn insert_submission(
     )
 }
 
-/// The columns [`position`] decodes, of `positions`: the game id, then the sample.
-/// The columns of a sampled position as read, for `concat!` in constant queries.
+/// The columns [`position`] decodes, of `positions`: the game id, then the sample (a macro, so
+/// that constant queries can `concat!` it).
 macro_rules! position_columns {
     () => {
         "game_id, ply, fen, red_to_move, static_eval, search_score, best_move, in_check, quiet"
     };
 }
+/// [`position_columns!`] for queries built at run time.
 const POSITION_COLUMNS: &str = position_columns!();
 
 /// A row of [`POSITION_COLUMNS`]: its game's id and the sample.
