@@ -18,9 +18,9 @@ use engine::{Position, START_FEN};
 const NAME: &str = concat!("xqengine ", env!("CARGO_PKG_VERSION"), " ", env!("XQ_GIT_HASH"));
 
 /// The default network: the UCI loop evaluates with it unless `Eval` says `hce`. It is the
-/// network an SPRT accepted against the HCE (`engine/EVAL.md`); `nets/default.json` is its
-/// training manifest (data runs, positions, seed, command, losses), and `xqengine nnue info`
-/// prints its SHA-256.
+/// network SPRTs accepted against the HCE and then against the previous default network
+/// (`engine/EVAL.md`, experiment 3); `nets/default.json` is its training manifest (data runs,
+/// positions, seed, command, losses, verdicts), and `xqengine nnue info` prints its SHA-256.
 const DEFAULT_NETWORK: &[u8] = include_bytes!("../nets/default.xqnn");
 
 fn default_network() -> Result<Arc<Network>> {
